@@ -1,0 +1,58 @@
+import type { FastifyRequest } from 'fastify';
+import { findMemberByTokenHash, type Member } from '../store/members.js';
+import type { Pool } from '../store/pool.js';
+import { findRunBySessionTokenHash, type FrozenRun } from '../store/runs.js';
+import { Problem } from './problem.js';
+import { hashToken, sameSecret, tokenKind } from './tokens.js';
+
+/** Who is calling: the operator, a runner (its run), or a workspace member. */
+export type Principal =
+  | { kind: 'operator' }
+  | { kind: 'runner'; run: FrozenRun }
+  | { kind: 'user'; member: Member };
+
+const unauthenticated = () =>
+  new Problem(401, 'a valid "Authorization: Bearer <token>" header is required');
+
+function bearerToken(request: FastifyRequest): string | undefined {
+  const header = request.headers.authorization;
+  if (!header) return undefined;
+  const match = /^Bearer ([\x21-\x7e]{1,512})$/.exec(header);
+  return match?.[1];
+}
+
+export class Authenticator {
+  constructor(
+    private readonly pool: Pool,
+    private readonly operatorKey: string,
+  ) {}
+
+  async principal(request: FastifyRequest): Promise<Principal> {
+    const token = bearerToken(request);
+    if (!token) throw unauthenticated();
+    const kind = tokenKind(token);
+    if (kind === 'session') {
+      const run = await findRunBySessionTokenHash(this.pool, hashToken(token));
+      if (run) return { kind: 'runner', run };
+    } else if (kind === 'user') {
+      const member = await findMemberByTokenHash(this.pool, hashToken(token));
+      if (member) return { kind: 'user', member };
+    } else if (sameSecret(token, this.operatorKey)) {
+      return { kind: 'operator' };
+    }
+    throw unauthenticated();
+  }
+
+  async operator(request: FastifyRequest): Promise<void> {
+    const principal = await this.principal(request);
+    if (principal.kind !== 'operator') throw new Problem(403, 'only the operator may do this');
+  }
+
+  /** The runner of this session. Another session's token learns nothing: 404, as for no session. */
+  async runner(request: FastifyRequest, sessionId: string): Promise<FrozenRun> {
+    const principal = await this.principal(request);
+    if (principal.kind !== 'runner') throw new Problem(403, 'only the session\'s runner may do this');
+    if (principal.run.session_id !== sessionId) throw new Problem(404, `session ${sessionId} does not exist`);
+    return principal.run;
+  }
+}

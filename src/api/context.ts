@@ -1,0 +1,16 @@
+import type { Client } from '@temporalio/client';
+import type { Pool } from '../store/pool.js';
+import type { Authenticator } from './auth.js';
+import type { GateMetrics } from './metrics.js';
+
+/** What every route needs. One per API process. */
+export interface ApiContext {
+  pool: Pool;
+  temporal: Client;
+  taskQueue: string;
+  publicUrl: string;
+  auth: Authenticator;
+  metrics: GateMetrics;
+  /** How long a PUT waits for the gate before asking the runner to send it again. */
+  gateWaitMs: number;
+}

@@ -1,0 +1,47 @@
+import { fileURLToPath } from 'node:url';
+import { Client, Connection } from '@temporalio/client';
+import { runtimeConfig, type RuntimeConfig } from '../runtime-config.js';
+import { createPool } from '../store/pool.js';
+import { Authenticator } from './auth.js';
+import { createMetrics } from './metrics.js';
+import { buildApi } from './server.js';
+
+/** Builds the API with its own pool and a lazy Temporal connection (it starts with Temporal down). */
+export function createApi(config: RuntimeConfig & { operatorKey: string }, { logger = false, gateWaitMs = 30_000 } = {}) {
+  const pool = createPool(config.databaseUrl);
+  const connection = Connection.lazy({ address: config.temporalAddress });
+  const temporal = new Client({ connection, namespace: config.namespace });
+  const app = buildApi(
+    {
+      pool,
+      temporal,
+      taskQueue: config.taskQueue,
+      publicUrl: config.publicUrl,
+      auth: new Authenticator(pool, config.operatorKey),
+      metrics: createMetrics(),
+      gateWaitMs,
+    },
+    { logger },
+  );
+  app.addHook('onClose', async () => {
+    await connection.close();
+    await pool.end();
+  });
+  return app;
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const config = runtimeConfig();
+  const { operatorKey } = config;
+  if (!operatorKey || operatorKey.length < 16) {
+    process.stderr.write('GATE_OPERATOR_KEY must be set to a secret of at least 16 characters\n');
+    process.exit(1);
+  }
+  const app = createApi({ ...config, operatorKey }, { logger: { level: process.env.LOG_LEVEL ?? 'info' } as never });
+  await app.listen({ host: config.apiHost, port: config.apiPort });
+  const shutdown = () => {
+    void app.close().then(() => process.exit(0));
+  };
+  process.once('SIGINT', shutdown);
+  process.once('SIGTERM', shutdown);
+}

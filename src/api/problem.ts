@@ -1,0 +1,63 @@
+import type { FastifyReply } from 'fastify';
+
+/** One failing field of a request: where it is and what is wrong with it. */
+export interface FieldError {
+  path: string;
+  message: string;
+}
+
+const titles: Record<number, string> = {
+  400: 'Bad request',
+  401: 'Unauthenticated',
+  402: 'Budget exhausted',
+  403: 'Forbidden',
+  404: 'Not found',
+  405: 'Method not allowed',
+  409: 'Conflict',
+  413: 'Body too large',
+  415: 'Unsupported media type',
+  500: 'Internal error',
+  503: 'Service unavailable',
+};
+
+/**
+ * An error the API answers as RFC 9457 problem+json. Route code throws these; the error
+ * handler renders them. `type` is a stable URI a client can branch on.
+ */
+export class Problem extends Error {
+  override name = 'Problem';
+  constructor(
+    readonly status: number,
+    readonly detail: string,
+    readonly options: { type?: string; errors?: FieldError[]; extra?: Record<string, unknown> } = {},
+  ) {
+    super(detail);
+  }
+
+  get type(): string {
+    return this.options.type ?? `https://fluidbox.dev/problems/${slug(titles[this.status] ?? 'error')}`;
+  }
+
+  body() {
+    return {
+      type: this.type,
+      title: titles[this.status] ?? 'Error',
+      status: this.status,
+      detail: this.detail,
+      ...(this.options.errors && { errors: this.options.errors }),
+      ...this.options.extra,
+    };
+  }
+}
+
+function slug(title: string): string {
+  return title.toLowerCase().replace(/[^a-z0-9]+/g, '-');
+}
+
+export function sendProblem(reply: FastifyReply, problem: Problem) {
+  return reply.code(problem.status).type('application/problem+json').send(problem.body());
+}
+
+export const notFound = (what: string) => new Problem(404, `${what} does not exist`);
+export const badInput = (detail: string, errors?: FieldError[]) =>
+  new Problem(400, detail, errors ? { errors } : {});

@@ -1,0 +1,34 @@
+import type { FastifyInstance } from 'fastify';
+import type { ApiContext } from '../context.js';
+
+async function within<T>(ms: number, work: Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([
+      work,
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
+      }),
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+export function operationRoutes(app: FastifyInstance, ctx: ApiContext) {
+  app.get('/healthz', () => ({ status: 'ok' }));
+
+  app.get('/readyz', async (_request, reply) => {
+    const checks = await Promise.allSettled([
+      within(2000, ctx.pool.query('select 1')),
+      within(2000, ctx.temporal.connection.workflowService.getSystemInfo({})),
+    ]);
+    const [postgres, temporal] = checks.map((c) => (c.status === 'fulfilled' ? 'ok' : `down: ${String(c.reason)}`));
+    const ready = checks.every((c) => c.status === 'fulfilled');
+    return reply.code(ready ? 200 : 503).send({ status: ready ? 'ready' : 'not ready', postgres, temporal });
+  });
+
+  app.get('/metrics', async (_request, reply) => {
+    return reply.type(ctx.metrics.registry.contentType).send(await ctx.metrics.registry.metrics());
+  });
+}

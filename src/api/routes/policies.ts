@@ -1,0 +1,44 @@
+import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
+import { policyBodySchema } from '../../domain/policy.js';
+import { findPolicyVersion, insertPolicy, insertPolicyVersion } from '../../store/policies.js';
+import { workspaceExists } from '../../store/workspaces.js';
+import type { ApiContext } from '../context.js';
+import { notFound } from '../problem.js';
+import { validate } from '../validation.js';
+
+const policyParams = z.object({ id: z.uuid() }).strict();
+const versionParams = z.object({ id: z.uuid(), n: z.coerce.number().int().min(1).max(2 ** 31 - 1) }).strict();
+
+export function policyRoutes(app: FastifyInstance, ctx: ApiContext) {
+  app.post('/v1/policies', async (request, reply) => {
+    await ctx.auth.operator(request);
+    const body = validate(policyBodySchema, request.body, 'body');
+    if (!(await workspaceExists(ctx.pool, body.workspace))) throw notFound(`workspace ${body.workspace}`);
+    return reply.code(201).send(await insertPolicy(ctx.pool, body));
+  });
+
+  app.put('/v1/policies/:id', async (request) => {
+    await ctx.auth.operator(request);
+    const { id } = validate(policyParams, request.params, 'path');
+    const body = validate(policyBodySchema, request.body, 'body');
+    const created = await insertPolicyVersion(ctx.pool, id, body);
+    if (!created) throw notFound(`policy ${id} in workspace ${body.workspace}`);
+    return created;
+  });
+
+  app.get('/v1/policies/:id/versions/:n', async (request) => {
+    await ctx.auth.operator(request);
+    const { id, n } = validate(versionParams, request.params, 'path');
+    const version = await findPolicyVersion(ctx.pool, id, n);
+    if (!version) throw notFound(`version ${n} of policy ${id}`);
+    const { workspace: _workspace, ...body } = version.body;
+    return {
+      id: version.policy_id,
+      workspace: version.workspace_id,
+      version: version.version,
+      created_at: version.created_at,
+      ...body,
+    };
+  });
+}

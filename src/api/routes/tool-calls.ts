@@ -1,0 +1,80 @@
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import { z } from 'zod';
+import { digestOf } from '../../domain/digest.js';
+import type { GateAnswer, GateRequest, ToolCallState } from '../../domain/gate.js';
+import { findToolCall, insertToolCall, stateOf, type ToolCallRow } from '../../store/tool-calls.js';
+import type { ApiContext } from '../context.js';
+import { askGate } from '../gate-client.js';
+import { Problem, notFound } from '../problem.js';
+import { validate } from '../validation.js';
+import { externalId } from './runs.js';
+
+const callParams = z.object({ session_id: externalId, tool_call_id: externalId }).strict();
+const callBody = z
+  .object({
+    tool: z.string().min(1).max(256),
+    arguments: z.record(z.string(), z.unknown()),
+    execute: z.boolean().optional(),
+  })
+  .strict();
+const waitQuery = z.object({ wait: z.coerce.number().min(0).max(60).optional() }).strict();
+
+function answerWith(reply: FastifyReply, ctx: ApiContext, state: ToolCallState) {
+  if (state.status === 'decided') {
+    ctx.metrics.decisions.inc({ decision: state.decision, source: state.source ?? '' });
+    return reply.code(200).send(state);
+  }
+  return reply.code(202).send(state);
+}
+
+async function recordedAnswer(ctx: ApiContext, row: ToolCallRow): Promise<GateAnswer | undefined> {
+  const current = await findToolCall(ctx.pool, row.session_id, row.tool_call_id);
+  return current?.answer ?? undefined;
+}
+
+export function toolCallRoutes(app: FastifyInstance, ctx: ApiContext) {
+  app.put('/v1/sessions/:session_id/tool-calls/:tool_call_id', async (request, reply) => {
+    const params = validate(callParams, request.params, 'path');
+    const run = await ctx.auth.runner(request, params.session_id);
+    const body = validate(callBody, request.body, 'body');
+    const gateRequest: GateRequest = {
+      run_id: run.id,
+      session_id: params.session_id,
+      tool_call_id: params.tool_call_id,
+      tool: body.tool,
+      arguments: body.arguments,
+      execute: body.execute ?? false,
+    };
+    const requestDigest = digestOf({ tool: body.tool, arguments: body.arguments, execute: gateRequest.execute });
+    const { row } = await insertToolCall(ctx.pool, {
+      sessionId: params.session_id,
+      toolCallId: params.tool_call_id,
+      runId: run.id,
+      tool: body.tool,
+      requestDigest,
+    });
+    if (row.request_digest !== requestDigest) {
+      throw new Problem(409, `tool call ${params.tool_call_id} was already made with a different request`);
+    }
+    if (row.answer?.status === 'decided') return answerWith(reply, ctx, row.answer);
+    const answer = await askGate(ctx.temporal, ctx.taskQueue, gateRequest, ctx.gateWaitMs);
+    if (answer !== 'closed') return answerWith(reply, ctx, answer);
+    const recorded = await recordedAnswer(ctx, row);
+    if (!recorded) throw new Problem(503, 'the gate closed without a recorded answer; send the call again');
+    return answerWith(reply, ctx, recorded);
+  });
+
+  app.get('/v1/sessions/:session_id/tool-calls/:tool_call_id', async (request, reply) => {
+    const params = validate(callParams, request.params, 'path');
+    await ctx.auth.runner(request, params.session_id);
+    const { wait = 0 } = validate(waitQuery, request.query, 'query');
+    const deadline = Date.now() + wait * 1000;
+    for (;;) {
+      const row = await findToolCall(ctx.pool, params.session_id, params.tool_call_id);
+      if (!row) throw notFound(`tool call ${params.tool_call_id}`);
+      const state = stateOf(row);
+      if (state.status === 'decided' || Date.now() >= deadline) return answerWith(reply, ctx, state);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  });
+}

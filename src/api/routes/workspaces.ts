@@ -1,0 +1,61 @@
+import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
+import { createMember, updateMember } from '../../store/members.js';
+import { createWorkspace, workspaceExists } from '../../store/workspaces.js';
+import type { ApiContext } from '../context.js';
+import { notFound } from '../problem.js';
+import { hashToken, newToken } from '../tokens.js';
+import { validate } from '../validation.js';
+
+const name = z.string().trim().min(1).max(200);
+const role = z.enum(['member', 'approver', 'admin']);
+const workspaceParams = z.object({ ws: z.uuid() }).strict();
+const memberParams = z.object({ ws: z.uuid(), user_id: z.uuid() }).strict();
+
+export function workspaceRoutes(app: FastifyInstance, ctx: ApiContext) {
+  app.post('/v1/workspaces', async (request, reply) => {
+    await ctx.auth.operator(request);
+    const body = validate(z.object({ name }).strict(), request.body, 'body');
+    const id = await createWorkspace(ctx.pool, body.name);
+    return reply.code(201).send({ id, name: body.name });
+  });
+
+  app.post('/v1/workspaces/:ws/members', async (request, reply) => {
+    await ctx.auth.operator(request);
+    const { ws } = validate(workspaceParams, request.params, 'path');
+    const body = validate(z.object({ name, role }).strict(), request.body, 'body');
+    if (!(await workspaceExists(ctx.pool, ws))) throw notFound(`workspace ${ws}`);
+    const userToken = newToken('user');
+    const member = await createMember(ctx.pool, {
+      workspaceId: ws,
+      name: body.name,
+      role: body.role,
+      tokenHash: hashToken(userToken),
+    });
+    return reply.code(201).send({
+      user_id: member.id,
+      user_token: userToken,
+      name: member.name,
+      role: member.role,
+      status: member.status,
+    });
+  });
+
+  app.patch('/v1/workspaces/:ws/members/:user_id', async (request) => {
+    await ctx.auth.operator(request);
+    const { ws, user_id } = validate(memberParams, request.params, 'path');
+    const body = validate(
+      z
+        .object({ role: role.optional(), status: z.enum(['active', 'suspended']).optional() })
+        .strict()
+        .refine((b) => b.role !== undefined || b.status !== undefined, {
+          message: 'give role, status or both',
+        }),
+      request.body,
+      'body',
+    );
+    const member = await updateMember(ctx.pool, ws, user_id, body);
+    if (!member) throw notFound(`member ${user_id} of workspace ${ws}`);
+    return { user_id: member.id, name: member.name, role: member.role, status: member.status };
+  });
+}

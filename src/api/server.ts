@@ -1,0 +1,58 @@
+import Fastify, { type FastifyError, type FastifyInstance } from 'fastify';
+import { ServiceError } from '@temporalio/client';
+import { isUnavailableError } from '../store/pool.js';
+import type { ApiContext } from './context.js';
+import { GateStillEvaluatingError } from './gate-client.js';
+import { Problem, sendProblem } from './problem.js';
+import { capabilityBundleRoutes } from './routes/capability-bundles.js';
+import { operationRoutes } from './routes/operations.js';
+import { policyRoutes } from './routes/policies.js';
+import { runRoutes } from './routes/runs.js';
+import { toolCallRoutes } from './routes/tool-calls.js';
+import { workspaceRoutes } from './routes/workspaces.js';
+
+export const bodyLimitBytes = 1024 * 1024;
+
+/** Maps any error to a problem: client faults keep their 4xx, dependencies down are 503. */
+function toProblem(err: unknown): Problem {
+  if (err instanceof Problem) return err;
+  if (err instanceof GateStillEvaluatingError) return new Problem(503, err.message);
+  const fastifyError = err as Partial<FastifyError>;
+  if (typeof fastifyError.statusCode === 'number' && fastifyError.statusCode >= 400 && fastifyError.statusCode < 500) {
+    if (fastifyError.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
+      return new Problem(413, `the body is larger than ${bodyLimitBytes} bytes`);
+    }
+    return new Problem(fastifyError.statusCode, fastifyError.message ?? 'bad request');
+  }
+  if (isUnavailableError(err)) return new Problem(503, 'PostgreSQL is unavailable; try again shortly');
+  if (err instanceof ServiceError) return new Problem(503, 'Temporal is unavailable; try again shortly');
+  return new Problem(500, 'an internal error occurred');
+}
+
+export function buildApi(ctx: ApiContext, { logger = false } = {}): FastifyInstance {
+  const app = Fastify({ logger, bodyLimit: bodyLimitBytes, return503OnClosing: true });
+
+  app.setErrorHandler((err, request, reply) => {
+    const problem = toProblem(err);
+    if (problem.status >= 500) request.log.error({ err }, 'request failed');
+    if (problem.status === 503) void reply.header('retry-after', '1');
+    return sendProblem(reply, problem);
+  });
+  app.setNotFoundHandler((request, reply) =>
+    sendProblem(reply, new Problem(404, `no route ${request.method} ${request.url.split('?')[0] ?? ''}`)),
+  );
+  app.addHook('onResponse', async (request, reply) => {
+    ctx.metrics.httpDuration.observe(
+      { method: request.method, route: request.routeOptions.url ?? 'unknown', status: String(reply.statusCode) },
+      reply.elapsedTime / 1000,
+    );
+  });
+
+  operationRoutes(app, ctx);
+  workspaceRoutes(app, ctx);
+  capabilityBundleRoutes(app, ctx);
+  policyRoutes(app, ctx);
+  runRoutes(app, ctx);
+  toolCallRoutes(app, ctx);
+  return app;
+}

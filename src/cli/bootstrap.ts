@@ -1,0 +1,16 @@
+/**
+ * The part of the bootstrap that needs the project's own code: the Temporal CLI at the version
+ * temporal-dev.yaml names, and the local PostgreSQL cluster's files (created, not left running).
+ * `npm run dev` and `npm test` start the services themselves.
+ */
+import { loadStackConfig, StackConfigError } from '../devstack/stack-config.js';
+import { ensureTemporalCli } from '../devstack/temporal-server.js';
+
+try {
+  const config = loadStackConfig();
+  await ensureTemporalCli(config.temporal.cli_version);
+} catch (err) {
+  const message = err instanceof StackConfigError ? err.message : String((err as Error).stack ?? err);
+  process.stderr.write(`bootstrap failed: ${message}\n`);
+  process.exit(1);
+}

@@ -1,0 +1,48 @@
+/**
+ * `npm run dev`: the whole stack on embedded defaults. PostgreSQL, the Temporal dev server with
+ * its web UI, migrations, a worker and the API. Ctrl-C stops everything it started; the data
+ * stays in .data/dev, so a restart keeps every run, approval and workflow history.
+ */
+import { StackConfigError } from '../devstack/stack-config.js';
+import { startNodeProcess, startStack, waitHttpOk, type Stack } from '../devstack/stack.js';
+
+let stack: Stack;
+try {
+  stack = await startStack('dev');
+} catch (err) {
+  process.stderr.write(`${err instanceof StackConfigError ? err.message : String((err as Error).stack ?? err)}\n`);
+  process.exit(1);
+}
+const worker = startNodeProcess('worker', 'src/worker.ts', stack.env);
+const api = startNodeProcess('api', 'src/api/main.ts', stack.env);
+
+let stopping = false;
+async function stopAll(code: number) {
+  if (stopping) return;
+  stopping = true;
+  process.stderr.write('\nstopping...\n');
+  await Promise.all([api.stop(), worker.stop()]);
+  await stack.stop();
+  process.exit(code);
+}
+process.on('SIGINT', () => void stopAll(0));
+process.on('SIGTERM', () => void stopAll(0));
+void api.exited.then((code) => stopAll(typeof code === 'number' ? code || 1 : 1));
+void worker.exited.then((code) => stopAll(typeof code === 'number' ? code || 1 : 1));
+
+const { api: apiAddr, temporal } = stack.profile;
+const apiUrl = `http://${apiAddr.host}:${apiAddr.port}`;
+await waitHttpOk(`${apiUrl}/readyz`);
+process.stdout.write(`
+fluidbox gate is running
+
+  API                ${apiUrl}
+  approvals form     ${apiUrl}/approvals
+  Temporal UI        http://${temporal.ip}:${temporal.uiPort}
+  Temporal frontend  ${temporal.ip}:${temporal.port} (namespace ${temporal.namespace}, task queue ${temporal.taskQueue})
+  PostgreSQL         ${stack.databaseUrl}
+
+  GATE_OPERATOR_KEY=${stack.env.GATE_OPERATOR_KEY ?? ''}
+
+Ctrl-C stops everything; data stays in .data/dev.
+`);

@@ -1,0 +1,124 @@
+import { chownSync, existsSync, mkdirSync, readFileSync, readdirSync, statSync } from 'node:fs';
+import { userInfo } from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+import { run, waitFor } from './child-process.js';
+import type { StackProfile } from './stack-config.js';
+
+const binDir = process.env.PG_BIN_DIR ?? '/usr/lib/postgresql/15/bin';
+
+/**
+ * PostgreSQL refuses to run as root. As root we run its binaries as the `postgres` system user
+ * on a data folder that user owns; as anyone else, as ourselves.
+ */
+function asClusterOwner(binary: string, args: string[]): [string, string[]] {
+  const full = path.join(binDir, binary);
+  if (userInfo().uid === 0) return ['runuser', ['-u', 'postgres', '--', full, ...args]];
+  return [full, args];
+}
+
+function clusterOwnerIds(): { uid: number; gid: number } | undefined {
+  if (userInfo().uid !== 0) return undefined;
+  const entry = /^postgres:[^:]*:(\d+):(\d+):/m.exec(readFileSync('/etc/passwd', 'utf8'));
+  if (!entry) {
+    throw new Error('running as root, but there is no "postgres" system user to run PostgreSQL as');
+  }
+  return { uid: Number(entry[1]), gid: Number(entry[2]) };
+}
+
+/** The data folder must belong to the user the server runs as. */
+function prepareDataDir(dataDir: string) {
+  // The folders above it stay enterable by the cluster's owner; the data folder is its alone.
+  mkdirSync(path.dirname(dataDir), { recursive: true, mode: 0o755 });
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  const owner = clusterOwnerIds();
+  if (!owner) return;
+  chownSync(dataDir, owner.uid, owner.gid);
+  for (const entry of readdirSync(dataDir)) {
+    const stat = statSync(path.join(dataDir, entry));
+    if (stat.uid !== owner.uid) chownSync(path.join(dataDir, entry), owner.uid, owner.gid);
+  }
+}
+
+export function postgresUrl(profile: StackProfile, database = profile.postgres.database): string {
+  return `postgres://postgres@127.0.0.1:${profile.postgres.port}/${database}`;
+}
+
+export interface PostgresCluster {
+  url: string;
+  /** Stops the cluster if this process started it. */
+  stop(): Promise<void>;
+}
+
+async function isReady(profile: StackProfile): Promise<boolean> {
+  const client = new pg.Client({ connectionString: postgresUrl(profile, 'postgres') });
+  try {
+    await client.connect();
+    await client.query('select 1');
+    return true;
+  } catch {
+    return false;
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
+/**
+ * Creates the cluster on first use, starts it unless it already runs, and creates the
+ * profile's database. Loopback only, trust authentication: a developer's local cluster.
+ */
+export async function ensurePostgresCluster(profile: StackProfile): Promise<PostgresCluster> {
+  const { dataDir, port } = profile.postgres;
+  if (!existsSync(path.join(dataDir, 'PG_VERSION'))) {
+    process.stderr.write(`creating a PostgreSQL cluster in ${path.basename(dataDir)}/\n`);
+    prepareDataDir(dataDir);
+    await run(...asClusterOwner('initdb', ['-D', dataDir, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--no-instructions']));
+  }
+  prepareDataDir(dataDir);
+  let startedHere = false;
+  if (!(await isReady(profile))) {
+    await run(
+      ...asClusterOwner('pg_ctl', [
+        '-D',
+        dataDir,
+        '-l',
+        path.join(dataDir, 'server.log'),
+        '-w',
+        '-t',
+        '60',
+        '-o',
+        `-c listen_addresses=127.0.0.1 -c port=${port} -c unix_socket_directories='' -c max_connections=300 -c fsync=${profile.name === 'test' ? 'off' : 'on'}`,
+        'start',
+      ]),
+    );
+    startedHere = true;
+  }
+  await waitFor('PostgreSQL', async () => {
+    if (!(await isReady(profile))) throw new Error('not ready');
+  });
+  await createDatabase(profile);
+  return {
+    url: postgresUrl(profile),
+    stop: async () => {
+      if (!startedHere) return;
+      await stopPostgresCluster(profile);
+    },
+  };
+}
+
+export async function stopPostgresCluster(profile: StackProfile, mode: 'fast' | 'immediate' = 'fast') {
+  await run(...asClusterOwner('pg_ctl', ['-D', profile.postgres.dataDir, '-m', mode, '-w', 'stop']));
+}
+
+async function createDatabase(profile: StackProfile) {
+  const client = new pg.Client({ connectionString: postgresUrl(profile, 'postgres') });
+  await client.connect();
+  try {
+    const { rowCount } = await client.query('select 1 from pg_database where datname = $1', [
+      profile.postgres.database,
+    ]);
+    if (rowCount === 0) await client.query(`create database "${profile.postgres.database}"`);
+  } finally {
+    await client.end();
+  }
+}

@@ -1,0 +1,89 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync, rmSync } from 'node:fs';
+import path from 'node:path';
+import { migrateUp } from '../store/migrate.js';
+import { startProcess, waitFor, type ManagedProcess } from './child-process.js';
+import { ensurePostgresCluster, stopPostgresCluster, type PostgresCluster } from './postgres-cluster.js';
+import { loadStackConfig, projectRoot, stackProfile, type StackProfile } from './stack-config.js';
+import { ensureTemporalCli, startTemporalServer, temporalAddress } from './temporal-server.js';
+
+export interface Stack {
+  profile: StackProfile;
+  temporalBinary: string;
+  databaseUrl: string;
+  /** The environment the worker, the API and the tests run with. */
+  env: NodeJS.ProcessEnv;
+  temporal: ManagedProcess;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts PostgreSQL (unless DATABASE_URL names a server), applies migrations, and starts the
+ * Temporal dev server, all as temporal-dev.yaml describes for the profile.
+ */
+export async function startStack(
+  name: 'dev' | 'test',
+  { fresh = false, quietTemporal = false } = {},
+): Promise<Stack> {
+  const profile = stackProfile(loadStackConfig(), name);
+  const temporalBinary = await ensureTemporalCli(profile.cliVersion);
+  if (fresh) await wipeData(profile);
+
+  let postgres: PostgresCluster | undefined;
+  const databaseUrl = process.env.DATABASE_URL ?? (postgres = await ensurePostgresCluster(profile)).url;
+  const stopAll: (() => Promise<void>)[] = [];
+  if (postgres) stopAll.push(postgres.stop);
+  try {
+    await migrateUp(databaseUrl, name === 'dev');
+    const temporal = await startTemporalServer(temporalBinary, profile, { quiet: quietTemporal });
+    stopAll.unshift(() => temporal.stop('SIGTERM', 15_000));
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      DATABASE_URL: databaseUrl,
+      TEMPORAL_ADDRESS: temporalAddress(profile),
+      TEMPORAL_NAMESPACE: profile.temporal.namespace,
+      GATE_TASK_QUEUE: profile.temporal.taskQueue,
+      GATE_API_HOST: profile.api.host,
+      GATE_API_PORT: String(profile.api.port),
+      GATE_OPERATOR_KEY: process.env.GATE_OPERATOR_KEY ?? `fgo_${randomBytes(24).toString('base64url')}`,
+    };
+    return {
+      profile,
+      temporalBinary,
+      databaseUrl,
+      env,
+      temporal,
+      stop: async () => {
+        for (const stop of stopAll) await stop().catch((err: unknown) => process.stderr.write(`${String(err)}\n`));
+      },
+    };
+  } catch (err) {
+    for (const stop of stopAll) await stop().catch(() => undefined);
+    throw err;
+  }
+}
+
+/** A test run starts from nothing: a cluster left running by a crashed run is stopped first. */
+async function wipeData(profile: StackProfile) {
+  if (existsSync(path.join(profile.postgres.dataDir, 'postmaster.pid'))) {
+    await stopPostgresCluster(profile, 'immediate').catch(() => undefined);
+  }
+  rmSync(profile.postgres.dataDir, { recursive: true, force: true });
+  for (const suffix of ['', '-wal', '-shm']) rmSync(profile.temporal.sqliteFile + suffix, { force: true });
+}
+
+/** Starts one of the project's own entry points (worker, API) as a child process. */
+export function startNodeProcess(name: string, entry: string, env: NodeJS.ProcessEnv, quiet = false): ManagedProcess {
+  return startProcess(name, process.execPath, ['--import', 'tsx', path.join(projectRoot, entry)], {
+    env,
+    cwd: projectRoot,
+    quiet,
+  });
+}
+
+export async function waitHttpOk(url: string, timeoutMs = 60_000) {
+  await waitFor(url, async () => {
+    const response = await fetch(url);
+    if (!response.ok) throw new Error(`status ${response.status}`);
+  }, { timeoutMs });
+}

@@ -1,0 +1,115 @@
+import { existsSync, mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { Connection } from '@temporalio/client';
+import { run, startProcess, waitFor, type ManagedProcess } from './child-process.js';
+import { projectRoot, type StackProfile } from './stack-config.js';
+
+export const toolsDir = path.join(projectRoot, '.tools');
+
+export function temporalCliPath(version: string): string {
+  return path.join(toolsDir, `temporal-${version}`, 'temporal');
+}
+
+/**
+ * Builds the Temporal CLI from the Go module proxy once per version into `.tools/`.
+ * Nothing is downloaded at run time: tests and `npm run dev` use this binary.
+ */
+export async function ensureTemporalCli(version: string): Promise<string> {
+  const binary = temporalCliPath(version);
+  if (existsSync(binary)) {
+    try {
+      await run(binary, ['--version']);
+      return binary;
+    } catch {
+      process.stderr.write(`temporal CLI at ${path.relative(projectRoot, binary)} is broken; rebuilding\n`);
+    }
+  }
+  const gobin = path.dirname(binary);
+  mkdirSync(gobin, { recursive: true });
+  process.stderr.write(
+    `building the Temporal CLI ${version} with go install (the first build takes a few minutes)...\n`,
+  );
+  const started = Date.now();
+  try {
+    await run('go', ['install', `github.com/temporalio/cli/cmd/temporal@v${version}`], {
+      cwd: toolsDir,
+      env: { ...process.env, GOBIN: gobin, GOFLAGS: '-buildvcs=false' },
+      echo: true,
+    });
+  } catch (err) {
+    throw new Error(
+      `could not build the Temporal CLI ${version}; nothing can run without a Temporal server.\n${(err as Error).message}`,
+    );
+  }
+  process.stderr.write(`built the Temporal CLI in ${Math.round((Date.now() - started) / 1000)} s\n`);
+  return binary;
+}
+
+export function temporalServerArgs(profile: StackProfile): string[] {
+  const t = profile.temporal;
+  const args = [
+    'server',
+    'start-dev',
+    '--ip',
+    t.ip,
+    '--port',
+    String(t.port),
+    '--ui-port',
+    String(t.uiPort),
+    '--namespace',
+    t.namespace,
+    '--db-filename',
+    t.sqliteFile,
+    '--log-level',
+    'warn',
+  ];
+  for (const [pragma, value] of Object.entries(t.sqlitePragmas)) {
+    args.push('--sqlite-pragma', `${pragma}=${value}`);
+  }
+  for (const [key, value] of Object.entries(t.dynamicConfig)) {
+    args.push('--dynamic-config-value', `${key}=${JSON.stringify(value)}`);
+  }
+  for (const [name, type] of Object.entries(t.searchAttributes)) {
+    args.push('--search-attribute', `${name}=${type}`);
+  }
+  return args;
+}
+
+export function temporalAddress(profile: StackProfile): string {
+  return `${profile.temporal.ip}:${profile.temporal.port}`;
+}
+
+/** Starts the dev server on the profile's SQLite file and waits until its frontend answers. */
+export async function startTemporalServer(
+  binary: string,
+  profile: StackProfile,
+  { quiet = false } = {},
+): Promise<ManagedProcess> {
+  mkdirSync(path.dirname(profile.temporal.sqliteFile), { recursive: true });
+  const server = startProcess('temporal', binary, temporalServerArgs(profile), { quiet });
+  await waitTemporalReady(profile, server);
+  return server;
+}
+
+export async function waitTemporalReady(profile: StackProfile, server?: ManagedProcess) {
+  await waitFor(
+    'the Temporal dev server',
+    async () => {
+      if (server && server.child.exitCode !== null) {
+        throw new Error(`the Temporal dev server exited with ${server.child.exitCode}`);
+      }
+      const connection = await Connection.connect({
+        address: temporalAddress(profile),
+        connectTimeout: 1000,
+      });
+      try {
+        await connection.workflowService.describeNamespace({
+          namespace: profile.temporal.namespace,
+        });
+      } finally {
+        await connection.close();
+      }
+    },
+    { timeoutMs: 90_000, intervalMs: 300 },
+  );
+}

@@ -1,0 +1,51 @@
+/**
+ * The gate's vocabulary, shared by the workflow, its activities and the API.
+ * Types only, plus constants: safe to import from workflow code.
+ */
+export type Decision = 'allow' | 'deny';
+
+export type DenySource =
+  | 'budget'
+  | 'capability'
+  | 'binding'
+  | 'schema'
+  | 'trust_tier'
+  | 'policy'
+  | 'approval';
+
+/** The stages before policy, in the design document's order. Each either passes or denies. */
+export const checkStages = ['budget', 'capability', 'schema', 'trust_tier'] as const;
+export type CheckStage = (typeof checkStages)[number];
+
+export type StageOutcome =
+  | { outcome: 'pass' }
+  | { outcome: 'deny'; source: DenySource; reason: string; render?: 'tool_error' };
+
+/** What the runner asked for: the workflow's input. */
+export interface GateRequest {
+  run_id: string;
+  session_id: string;
+  tool_call_id: string;
+  tool: string;
+  arguments: Record<string, unknown>;
+  execute: boolean;
+}
+
+export interface DecidedAnswer {
+  status: 'decided';
+  decision: Decision;
+  source?: DenySource;
+  reason: string;
+  rule_id?: string;
+  render?: 'tool_error';
+}
+
+export interface PendingAnswer {
+  status: 'pending_approval';
+  approval: { url: string; expires_at: string };
+}
+
+export type GateAnswer = DecidedAnswer | PendingAnswer;
+
+/** A tool call's state as GET .../tool-calls/{id} shows it. */
+export type ToolCallState = GateAnswer | { status: 'evaluating' };

@@ -1,0 +1,36 @@
+import { postgresUrl } from './devstack/postgres-cluster.js';
+import { loadStackConfig, stackProfile } from './devstack/stack-config.js';
+import { temporalAddress } from './devstack/temporal-server.js';
+
+/** What the worker and the API run with: the environment, else the dev stack's values. */
+export interface RuntimeConfig {
+  databaseUrl: string;
+  temporalAddress: string;
+  namespace: string;
+  taskQueue: string;
+  apiHost: string;
+  apiPort: number;
+  /** The operator's bearer key. The API refuses to start without one. */
+  operatorKey: string | undefined;
+  /** The base URL approvers reach the API at, for links in answers. */
+  publicUrl: string;
+}
+
+export function runtimeConfig(env: NodeJS.ProcessEnv = process.env): RuntimeConfig {
+  const dev = stackProfile(loadStackConfig(), 'dev');
+  const apiHost = env.GATE_API_HOST ?? dev.api.host;
+  const apiPort = env.GATE_API_PORT ? Number(env.GATE_API_PORT) : dev.api.port;
+  if (!Number.isInteger(apiPort) || apiPort < 0 || apiPort > 65535) {
+    throw new Error(`GATE_API_PORT must be a port number, not "${env.GATE_API_PORT ?? ''}"`);
+  }
+  return {
+    databaseUrl: env.DATABASE_URL ?? postgresUrl(dev),
+    temporalAddress: env.TEMPORAL_ADDRESS ?? temporalAddress(dev),
+    namespace: env.TEMPORAL_NAMESPACE ?? dev.temporal.namespace,
+    taskQueue: env.GATE_TASK_QUEUE ?? dev.temporal.taskQueue,
+    apiHost,
+    apiPort,
+    operatorKey: env.GATE_OPERATOR_KEY,
+    publicUrl: env.GATE_PUBLIC_URL ?? `http://${apiHost}:${apiPort}`,
+  };
+}

@@ -1,0 +1,19 @@
+import path from 'node:path';
+import { runner } from 'node-pg-migrate';
+import { projectRoot } from '../devstack/stack-config.js';
+
+export const migrationsDir = path.join(projectRoot, 'migrations');
+
+/** Applies every pending migration (node-pg-migrate, plain SQL files in migrations/). */
+export async function migrateUp(databaseUrl: string, log = false): Promise<void> {
+  await runner({
+    databaseUrl,
+    dir: migrationsDir,
+    direction: 'up',
+    migrationsTable: 'pgmigrations',
+    count: Infinity,
+    singleTransaction: true,
+    checkOrder: true,
+    log: log ? (msg: string) => process.stderr.write(`[migrate] ${msg}\n`) : () => undefined,
+  });
+}

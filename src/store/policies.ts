@@ -1,0 +1,59 @@
+import type { PolicyBody } from '../domain/policy.js';
+import type { Queryable } from './pool.js';
+
+export interface PolicyVersion {
+  policy_id: string;
+  workspace_id: string;
+  version: number;
+  body: PolicyBody;
+  created_at: Date;
+}
+
+export async function insertPolicy(db: Queryable, body: PolicyBody): Promise<{ id: string; version: number }> {
+  const { rows } = await db.query<{ id: string }>(
+    `with policy as (
+       insert into policies (workspace_id, name, latest_version) values ($1, $2, 1) returning id
+     )
+     insert into policy_versions (policy_id, version, body)
+     select id, 1, $3 from policy returning policy_id as id`,
+    [body.workspace, body.name, JSON.stringify(body)],
+  );
+  return { id: rows[0]!.id, version: 1 };
+}
+
+/**
+ * Adds the next version. The row lock on the policy serialises concurrent edits, so versions
+ * run 1..n without gaps or duplicates. Returns undefined for an unknown policy or a body that
+ * names another workspace.
+ */
+export async function insertPolicyVersion(
+  db: Queryable,
+  policyId: string,
+  body: PolicyBody,
+): Promise<{ id: string; version: number } | undefined> {
+  const { rows } = await db.query<{ version: number }>(
+    `with bumped as (
+       update policies set latest_version = latest_version + 1, name = $3, updated_at = now()
+       where id = $1 and workspace_id = $2 returning id, latest_version
+     )
+     insert into policy_versions (policy_id, version, body)
+     select id, latest_version, $4 from bumped returning version`,
+    [policyId, body.workspace, body.name, JSON.stringify(body)],
+  );
+  const row = rows[0];
+  return row && { id: policyId, version: row.version };
+}
+
+export async function findPolicyVersion(
+  db: Queryable,
+  policyId: string,
+  version?: number,
+): Promise<PolicyVersion | undefined> {
+  const { rows } = await db.query<PolicyVersion>(
+    `select v.policy_id, p.workspace_id, v.version, v.body, v.created_at
+     from policy_versions v join policies p on p.id = v.policy_id
+     where v.policy_id = $1 and v.version = coalesce($2, p.latest_version)`,
+    [policyId, version ?? null],
+  );
+  return rows[0];
+}

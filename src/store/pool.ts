@@ -1,0 +1,46 @@
+import pg from 'pg';
+
+export type Pool = pg.Pool;
+export type Queryable = pg.Pool | pg.PoolClient;
+
+// bigint columns (token counts) come back as numbers: they stay far below 2^53.
+pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));
+
+export function createPool(connectionString: string, max = 20): Pool {
+  const pool = new pg.Pool({ connectionString, max, connectionTimeoutMillis: 5_000 });
+  // An idle client losing its connection (PostgreSQL restarted) must not crash the process.
+  pool.on('error', () => undefined);
+  return pool;
+}
+
+export async function withTransaction<T>(
+  pool: Pool,
+  work: (client: pg.PoolClient) => Promise<T>,
+): Promise<T> {
+  const client = await pool.connect();
+  try {
+    await client.query('begin');
+    const result = await work(client);
+    await client.query('commit');
+    return result;
+  } catch (err) {
+    await client.query('rollback').catch(() => undefined);
+    throw err;
+  } finally {
+    client.release();
+  }
+}
+
+/** Errors that mean "PostgreSQL is not reachable right now" rather than "this query is wrong". */
+export function isUnavailableError(err: unknown): boolean {
+  if (!(err instanceof Error)) return false;
+  const code = (err as Error & { code?: unknown }).code;
+  if (typeof code === 'string') {
+    if (['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND'].includes(code)) return true;
+    // 08: connection exception; 57P01-03: admin shutdown, crash shutdown, cannot connect now.
+    if (code.startsWith('08') || ['57P01', '57P02', '57P03'].includes(code)) return true;
+  }
+  return /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error/i.test(
+    err.message,
+  );
+}

@@ -1,0 +1,67 @@
+import type { FrozenTool } from '../domain/tools.js';
+import type { RunSource, TrustTier } from '../domain/trust-tier.js';
+import type { Queryable } from './pool.js';
+
+export type Autonomy = 'supervised' | 'autonomous';
+
+/** A run as it was frozen at creation. Immutable (a trigger refuses updates). */
+export interface FrozenRun {
+  id: string;
+  workspace_id: string;
+  session_id: string;
+  invoked_by: string;
+  source: RunSource;
+  trust_tier: TrustTier;
+  autonomy: Autonomy;
+  policy_id: string;
+  policy_version: number;
+  toolset: FrozenTool[];
+  toolset_digest: string;
+  max_tokens: number;
+  created_at: Date;
+}
+
+const runColumns = `id, workspace_id, session_id, invoked_by, source, trust_tier, autonomy, policy_id,
+  policy_version, toolset, toolset_digest, max_tokens, created_at`;
+
+/** Returns undefined when the session id is already taken. */
+export async function insertRun(
+  db: Queryable,
+  run: Omit<FrozenRun, 'id' | 'created_at'> & { session_token_hash: Buffer },
+): Promise<FrozenRun | undefined> {
+  const { rows } = await db.query<FrozenRun>(
+    `insert into runs (workspace_id, session_id, session_token_hash, invoked_by, source, trust_tier,
+       autonomy, policy_id, policy_version, toolset, toolset_digest, max_tokens)
+     values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
+     on conflict (session_id) do nothing
+     returning ${runColumns}`,
+    [
+      run.workspace_id,
+      run.session_id,
+      run.session_token_hash,
+      run.invoked_by,
+      JSON.stringify(run.source),
+      run.trust_tier,
+      run.autonomy,
+      run.policy_id,
+      run.policy_version,
+      JSON.stringify(run.toolset),
+      run.toolset_digest,
+      run.max_tokens,
+    ],
+  );
+  return rows[0];
+}
+
+export async function findRun(db: Queryable, runId: string): Promise<FrozenRun | undefined> {
+  const { rows } = await db.query<FrozenRun>(`select ${runColumns} from runs where id = $1`, [runId]);
+  return rows[0];
+}
+
+export async function findRunBySessionTokenHash(db: Queryable, tokenHash: Buffer): Promise<FrozenRun | undefined> {
+  const { rows } = await db.query<FrozenRun>(
+    `select ${runColumns} from runs where session_token_hash = $1`,
+    [tokenHash],
+  );
+  return rows[0];
+}

@@ -1,0 +1,77 @@
+import type { DecidedAnswer, DenySource, GateAnswer, ToolCallState } from '../domain/gate.js';
+import type { Queryable } from './pool.js';
+
+export interface ToolCallRow {
+  session_id: string;
+  tool_call_id: string;
+  run_id: string;
+  tool: string;
+  request_digest: string;
+  status: 'evaluating' | 'pending_approval' | 'decided';
+  decision: 'allow' | 'deny' | null;
+  source: DenySource | null;
+  answer: GateAnswer | null;
+  created_at: Date;
+  decided_at: Date | null;
+}
+
+const columns = `session_id, tool_call_id, run_id, tool, request_digest, status, decision, source,
+  answer, created_at, decided_at`;
+
+/**
+ * Records a call the first time it is seen. Returns the row and whether this insert made it;
+ * a concurrent or later retry gets the existing row back.
+ */
+export async function insertToolCall(
+  db: Queryable,
+  call: { sessionId: string; toolCallId: string; runId: string; tool: string; requestDigest: string },
+): Promise<{ row: ToolCallRow; created: boolean }> {
+  const inserted = await db.query<ToolCallRow>(
+    `insert into tool_calls (session_id, tool_call_id, run_id, tool, request_digest)
+     values ($1, $2, $3, $4, $5)
+     on conflict (session_id, tool_call_id) do nothing
+     returning ${columns}`,
+    [call.sessionId, call.toolCallId, call.runId, call.tool, call.requestDigest],
+  );
+  if (inserted.rows[0]) return { row: inserted.rows[0], created: true };
+  const existing = await findToolCall(db, call.sessionId, call.toolCallId);
+  if (!existing) throw new Error('tool call vanished between insert and select');
+  return { row: existing, created: false };
+}
+
+export async function findToolCall(
+  db: Queryable,
+  sessionId: string,
+  toolCallId: string,
+): Promise<ToolCallRow | undefined> {
+  const { rows } = await db.query<ToolCallRow>(
+    `select ${columns} from tool_calls where session_id = $1 and tool_call_id = $2`,
+    [sessionId, toolCallId],
+  );
+  return rows[0];
+}
+
+/** Records the decision once; a retried activity finds it already there and changes nothing. */
+export async function recordToolCallDecision(
+  db: Queryable,
+  sessionId: string,
+  toolCallId: string,
+  answer: DecidedAnswer,
+): Promise<DecidedAnswer> {
+  const { rows } = await db.query<{ answer: DecidedAnswer }>(
+    `update tool_calls set status = 'decided', decision = $3, source = $4, answer = $5, decided_at = now()
+     where session_id = $1 and tool_call_id = $2 and status <> 'decided'
+     returning answer`,
+    [sessionId, toolCallId, answer.decision, answer.source ?? null, JSON.stringify(answer)],
+  );
+  if (rows[0]) return rows[0].answer;
+  const existing = await findToolCall(db, sessionId, toolCallId);
+  if (existing?.status !== 'decided' || !existing.answer || existing.answer.status !== 'decided') {
+    throw new Error(`tool call ${sessionId}/${toolCallId} is not recorded`);
+  }
+  return existing.answer;
+}
+
+export function stateOf(row: ToolCallRow): ToolCallState {
+  return row.answer ?? { status: 'evaluating' };
+}

@@ -1,0 +1,1 @@
+export { gate } from './gate.js';

@@ -1,0 +1,12 @@
+/**
+ * The gate workflow's messages, shared by the workflow and the clients that send them.
+ */
+import { defineQuery, defineUpdate } from '@temporalio/workflow';
+import type { GateAnswer, ToolCallState } from '../domain/gate.js';
+
+/** Sent with update-with-start; its update id is the tool-call id. Answers once decided or paused. */
+export const toolCallUpdate = defineUpdate<GateAnswer>('toolCall');
+
+export const stateQuery = defineQuery<ToolCallState>('state');
+
+export const gateWorkflowType = 'gate';
