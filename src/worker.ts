@@ -5,7 +5,10 @@ import { createActivities } from './activities/index.js';
 import { runtimeConfig, type RuntimeConfig } from './runtime-config.js';
 import { createPool } from './store/pool.js';
 
-export const workflowsPath = path.join(path.dirname(fileURLToPath(import.meta.url)), 'workflows/index.ts');
+export const workflowsPath = path.join(
+  path.dirname(fileURLToPath(import.meta.url)),
+  'workflows/index.ts',
+);
 
 /** Creates a gate worker; the caller runs it and closes the pool and connection after. */
 export async function createGateWorker(
@@ -19,7 +22,9 @@ export async function createGateWorker(
     namespace: config.namespace,
     taskQueue: config.taskQueue,
     activities: createActivities({ pool }),
-    ...(extra.workflowBundle ? { workflowBundle: extra.workflowBundle } : { workflowsPath: extra.workflowsPath ?? workflowsPath }),
+    ...(extra.workflowBundle
+      ? { workflowBundle: extra.workflowBundle }
+      : { workflowsPath: extra.workflowsPath ?? workflowsPath }),
   });
   const close = async () => {
     await connection.close();

@@ -7,9 +7,7 @@ import { hashToken, sameSecret, tokenKind } from './tokens.js';
 
 /** Who is calling: the operator, a runner (its run), or a workspace member. */
 export type Principal =
-  | { kind: 'operator' }
-  | { kind: 'runner'; run: FrozenRun }
-  | { kind: 'user'; member: Member };
+  { kind: 'operator' } | { kind: 'runner'; run: FrozenRun } | { kind: 'user'; member: Member };
 
 const unauthenticated = () =>
   new Problem(401, 'a valid "Authorization: Bearer <token>" header is required');
@@ -51,8 +49,10 @@ export class Authenticator {
   /** The runner of this session. Another session's token learns nothing: 404, as for no session. */
   async runner(request: FastifyRequest, sessionId: string): Promise<FrozenRun> {
     const principal = await this.principal(request);
-    if (principal.kind !== 'runner') throw new Problem(403, 'only the session\'s runner may do this');
-    if (principal.run.session_id !== sessionId) throw new Problem(404, `session ${sessionId} does not exist`);
+    if (principal.kind !== 'runner')
+      throw new Problem(403, "only the session's runner may do this");
+    if (principal.run.session_id !== sessionId)
+      throw new Problem(404, `session ${sessionId} does not exist`);
     return principal.run;
   }
 }

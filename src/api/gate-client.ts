@@ -22,7 +22,10 @@ export async function askGate(
   request: GateRequest,
   waitMs: number,
 ): Promise<GateAnswer | 'closed'> {
-  const workflowId = gateWorkflowId(asSessionId(request.session_id), asToolCallId(request.tool_call_id));
+  const workflowId = gateWorkflowId(
+    asSessionId(request.session_id),
+    asToolCallId(request.tool_call_id),
+  );
   const start = new WithStartWorkflowOperation(gateWorkflowType, {
     workflowId,
     taskQueue,

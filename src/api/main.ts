@@ -7,7 +7,10 @@ import { createMetrics } from './metrics.js';
 import { buildApi } from './server.js';
 
 /** Builds the API with its own pool and a lazy Temporal connection (it starts with Temporal down). */
-export function createApi(config: RuntimeConfig & { operatorKey: string }, { logger = false, gateWaitMs = 30_000 } = {}) {
+export function createApi(
+  config: RuntimeConfig & { operatorKey: string },
+  { logger = false, gateWaitMs = 30_000 } = {},
+) {
   const pool = createPool(config.databaseUrl);
   const connection = Connection.lazy({ address: config.temporalAddress });
   const temporal = new Client({ connection, namespace: config.namespace });
@@ -37,7 +40,10 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     process.stderr.write('GATE_OPERATOR_KEY must be set to a secret of at least 16 characters\n');
     process.exit(1);
   }
-  const app = createApi({ ...config, operatorKey }, { logger: { level: process.env.LOG_LEVEL ?? 'info' } as never });
+  const app = createApi(
+    { ...config, operatorKey },
+    { logger: { level: process.env.LOG_LEVEL ?? 'info' } as never },
+  );
   await app.listen({ host: config.apiHost, port: config.apiPort });
   const shutdown = () => {
     void app.close().then(() => process.exit(0));

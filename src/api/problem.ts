@@ -29,13 +29,19 @@ export class Problem extends Error {
   constructor(
     readonly status: number,
     readonly detail: string,
-    readonly options: { type?: string; errors?: FieldError[]; extra?: Record<string, unknown> } = {},
+    readonly options: {
+      type?: string;
+      errors?: FieldError[];
+      extra?: Record<string, unknown>;
+    } = {},
   ) {
     super(detail);
   }
 
   get type(): string {
-    return this.options.type ?? `https://fluidbox.dev/problems/${slug(titles[this.status] ?? 'error')}`;
+    return (
+      this.options.type ?? `https://fluidbox.dev/problems/${slug(titles[this.status] ?? 'error')}`
+    );
   }
 
   body() {

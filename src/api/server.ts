@@ -18,14 +18,20 @@ function toProblem(err: unknown): Problem {
   if (err instanceof Problem) return err;
   if (err instanceof GateStillEvaluatingError) return new Problem(503, err.message);
   const fastifyError = err as Partial<FastifyError>;
-  if (typeof fastifyError.statusCode === 'number' && fastifyError.statusCode >= 400 && fastifyError.statusCode < 500) {
+  if (
+    typeof fastifyError.statusCode === 'number' &&
+    fastifyError.statusCode >= 400 &&
+    fastifyError.statusCode < 500
+  ) {
     if (fastifyError.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
       return new Problem(413, `the body is larger than ${bodyLimitBytes} bytes`);
     }
     return new Problem(fastifyError.statusCode, fastifyError.message ?? 'bad request');
   }
-  if (isUnavailableError(err)) return new Problem(503, 'PostgreSQL is unavailable; try again shortly');
-  if (err instanceof ServiceError) return new Problem(503, 'Temporal is unavailable; try again shortly');
+  if (isUnavailableError(err))
+    return new Problem(503, 'PostgreSQL is unavailable; try again shortly');
+  if (err instanceof ServiceError)
+    return new Problem(503, 'Temporal is unavailable; try again shortly');
   return new Problem(500, 'an internal error occurred');
 }
 
@@ -39,11 +45,18 @@ export function buildApi(ctx: ApiContext, { logger = false } = {}): FastifyInsta
     return sendProblem(reply, problem);
   });
   app.setNotFoundHandler((request, reply) =>
-    sendProblem(reply, new Problem(404, `no route ${request.method} ${request.url.split('?')[0] ?? ''}`)),
+    sendProblem(
+      reply,
+      new Problem(404, `no route ${request.method} ${request.url.split('?')[0] ?? ''}`),
+    ),
   );
   app.addHook('onResponse', async (request, reply) => {
     ctx.metrics.httpDuration.observe(
-      { method: request.method, route: request.routeOptions.url ?? 'unknown', status: String(reply.statusCode) },
+      {
+        method: request.method,
+        route: request.routeOptions.url ?? 'unknown',
+        status: String(reply.statusCode),
+      },
       reply.elapsedTime / 1000,
     );
   });

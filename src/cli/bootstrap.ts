@@ -10,7 +10,8 @@ try {
   const config = loadStackConfig();
   await ensureTemporalCli(config.temporal.cli_version);
 } catch (err) {
-  const message = err instanceof StackConfigError ? err.message : String((err as Error).stack ?? err);
+  const message =
+    err instanceof StackConfigError ? err.message : String((err as Error).stack ?? err);
   process.stderr.write(`bootstrap failed: ${message}\n`);
   process.exit(1);
 }

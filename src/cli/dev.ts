@@ -10,7 +10,9 @@ let stack: Stack;
 try {
   stack = await startStack('dev');
 } catch (err) {
-  process.stderr.write(`${err instanceof StackConfigError ? err.message : String((err as Error).stack ?? err)}\n`);
+  process.stderr.write(
+    `${err instanceof StackConfigError ? err.message : String((err as Error).stack ?? err)}\n`,
+  );
   process.exit(1);
 }
 const worker = startNodeProcess('worker', 'src/worker.ts', stack.env);

@@ -72,7 +72,18 @@ export async function ensurePostgresCluster(profile: StackProfile): Promise<Post
   if (!existsSync(path.join(dataDir, 'PG_VERSION'))) {
     process.stderr.write(`creating a PostgreSQL cluster in ${path.basename(dataDir)}/\n`);
     prepareDataDir(dataDir);
-    await run(...asClusterOwner('initdb', ['-D', dataDir, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--no-instructions']));
+    await run(
+      ...asClusterOwner('initdb', [
+        '-D',
+        dataDir,
+        '-U',
+        'postgres',
+        '--auth=trust',
+        '-E',
+        'UTF8',
+        '--no-instructions',
+      ]),
+    );
   }
   prepareDataDir(dataDir);
   let startedHere = false;
@@ -106,8 +117,13 @@ export async function ensurePostgresCluster(profile: StackProfile): Promise<Post
   };
 }
 
-export async function stopPostgresCluster(profile: StackProfile, mode: 'fast' | 'immediate' = 'fast') {
-  await run(...asClusterOwner('pg_ctl', ['-D', profile.postgres.dataDir, '-m', mode, '-w', 'stop']));
+export async function stopPostgresCluster(
+  profile: StackProfile,
+  mode: 'fast' | 'immediate' = 'fast',
+) {
+  await run(
+    ...asClusterOwner('pg_ctl', ['-D', profile.postgres.dataDir, '-m', mode, '-w', 'stop']),
+  );
 }
 
 async function createDatabase(profile: StackProfile) {

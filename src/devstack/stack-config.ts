@@ -12,7 +12,7 @@ const relativePath = z
   .string()
   .min(1)
   .refine((p) => !path.isAbsolute(p) && !p.split(/[\\/]/).includes('..'), {
-    message: 'must be a path inside the project, relative to its root',
+    error: 'must be a path inside the project, relative to its root',
   });
 const identifier = z.string().regex(/^[A-Za-z][A-Za-z0-9_.-]{0,127}$/, 'must be a plain name');
 

@@ -3,7 +3,11 @@ import { existsSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { migrateUp } from '../store/migrate.js';
 import { startProcess, waitFor, type ManagedProcess } from './child-process.js';
-import { ensurePostgresCluster, stopPostgresCluster, type PostgresCluster } from './postgres-cluster.js';
+import {
+  ensurePostgresCluster,
+  stopPostgresCluster,
+  type PostgresCluster,
+} from './postgres-cluster.js';
 import { loadStackConfig, projectRoot, stackProfile, type StackProfile } from './stack-config.js';
 import { ensureTemporalCli, startTemporalServer, temporalAddress } from './temporal-server.js';
 
@@ -30,9 +34,10 @@ export async function startStack(
   if (fresh) await wipeData(profile);
 
   let postgres: PostgresCluster | undefined;
-  const databaseUrl = process.env.DATABASE_URL ?? (postgres = await ensurePostgresCluster(profile)).url;
+  const databaseUrl =
+    process.env.DATABASE_URL ?? (postgres = await ensurePostgresCluster(profile)).url;
   const stopAll: (() => Promise<void>)[] = [];
-  if (postgres) stopAll.push(postgres.stop);
+  if (postgres) stopAll.push(() => postgres.stop());
   try {
     await migrateUp(databaseUrl, name === 'dev');
     const temporal = await startTemporalServer(temporalBinary, profile, { quiet: quietTemporal });
@@ -45,7 +50,8 @@ export async function startStack(
       GATE_TASK_QUEUE: profile.temporal.taskQueue,
       GATE_API_HOST: profile.api.host,
       GATE_API_PORT: String(profile.api.port),
-      GATE_OPERATOR_KEY: process.env.GATE_OPERATOR_KEY ?? `fgo_${randomBytes(24).toString('base64url')}`,
+      GATE_OPERATOR_KEY:
+        process.env.GATE_OPERATOR_KEY ?? `fgo_${randomBytes(24).toString('base64url')}`,
     };
     return {
       profile,
@@ -54,7 +60,8 @@ export async function startStack(
       env,
       temporal,
       stop: async () => {
-        for (const stop of stopAll) await stop().catch((err: unknown) => process.stderr.write(`${String(err)}\n`));
+        for (const stop of stopAll)
+          await stop().catch((err: unknown) => process.stderr.write(`${String(err)}\n`));
       },
     };
   } catch (err) {
@@ -69,11 +76,17 @@ async function wipeData(profile: StackProfile) {
     await stopPostgresCluster(profile, 'immediate').catch(() => undefined);
   }
   rmSync(profile.postgres.dataDir, { recursive: true, force: true });
-  for (const suffix of ['', '-wal', '-shm']) rmSync(profile.temporal.sqliteFile + suffix, { force: true });
+  for (const suffix of ['', '-wal', '-shm'])
+    rmSync(profile.temporal.sqliteFile + suffix, { force: true });
 }
 
 /** Starts one of the project's own entry points (worker, API) as a child process. */
-export function startNodeProcess(name: string, entry: string, env: NodeJS.ProcessEnv, quiet = false): ManagedProcess {
+export function startNodeProcess(
+  name: string,
+  entry: string,
+  env: NodeJS.ProcessEnv,
+  quiet = false,
+): ManagedProcess {
   return startProcess(name, process.execPath, ['--import', 'tsx', path.join(projectRoot, entry)], {
     env,
     cwd: projectRoot,
@@ -82,8 +95,12 @@ export function startNodeProcess(name: string, entry: string, env: NodeJS.Proces
 }
 
 export async function waitHttpOk(url: string, timeoutMs = 60_000) {
-  await waitFor(url, async () => {
-    const response = await fetch(url);
-    if (!response.ok) throw new Error(`status ${response.status}`);
-  }, { timeoutMs });
+  await waitFor(
+    url,
+    async () => {
+      const response = await fetch(url);
+      if (!response.ok) throw new Error(`status ${response.status}`);
+    },
+    { timeoutMs },
+  );
 }

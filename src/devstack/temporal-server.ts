@@ -21,7 +21,9 @@ export async function ensureTemporalCli(version: string): Promise<string> {
       await run(binary, ['--version']);
       return binary;
     } catch {
-      process.stderr.write(`temporal CLI at ${path.relative(projectRoot, binary)} is broken; rebuilding\n`);
+      process.stderr.write(
+        `temporal CLI at ${path.relative(projectRoot, binary)} is broken; rebuilding\n`,
+      );
     }
   }
   const gobin = path.dirname(binary);
@@ -41,7 +43,9 @@ export async function ensureTemporalCli(version: string): Promise<string> {
       `could not build the Temporal CLI ${version}; nothing can run without a Temporal server.\n${(err as Error).message}`,
     );
   }
-  process.stderr.write(`built the Temporal CLI in ${Math.round((Date.now() - started) / 1000)} s\n`);
+  process.stderr.write(
+    `built the Temporal CLI in ${Math.round((Date.now() - started) / 1000)} s\n`,
+  );
   return binary;
 }
 

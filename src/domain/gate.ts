@@ -5,13 +5,7 @@
 export type Decision = 'allow' | 'deny';
 
 export type DenySource =
-  | 'budget'
-  | 'capability'
-  | 'binding'
-  | 'schema'
-  | 'trust_tier'
-  | 'policy'
-  | 'approval';
+  'budget' | 'capability' | 'binding' | 'schema' | 'trust_tier' | 'policy' | 'approval';
 
 /** The stages before policy, in the design document's order. Each either passes or denies. */
 export const checkStages = ['budget', 'capability', 'schema', 'trust_tier'] as const;

@@ -6,7 +6,8 @@ export class JsonPointerError extends Error {
 
 export function parseJsonPointer(pointer: string): string[] {
   if (pointer === '') return [];
-  if (!pointer.startsWith('/')) throw new JsonPointerError(`"${pointer}" must be empty or start with "/"`);
+  if (!pointer.startsWith('/'))
+    throw new JsonPointerError(`"${pointer}" must be empty or start with "/"`);
   return pointer
     .slice(1)
     .split('/')

@@ -19,15 +19,19 @@ const jsonPointerSchema = z
         return false;
       }
     },
-    { message: 'must be a JSON pointer (RFC 6901), such as "/path" or ""' },
+    { error: 'must be a JSON pointer (RFC 6901), such as "/path" or ""' },
   );
 
 const globSchema = z.string().min(1).max(256);
 
 const argPredicateSchema = z.discriminatedUnion('op', [
   z.object({ path: jsonPointerSchema, op: z.literal('eq'), value: z.unknown() }).strict(),
-  z.object({ path: jsonPointerSchema, op: z.literal('in'), value: z.array(z.unknown()).max(1000) }).strict(),
-  z.object({ path: jsonPointerSchema, op: z.literal('prefix'), value: z.string().max(4096) }).strict(),
+  z
+    .object({ path: jsonPointerSchema, op: z.literal('in'), value: z.array(z.unknown()).max(1000) })
+    .strict(),
+  z
+    .object({ path: jsonPointerSchema, op: z.literal('prefix'), value: z.string().max(4096) })
+    .strict(),
   z.object({ path: jsonPointerSchema, op: z.literal('glob'), value: globSchema }).strict(),
   z.object({ path: jsonPointerSchema, op: z.literal('exists') }).strict(),
 ]);
@@ -35,7 +39,9 @@ export type ArgPredicate = z.infer<typeof argPredicateSchema>;
 
 export const ruleSchema = z
   .object({
-    id: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, 'a rule id is 1 to 64 plain characters'),
+    id: z
+      .string()
+      .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, 'a rule id is 1 to 64 plain characters'),
     match: z
       .object({
         tool: globSchema.optional(),
@@ -57,13 +63,17 @@ export const policyBodySchema = z
       .array(ruleSchema)
       .max(500)
       .refine((rules) => new Set(rules.map((r) => r.id)).size === rules.length, {
-        message: 'rule ids must be unique',
+        error: 'rule ids must be unique',
       }),
     default: verdictSchema,
     autonomous_fallback: z.enum(['allow', 'deny']),
     approval: z
       .object({
-        timeout_s: z.number().int().min(1).max(7 * 24 * 3600),
+        timeout_s: z
+          .number()
+          .int()
+          .min(1)
+          .max(7 * 24 * 3600),
         on_timeout: z.enum(['deny', 'allow']),
       })
       .strict(),

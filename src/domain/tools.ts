@@ -84,7 +84,9 @@ export function freezeBundleTools(
   for (const bundle of bundles) {
     for (const tool of bundle.tools) {
       if (frozen.has(tool.name)) {
-        throw new DuplicateToolError(`tool "${tool.name}" is offered by more than one attached source`);
+        throw new DuplicateToolError(
+          `tool "${tool.name}" is offered by more than one attached source`,
+        );
       }
       frozen.set(tool.name, {
         ...tool,

@@ -1,4 +1,4 @@
-import type { Queryable } from './pool.js';
+import { one, type Queryable } from './pool.js';
 
 export type Role = 'member' | 'approver' | 'admin';
 export type MemberStatus = 'active' | 'suspended';
@@ -22,7 +22,7 @@ export async function createMember(
      returning ${memberColumns}`,
     [member.workspaceId, member.name, member.role, member.tokenHash],
   );
-  return rows[0]!;
+  return one(rows);
 }
 
 export async function updateMember(
@@ -39,7 +39,10 @@ export async function updateMember(
   return rows[0];
 }
 
-export async function findMemberByTokenHash(db: Queryable, tokenHash: Buffer): Promise<Member | undefined> {
+export async function findMemberByTokenHash(
+  db: Queryable,
+  tokenHash: Buffer,
+): Promise<Member | undefined> {
   const { rows } = await db.query<Member>(
     `select ${memberColumns} from members where token_hash = $1`,
     [tokenHash],
@@ -47,7 +50,11 @@ export async function findMemberByTokenHash(db: Queryable, tokenHash: Buffer): P
   return rows[0];
 }
 
-export async function findMember(db: Queryable, workspaceId: string, userId: string): Promise<Member | undefined> {
+export async function findMember(
+  db: Queryable,
+  workspaceId: string,
+  userId: string,
+): Promise<Member | undefined> {
   const { rows } = await db.query<Member>(
     `select ${memberColumns} from members where workspace_id = $1 and id = $2`,
     [workspaceId, userId],

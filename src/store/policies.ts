@@ -1,5 +1,5 @@
 import type { PolicyBody } from '../domain/policy.js';
-import type { Queryable } from './pool.js';
+import { one, type Queryable } from './pool.js';
 
 export interface PolicyVersion {
   policy_id: string;
@@ -9,7 +9,10 @@ export interface PolicyVersion {
   created_at: Date;
 }
 
-export async function insertPolicy(db: Queryable, body: PolicyBody): Promise<{ id: string; version: number }> {
+export async function insertPolicy(
+  db: Queryable,
+  body: PolicyBody,
+): Promise<{ id: string; version: number }> {
   const { rows } = await db.query<{ id: string }>(
     `with policy as (
        insert into policies (workspace_id, name, latest_version) values ($1, $2, 1) returning id
@@ -18,7 +21,7 @@ export async function insertPolicy(db: Queryable, body: PolicyBody): Promise<{ i
      select id, 1, $3 from policy returning policy_id as id`,
     [body.workspace, body.name, JSON.stringify(body)],
   );
-  return { id: rows[0]!.id, version: 1 };
+  return { id: one(rows).id, version: 1 };
 }
 
 /**

@@ -13,6 +13,13 @@ export function createPool(connectionString: string, max = 20): Pool {
   return pool;
 }
 
+/** The single row an INSERT ... RETURNING or a lookup by key must produce. */
+export function one<T>(rows: T[]): T {
+  const [row] = rows;
+  if (row === undefined) throw new Error('expected a row, got none');
+  return row;
+}
+
 export async function withTransaction<T>(
   pool: Pool,
   work: (client: pg.PoolClient) => Promise<T>,
@@ -36,7 +43,8 @@ export function isUnavailableError(err: unknown): boolean {
   if (!(err instanceof Error)) return false;
   const code = (err as Error & { code?: unknown }).code;
   if (typeof code === 'string') {
-    if (['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND'].includes(code)) return true;
+    if (['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND'].includes(code))
+      return true;
     // 08: connection exception; 57P01-03: admin shutdown, crash shutdown, cannot connect now.
     if (code.startsWith('08') || ['57P01', '57P02', '57P03'].includes(code)) return true;
   }

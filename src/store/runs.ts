@@ -54,11 +54,16 @@ export async function insertRun(
 }
 
 export async function findRun(db: Queryable, runId: string): Promise<FrozenRun | undefined> {
-  const { rows } = await db.query<FrozenRun>(`select ${runColumns} from runs where id = $1`, [runId]);
+  const { rows } = await db.query<FrozenRun>(`select ${runColumns} from runs where id = $1`, [
+    runId,
+  ]);
   return rows[0];
 }
 
-export async function findRunBySessionTokenHash(db: Queryable, tokenHash: Buffer): Promise<FrozenRun | undefined> {
+export async function findRunBySessionTokenHash(
+  db: Queryable,
+  tokenHash: Buffer,
+): Promise<FrozenRun | undefined> {
   const { rows } = await db.query<FrozenRun>(
     `select ${runColumns} from runs where session_token_hash = $1`,
     [tokenHash],

@@ -24,7 +24,13 @@ const columns = `session_id, tool_call_id, run_id, tool, request_digest, status,
  */
 export async function insertToolCall(
   db: Queryable,
-  call: { sessionId: string; toolCallId: string; runId: string; tool: string; requestDigest: string },
+  call: {
+    sessionId: string;
+    toolCallId: string;
+    runId: string;
+    tool: string;
+    requestDigest: string;
+  },
 ): Promise<{ row: ToolCallRow; created: boolean }> {
   const inserted = await db.query<ToolCallRow>(
     `insert into tool_calls (session_id, tool_call_id, run_id, tool, request_digest)

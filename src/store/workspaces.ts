@@ -1,11 +1,11 @@
-import type { Queryable } from './pool.js';
+import { one, type Queryable } from './pool.js';
 
 export async function createWorkspace(db: Queryable, name: string): Promise<string> {
   const { rows } = await db.query<{ id: string }>(
     'insert into workspaces (name) values ($1) returning id',
     [name],
   );
-  return rows[0]!.id;
+  return one(rows).id;
 }
 
 export async function workspaceExists(db: Queryable, id: string): Promise<boolean> {

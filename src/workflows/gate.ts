@@ -64,7 +64,13 @@ async function evaluate(request: GateRequest): Promise<DecidedAnswer> {
     return { status: 'decided', decision: 'allow', reason: `allowed by ${by}`, ...ruleId };
   }
   if (policy.verdict === 'deny') {
-    return { status: 'decided', decision: 'deny', source: 'policy', reason: `denied by ${by}`, ...ruleId };
+    return {
+      status: 'decided',
+      decision: 'deny',
+      source: 'policy',
+      reason: `denied by ${by}`,
+      ...ruleId,
+    };
   }
   // Human approval comes with the approvals stage; until then an approval nobody can give is a deny.
   return {
@@ -78,10 +84,11 @@ async function evaluate(request: GateRequest): Promise<DecidedAnswer> {
 
 /** One tool call: the gate's stages in order, then the decision written to the state of record. */
 export async function gate(request: GateRequest): Promise<GateAnswer> {
-  let answer: GateAnswer | undefined;
+  let answer: GateAnswer | undefined = undefined;
   setHandler(toolCallUpdate, async () => {
     await condition(() => answer !== undefined);
-    return answer!;
+    if (answer === undefined) throw new Error('woke without an answer');
+    return answer;
   });
   setHandler(stateQuery, () => answer ?? { status: 'evaluating' });
 

@@ -11,14 +11,16 @@ import { validate } from '../validation.js';
 const bundleBody = z
   .object({
     workspace: z.uuid(),
-    name: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'a bundle name is 1 to 64 letters, digits, "_" or "-"'),
+    name: z
+      .string()
+      .regex(/^[A-Za-z0-9_-]{1,64}$/, 'a bundle name is 1 to 64 letters, digits, "_" or "-"'),
     version: z.string().min(1).max(64),
     tools: z
       .array(declaredToolSchema)
       .min(1)
       .max(512)
       .refine((tools) => new Set(tools.map((t) => t.name)).size === tools.length, {
-        message: 'tool names must be unique within a bundle',
+        error: 'tool names must be unique within a bundle',
       }),
   })
   .strict();
@@ -27,7 +29,8 @@ export function capabilityBundleRoutes(app: FastifyInstance, ctx: ApiContext) {
   app.post('/v1/capability-bundles', async (request, reply) => {
     await ctx.auth.operator(request);
     const body = validate(bundleBody, request.body, 'body');
-    if (!(await workspaceExists(ctx.pool, body.workspace))) throw notFound(`workspace ${body.workspace}`);
+    if (!(await workspaceExists(ctx.pool, body.workspace)))
+      throw notFound(`workspace ${body.workspace}`);
     const tools = body.tools.map(photographDeclaredTool);
     const bundle = await insertCapabilityBundle(ctx.pool, {
       workspace_id: body.workspace,
@@ -37,8 +40,17 @@ export function capabilityBundleRoutes(app: FastifyInstance, ctx: ApiContext) {
       digest: digestOf(tools.map((t) => t.digest).sort()),
     });
     if (!bundle) {
-      throw new Problem(409, `bundle ${body.name} version ${body.version} already exists; versions are immutable`);
+      throw new Problem(
+        409,
+        `bundle ${body.name} version ${body.version} already exists; versions are immutable`,
+      );
     }
-    return reply.code(201).send({ id: bundle.id, name: bundle.name, version: bundle.version, tools, digest: bundle.digest });
+    return reply.code(201).send({
+      id: bundle.id,
+      name: bundle.name,
+      version: bundle.version,
+      tools,
+      digest: bundle.digest,
+    });
   });
 }

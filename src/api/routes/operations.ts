@@ -7,7 +7,9 @@ async function within<T>(ms: number, work: Promise<T>): Promise<T> {
     return await Promise.race([
       work,
       new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
+        timer = setTimeout(() => {
+          reject(new Error(`no answer within ${ms} ms`));
+        }, ms);
       }),
     ]);
   } finally {
@@ -23,9 +25,13 @@ export function operationRoutes(app: FastifyInstance, ctx: ApiContext) {
       within(2000, ctx.pool.query('select 1')),
       within(2000, ctx.temporal.connection.workflowService.getSystemInfo({})),
     ]);
-    const [postgres, temporal] = checks.map((c) => (c.status === 'fulfilled' ? 'ok' : `down: ${String(c.reason)}`));
+    const [postgres, temporal] = checks.map((c) =>
+      c.status === 'fulfilled' ? 'ok' : `down: ${String(c.reason)}`,
+    );
     const ready = checks.every((c) => c.status === 'fulfilled');
-    return reply.code(ready ? 200 : 503).send({ status: ready ? 'ready' : 'not ready', postgres, temporal });
+    return reply
+      .code(ready ? 200 : 503)
+      .send({ status: ready ? 'ready' : 'not ready', postgres, temporal });
   });
 
   app.get('/metrics', async (_request, reply) => {

@@ -8,13 +8,23 @@ import { notFound } from '../problem.js';
 import { validate } from '../validation.js';
 
 const policyParams = z.object({ id: z.uuid() }).strict();
-const versionParams = z.object({ id: z.uuid(), n: z.coerce.number().int().min(1).max(2 ** 31 - 1) }).strict();
+const versionParams = z
+  .object({
+    id: z.uuid(),
+    n: z.coerce
+      .number()
+      .int()
+      .min(1)
+      .max(2 ** 31 - 1),
+  })
+  .strict();
 
 export function policyRoutes(app: FastifyInstance, ctx: ApiContext) {
   app.post('/v1/policies', async (request, reply) => {
     await ctx.auth.operator(request);
     const body = validate(policyBodySchema, request.body, 'body');
-    if (!(await workspaceExists(ctx.pool, body.workspace))) throw notFound(`workspace ${body.workspace}`);
+    if (!(await workspaceExists(ctx.pool, body.workspace)))
+      throw notFound(`workspace ${body.workspace}`);
     return reply.code(201).send(await insertPolicy(ctx.pool, body));
   });
 
@@ -32,13 +42,12 @@ export function policyRoutes(app: FastifyInstance, ctx: ApiContext) {
     const { id, n } = validate(versionParams, request.params, 'path');
     const version = await findPolicyVersion(ctx.pool, id, n);
     if (!version) throw notFound(`version ${n} of policy ${id}`);
-    const { workspace: _workspace, ...body } = version.body;
     return {
+      ...version.body,
       id: version.policy_id,
       workspace: version.workspace_id,
       version: version.version,
       created_at: version.created_at,
-      ...body,
     };
   });
 }

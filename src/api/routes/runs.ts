@@ -12,7 +12,9 @@ import { Problem, badInput, notFound } from '../problem.js';
 import { hashToken, newToken } from '../tokens.js';
 import { validate } from '../validation.js';
 
-export const externalId = z.string().regex(externalIdPattern, 'must be 1 to 128 of A-Z a-z 0-9 . _ : -');
+export const externalId = z
+  .string()
+  .regex(externalIdPattern, 'must be 1 to 128 of A-Z a-z 0-9 . _ : -');
 
 const runBody = z
   .object({
@@ -26,7 +28,9 @@ const runBody = z
       .object({
         bundles: z.array(z.uuid()).max(64).default([]),
         connections: z
-          .array(z.object({ id: z.uuid(), tools: z.array(z.string()).max(512).optional() }).strict())
+          .array(
+            z.object({ id: z.uuid(), tools: z.array(z.string()).max(512).optional() }).strict(),
+          )
           .max(0, 'brokered connections cannot be attached yet')
           .default([]),
       })
@@ -63,21 +67,26 @@ export function runRoutes(app: FastifyInstance, ctx: ApiContext) {
       ]);
     }
     const policy = await findPolicyVersion(ctx.pool, body.policy_id);
-    if (policy?.workspace_id !== body.workspace) throw notFound(`policy ${body.policy_id} in this workspace`);
+    if (policy?.workspace_id !== body.workspace)
+      throw notFound(`policy ${body.policy_id} in this workspace`);
     const bundleIds = [...new Set(body.tools.bundles)];
     const bundles = await findCapabilityBundles(ctx.pool, body.workspace, bundleIds);
     const missing = bundleIds.filter((id) => !bundles.some((b) => b.id === id));
     if (missing.length > 0) {
       throw badInput(
         'some capability bundles do not exist in this workspace',
-        missing.map((id) => ({ path: `body.tools.bundles[${bundleIds.indexOf(id)}]`, message: `bundle ${id} does not exist` })),
+        missing.map((id) => ({
+          path: `body.tools.bundles[${bundleIds.indexOf(id)}]`,
+          message: `bundle ${id} does not exist`,
+        })),
       );
     }
     let toolset;
     try {
-      toolset = freezeBundleTools(bundleIds.map((id) => bundles.find((b) => b.id === id)!));
+      toolset = freezeBundleTools(bundleIds.flatMap((id) => bundles.filter((b) => b.id === id)));
     } catch (err) {
-      if (err instanceof DuplicateToolError) throw badInput(err.message, [{ path: 'body.tools', message: err.message }]);
+      if (err instanceof DuplicateToolError)
+        throw badInput(err.message, [{ path: 'body.tools', message: err.message }]);
       throw err;
     }
     const sessionToken = newToken('session');
@@ -102,7 +111,8 @@ export function runRoutes(app: FastifyInstance, ctx: ApiContext) {
   app.get('/v1/runs/:id', async (request) => {
     const { id } = validate(z.object({ id: z.uuid() }).strict(), request.params, 'path');
     const principal = await ctx.auth.principal(request);
-    if (principal.kind === 'user') throw new Problem(403, 'members read runs through their approvals');
+    if (principal.kind === 'user')
+      throw new Problem(403, 'members read runs through their approvals');
     const run = principal.kind === 'runner' ? principal.run : await findRun(ctx.pool, id);
     if (run?.id !== id) throw notFound(`run ${id}`);
     return {

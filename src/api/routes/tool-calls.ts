@@ -45,7 +45,11 @@ export function toolCallRoutes(app: FastifyInstance, ctx: ApiContext) {
       arguments: body.arguments,
       execute: body.execute ?? false,
     };
-    const requestDigest = digestOf({ tool: body.tool, arguments: body.arguments, execute: gateRequest.execute });
+    const requestDigest = digestOf({
+      tool: body.tool,
+      arguments: body.arguments,
+      execute: gateRequest.execute,
+    });
     const { row } = await insertToolCall(ctx.pool, {
       sessionId: params.session_id,
       toolCallId: params.tool_call_id,
@@ -54,13 +58,17 @@ export function toolCallRoutes(app: FastifyInstance, ctx: ApiContext) {
       requestDigest,
     });
     if (row.request_digest !== requestDigest) {
-      throw new Problem(409, `tool call ${params.tool_call_id} was already made with a different request`);
+      throw new Problem(
+        409,
+        `tool call ${params.tool_call_id} was already made with a different request`,
+      );
     }
     if (row.answer?.status === 'decided') return answerWith(reply, ctx, row.answer);
     const answer = await askGate(ctx.temporal, ctx.taskQueue, gateRequest, ctx.gateWaitMs);
     if (answer !== 'closed') return answerWith(reply, ctx, answer);
     const recorded = await recordedAnswer(ctx, row);
-    if (!recorded) throw new Problem(503, 'the gate closed without a recorded answer; send the call again');
+    if (!recorded)
+      throw new Problem(503, 'the gate closed without a recorded answer; send the call again');
     return answerWith(reply, ctx, recorded);
   });
 
@@ -73,7 +81,8 @@ export function toolCallRoutes(app: FastifyInstance, ctx: ApiContext) {
       const row = await findToolCall(ctx.pool, params.session_id, params.tool_call_id);
       if (!row) throw notFound(`tool call ${params.tool_call_id}`);
       const state = stateOf(row);
-      if (state.status === 'decided' || Date.now() >= deadline) return answerWith(reply, ctx, state);
+      if (state.status === 'decided' || Date.now() >= deadline)
+        return answerWith(reply, ctx, state);
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
   });

@@ -49,7 +49,7 @@ export function workspaceRoutes(app: FastifyInstance, ctx: ApiContext) {
         .object({ role: role.optional(), status: z.enum(['active', 'suspended']).optional() })
         .strict()
         .refine((b) => b.role !== undefined || b.status !== undefined, {
-          message: 'give role, status or both',
+          error: 'give role, status or both',
         }),
       request.body,
       'body',

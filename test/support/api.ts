@@ -1,0 +1,54 @@
+import type { AddressInfo } from 'node:net';
+import { createApi } from '../../src/api/main.js';
+import type { RuntimeConfig } from '../../src/runtime-config.js';
+import { testConfig } from './env.js';
+
+export interface HttpAnswer<T = any> {
+  status: number;
+  body: T;
+  headers: Headers;
+}
+
+/** A real API listening on a free loopback port, talking to the test stack. */
+export async function startTestApi(
+  overrides: Partial<RuntimeConfig> = {},
+  options: { gateWaitMs?: number } = {},
+) {
+  const config = testConfig(overrides);
+  const app = createApi(config, options);
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  const { port } = app.server.address() as AddressInfo;
+  const url = `http://127.0.0.1:${port}`;
+
+  async function call<T = any>(
+    method: string,
+    path: string,
+    {
+      token,
+      body,
+      raw,
+      headers = {},
+    }: { token?: string; body?: unknown; raw?: string; headers?: Record<string, string> } = {},
+  ): Promise<HttpAnswer<T>> {
+    const init: RequestInit = { method, headers: { ...headers } };
+    const h = init.headers as Record<string, string>;
+    if (token) h.authorization = `Bearer ${token}`;
+    if (body !== undefined || raw !== undefined) {
+      h['content-type'] ??= 'application/json';
+      init.body = raw ?? JSON.stringify(body);
+    }
+    const response = await fetch(url + path, init);
+    const text = await response.text();
+    let parsed: unknown = text;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      // not JSON: keep the text
+    }
+    return { status: response.status, body: parsed as T, headers: response.headers };
+  }
+
+  return { app, url, config, operatorKey: config.operatorKey, call, close: () => app.close() };
+}
+
+export type TestApi = Awaited<ReturnType<typeof startTestApi>>;

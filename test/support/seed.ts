@@ -1,0 +1,124 @@
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import type { TestApi } from './api.js';
+
+export const builtinTools = [
+  {
+    name: 'Read',
+    effect: 'read',
+    input_schema: {
+      type: 'object',
+      properties: { file_path: { type: 'string' } },
+      required: ['file_path'],
+    },
+  },
+  {
+    name: 'Grep',
+    effect: 'read',
+    input_schema: { type: 'object', properties: { pattern: { type: 'string' } } },
+  },
+  {
+    name: 'Bash',
+    effect: 'write',
+    input_schema: { type: 'object', properties: { command: { type: 'string' } } },
+  },
+] as const;
+
+export const defaultPolicy = {
+  name: 'default',
+  rules: [
+    { id: 'reads', match: { effect: 'read' }, verdict: 'allow' },
+    {
+      id: 'no-rm',
+      match: { tool: 'Bash', args: [{ path: '/command', op: 'glob', value: 'rm *' }] },
+      verdict: 'deny',
+    },
+    { id: 'bash-ok', match: { tool: 'Bash' }, verdict: 'allow' },
+  ],
+  default: 'deny',
+  autonomous_fallback: 'deny',
+  approval: { timeout_s: 600, on_timeout: 'deny' },
+};
+
+export async function expectStatus<T>(
+  answer: Promise<{ status: number; body: T }>,
+  status: number,
+): Promise<T> {
+  const { status: got, body } = await answer;
+  assert.equal(got, status, `expected ${status}, got ${got}: ${JSON.stringify(body)}`);
+  return body;
+}
+
+/** A workspace with an admin, a bundle of built-in tools and a policy. */
+export async function seedWorkspace(api: TestApi, policy: Record<string, unknown> = defaultPolicy) {
+  const op = { token: api.operatorKey };
+  const workspace = (
+    await expectStatus(api.call('POST', '/v1/workspaces', { ...op, body: { name: 'acme' } }), 201)
+  ).id as string;
+  const admin = await expectStatus(
+    api.call('POST', `/v1/workspaces/${workspace}/members`, {
+      ...op,
+      body: { name: 'ana', role: 'admin' },
+    }),
+    201,
+  );
+  const bundle = await expectStatus(
+    api.call('POST', '/v1/capability-bundles', {
+      ...op,
+      body: { workspace, name: 'builtins', version: '1', tools: builtinTools },
+    }),
+    201,
+  );
+  const created = await expectStatus(
+    api.call('POST', '/v1/policies', { ...op, body: { workspace, ...policy } }),
+    201,
+  );
+  return {
+    workspace,
+    admin: { user_id: admin.user_id as string, token: admin.user_token as string },
+    bundleId: bundle.id as string,
+    policyId: created.id as string,
+  };
+}
+
+export type Seed = Awaited<ReturnType<typeof seedWorkspace>>;
+
+export async function createRun(api: TestApi, seed: Seed, overrides: Record<string, unknown> = {}) {
+  const body = {
+    workspace: seed.workspace,
+    session_id: `s-${randomUUID()}`,
+    invoked_by: seed.admin.user_id,
+    source: { kind: 'manual' },
+    autonomy: 'supervised',
+    policy_id: seed.policyId,
+    tools: { bundles: [seed.bundleId] },
+    budget: { max_tokens: 100_000 },
+    ...overrides,
+  };
+  return expectStatus<CreatedRun>(
+    api.call('POST', '/v1/runs', { token: api.operatorKey, body }),
+    201,
+  );
+}
+
+export interface CreatedRun {
+  run_id: string;
+  session_id: string;
+  session_token: string;
+  trust_tier: string;
+  policy_version: number;
+  toolset_digest: string;
+  tools: { name: string; [key: string]: unknown }[];
+}
+
+export function toolCall(
+  api: TestApi,
+  run: { session_id: string; session_token: string },
+  toolCallId: string,
+  body: Record<string, unknown>,
+) {
+  return api.call('PUT', `/v1/sessions/${run.session_id}/tool-calls/${toolCallId}`, {
+    token: run.session_token,
+    body,
+  });
+}
