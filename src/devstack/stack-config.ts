@@ -105,10 +105,38 @@ export function loadStackConfig(file = path.join(projectRoot, 'temporal-dev.yaml
   return parseStackConfig(readFileSync(file, 'utf8'), path.basename(file));
 }
 
+/**
+ * GATE_TEST_SLOT=n (1 to 9) moves a test stack's ports by 10·n and its data folder to a
+ * sibling, so several test runs can share one machine.
+ */
+function testSlot(): number {
+  const slot = process.env.GATE_TEST_SLOT;
+  if (slot === undefined || slot === '' || slot === '0') return 0;
+  if (!/^[1-9]$/.test(slot))
+    throw new StackConfigError('GATE_TEST_SLOT must be a digit from 1 to 9');
+  return Number(slot);
+}
+
 export function stackProfile(config: StackConfig, name: 'dev' | 'test'): StackProfile {
   const abs = (p: string) => path.join(projectRoot, p);
   const t = config.temporal;
-  const test = name === 'test' ? config.test : undefined;
+  const slot = name === 'test' ? testSlot() : 0;
+  const test =
+    name === 'test'
+      ? {
+          ...config.test,
+          temporal_port: config.test.temporal_port + 10 * slot,
+          temporal_ui_port: config.test.temporal_ui_port + 10 * slot,
+          postgres_port: config.test.postgres_port + 10 * slot,
+          api_port: config.test.api_port + 10 * slot,
+          sqlite_file: slot
+            ? config.test.sqlite_file.replace(/^(.*?)\/([^/]+)\//, `$1/$2-${slot}/`)
+            : config.test.sqlite_file,
+          postgres_data_dir: slot
+            ? config.test.postgres_data_dir.replace(/^(.*?)\/([^/]+)\//, `$1/$2-${slot}/`)
+            : config.test.postgres_data_dir,
+        }
+      : undefined;
   return {
     name,
     cliVersion: t.cli_version,
