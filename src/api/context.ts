@@ -1,6 +1,7 @@
 import type { Client } from '@temporalio/client';
 import type { Pool } from '../store/pool.js';
 import type { Authenticator } from './auth.js';
+import type { LedgerNotifier } from './ledger-notifier.js';
 import type { GateMetrics } from './metrics.js';
 
 /** What every route needs. One per API process. */
@@ -11,6 +12,7 @@ export interface ApiContext {
   publicUrl: string;
   auth: Authenticator;
   metrics: GateMetrics;
+  ledger: LedgerNotifier;
   /** How long a PUT waits for the gate before asking the runner to send it again. */
   gateWaitMs: number;
 }

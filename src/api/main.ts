@@ -3,6 +3,7 @@ import { Client, Connection } from '@temporalio/client';
 import { runtimeConfig, type RuntimeConfig } from '../runtime-config.js';
 import { createPool } from '../store/pool.js';
 import { Authenticator } from './auth.js';
+import { LedgerNotifier } from './ledger-notifier.js';
 import { createMetrics } from './metrics.js';
 import { buildApi } from './server.js';
 
@@ -14,6 +15,8 @@ export function createApi(
   const pool = createPool(config.databaseUrl);
   const connection = Connection.lazy({ address: config.temporalAddress });
   const temporal = new Client({ connection, namespace: config.namespace });
+  const ledger = new LedgerNotifier(config.databaseUrl);
+  ledger.start();
   const app = buildApi(
     {
       pool,
@@ -23,10 +26,12 @@ export function createApi(
       auth: new Authenticator(pool, config.operatorKey),
       metrics: createMetrics(),
       gateWaitMs,
+      ledger,
     },
     { logger },
   );
   app.addHook('onClose', async () => {
+    await ledger.close();
     await connection.close();
     await pool.end();
   });

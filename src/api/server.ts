@@ -5,6 +5,7 @@ import type { ApiContext } from './context.js';
 import { GateStillEvaluatingError } from './gate-client.js';
 import { Problem, sendProblem } from './problem.js';
 import { capabilityBundleRoutes } from './routes/capability-bundles.js';
+import { eventRoutes } from './routes/events.js';
 import { operationRoutes } from './routes/operations.js';
 import { policyRoutes } from './routes/policies.js';
 import { runRoutes } from './routes/runs.js';
@@ -67,5 +68,6 @@ export function buildApi(ctx: ApiContext, { logger = false } = {}): FastifyInsta
   policyRoutes(app, ctx);
   runRoutes(app, ctx);
   toolCallRoutes(app, ctx);
+  eventRoutes(app, ctx);
   return app;
 }

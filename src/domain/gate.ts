@@ -41,5 +41,16 @@ export interface PendingAnswer {
 
 export type GateAnswer = DecidedAnswer | PendingAnswer;
 
+/** A decision with what the ledger records of how it was reached. */
+export interface GateDecision {
+  answer: DecidedAnswer;
+  /** The stage that decided: the deny's source, or policy / approval for an allow. */
+  stage: DenySource;
+  /** The policy's verdict, and what autonomy rewrote it to, when policy was reached. */
+  verdict?: string;
+  original_verdict?: string;
+  decided_by?: string;
+}
+
 /** A tool call's state as GET .../tool-calls/{id} shows it. */
 export type ToolCallState = GateAnswer | { status: 'evaluating' };

@@ -70,3 +70,14 @@ export async function findRunBySessionTokenHash(
   );
   return rows[0];
 }
+
+export async function findRunBySessionId(
+  db: Queryable,
+  sessionId: string,
+): Promise<FrozenRun | undefined> {
+  const { rows } = await db.query<FrozenRun>(
+    `select ${runColumns} from runs where session_id = $1`,
+    [sessionId],
+  );
+  return rows[0];
+}

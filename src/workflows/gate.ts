@@ -6,7 +6,13 @@ import {
   setHandler,
 } from '@temporalio/workflow';
 import type { GateActivities } from '../activities/index.js';
-import type { DecidedAnswer, GateAnswer, GateRequest, StageOutcome } from '../domain/gate.js';
+import type {
+  DenySource,
+  GateAnswer,
+  GateDecision,
+  GateRequest,
+  StageOutcome,
+} from '../domain/gate.js';
 import { stateQuery, toolCallUpdate } from './messages.js';
 
 // Stage checks retry briefly, then fail closed: a stage that cannot answer denies.
@@ -22,24 +28,28 @@ const recorder = proxyActivities<GateActivities>({
 });
 
 /** The stages before policy, in the design document's order. */
-const checks = [
+const checks: readonly {
+  source: DenySource;
+  run: (request: GateRequest) => Promise<StageOutcome>;
+}[] = [
   { source: 'capability', run: stages.capability },
   { source: 'trust_tier', run: stages.trustTier },
-] as const;
+];
 
-function failedClosed(source: DenySourceOf<typeof checks> | 'policy', err: unknown): DecidedAnswer {
-  const cause = err instanceof ActivityFailure ? (err.cause?.message ?? err.message) : String(err);
+function deny(stage: DenySource, reason: string, extra: Partial<GateDecision> = {}): GateDecision {
   return {
-    status: 'decided',
-    decision: 'deny',
-    source,
-    reason: `the ${source} stage could not decide (${cause}); failing closed`,
+    answer: { status: 'decided', decision: 'deny', source: stage, reason },
+    stage,
+    ...extra,
   };
 }
 
-type DenySourceOf<T extends readonly { source: string }[]> = T[number]['source'];
+function failedClosed(stage: DenySource, err: unknown): GateDecision {
+  const cause = err instanceof ActivityFailure ? (err.cause?.message ?? err.message) : String(err);
+  return deny(stage, `the ${stage} stage could not decide (${cause}); failing closed`);
+}
 
-async function evaluate(request: GateRequest): Promise<DecidedAnswer> {
+async function evaluate(request: GateRequest): Promise<GateDecision> {
   for (const check of checks) {
     let outcome: StageOutcome;
     try {
@@ -48,8 +58,9 @@ async function evaluate(request: GateRequest): Promise<DecidedAnswer> {
       return failedClosed(check.source, err);
     }
     if (outcome.outcome === 'deny') {
-      const { source, reason, render } = outcome;
-      return { status: 'decided', decision: 'deny', source, reason, ...(render && { render }) };
+      const decision = deny(outcome.source, outcome.reason);
+      if (outcome.render) decision.answer.render = outcome.render;
+      return decision;
     }
   }
   let policy;
@@ -58,28 +69,32 @@ async function evaluate(request: GateRequest): Promise<DecidedAnswer> {
   } catch (err) {
     return failedClosed('policy', err);
   }
+  const trail = { verdict: policy.verdict, original_verdict: policy.original_verdict };
   const ruleId = policy.rule_id ? { rule_id: policy.rule_id } : {};
   const by = policy.rule_id ? `rule "${policy.rule_id}"` : 'the policy default';
+  const rewritten =
+    policy.verdict !== policy.original_verdict ? ' (autonomous fallback for require_approval)' : '';
   if (policy.verdict === 'allow') {
-    return { status: 'decided', decision: 'allow', reason: `allowed by ${by}`, ...ruleId };
-  }
-  if (policy.verdict === 'deny') {
     return {
-      status: 'decided',
-      decision: 'deny',
-      source: 'policy',
-      reason: `denied by ${by}`,
-      ...ruleId,
+      answer: {
+        status: 'decided',
+        decision: 'allow',
+        reason: `allowed by ${by}${rewritten}`,
+        ...ruleId,
+      },
+      stage: 'policy',
+      ...trail,
     };
   }
+  if (policy.verdict === 'deny') {
+    const decision = deny('policy', `denied by ${by}${rewritten}`, trail);
+    Object.assign(decision.answer, ruleId);
+    return decision;
+  }
   // Human approval comes with the approvals stage; until then an approval nobody can give is a deny.
-  return {
-    status: 'decided',
-    decision: 'deny',
-    source: 'approval',
-    reason: `${by} requires approval, and no approval can be given`,
-    ...ruleId,
-  };
+  const decision = deny('approval', `${by} requires approval, and no approval can be given`, trail);
+  Object.assign(decision.answer, ruleId);
+  return decision;
 }
 
 /** One tool call: the gate's stages in order, then the decision written to the state of record. */
@@ -92,8 +107,8 @@ export async function gate(request: GateRequest): Promise<GateAnswer> {
   });
   setHandler(stateQuery, () => answer ?? { status: 'evaluating' });
 
-  const decided = await evaluate(request);
-  answer = await recorder.recordDecision(request, decided);
+  const decision = await evaluate(request);
+  answer = await recorder.recordDecision(request, decision);
   await condition(allHandlersFinished);
   return answer;
 }

@@ -6,6 +6,9 @@ import { runSourceSchema, trustTierOf } from '../../domain/trust-tier.js';
 import { findCapabilityBundles } from '../../store/capability-bundles.js';
 import { findMember } from '../../store/members.js';
 import { findPolicyVersion } from '../../store/policies.js';
+import { redact } from '../../domain/redaction.js';
+import { appendEvent } from '../../store/ledger.js';
+import { withTransaction } from '../../store/pool.js';
 import { findRun, insertRun, type FrozenRun } from '../../store/runs.js';
 import type { ApiContext } from '../context.js';
 import { Problem, badInput, notFound } from '../problem.js';
@@ -56,6 +59,21 @@ export function runView(run: FrozenRun) {
   };
 }
 
+function runCreatedEvent(run: FrozenRun) {
+  return redact('run.created', {
+    run_id: run.id,
+    workspace: run.workspace_id,
+    invoked_by: run.invoked_by,
+    source_kind: run.source.kind,
+    trust_tier: run.trust_tier,
+    autonomy: run.autonomy,
+    policy_id: run.policy_id,
+    policy_version: run.policy_version,
+    toolset_digest: run.toolset_digest,
+    max_tokens: run.max_tokens,
+  });
+}
+
 export function runRoutes(app: FastifyInstance, ctx: ApiContext) {
   app.post('/v1/runs', async (request, reply) => {
     await ctx.auth.operator(request);
@@ -90,19 +108,23 @@ export function runRoutes(app: FastifyInstance, ctx: ApiContext) {
       throw err;
     }
     const sessionToken = newToken('session');
-    const run = await insertRun(ctx.pool, {
-      workspace_id: body.workspace,
-      session_id: body.session_id,
-      session_token_hash: hashToken(sessionToken),
-      invoked_by: body.invoked_by,
-      source: body.source,
-      trust_tier: trustTierOf(body.source),
-      autonomy: body.autonomy,
-      policy_id: policy.policy_id,
-      policy_version: policy.version,
-      toolset,
-      toolset_digest: toolSetDigest(toolset),
-      max_tokens: body.budget.max_tokens,
+    const run = await withTransaction(ctx.pool, async (tx) => {
+      const created = await insertRun(tx, {
+        workspace_id: body.workspace,
+        session_id: body.session_id,
+        session_token_hash: hashToken(sessionToken),
+        invoked_by: body.invoked_by,
+        source: body.source,
+        trust_tier: trustTierOf(body.source),
+        autonomy: body.autonomy,
+        policy_id: policy.policy_id,
+        policy_version: policy.version,
+        toolset,
+        toolset_digest: toolSetDigest(toolset),
+        max_tokens: body.budget.max_tokens,
+      });
+      if (created) await appendEvent(tx, created.session_id, runCreatedEvent(created));
+      return created;
     });
     if (!run) throw new Problem(409, `session ${body.session_id} already has a run`);
     return reply.code(201).send({ ...runView(run), session_token: sessionToken });

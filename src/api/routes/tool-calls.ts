@@ -2,6 +2,9 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import { z } from 'zod';
 import { digestOf } from '../../domain/digest.js';
 import type { GateAnswer, GateRequest, ToolCallState } from '../../domain/gate.js';
+import { payload, redact } from '../../domain/redaction.js';
+import { appendEvent } from '../../store/ledger.js';
+import { withTransaction } from '../../store/pool.js';
 import { findToolCall, insertToolCall, stateOf, type ToolCallRow } from '../../store/tool-calls.js';
 import type { ApiContext } from '../context.js';
 import { askGate } from '../gate-client.js';
@@ -50,12 +53,27 @@ export function toolCallRoutes(app: FastifyInstance, ctx: ApiContext) {
       arguments: body.arguments,
       execute: gateRequest.execute,
     });
-    const { row } = await insertToolCall(ctx.pool, {
-      sessionId: params.session_id,
-      toolCallId: params.tool_call_id,
-      runId: run.id,
-      tool: body.tool,
-      requestDigest,
+    const row = await withTransaction(ctx.pool, async (tx) => {
+      const { row, created } = await insertToolCall(tx, {
+        sessionId: params.session_id,
+        toolCallId: params.tool_call_id,
+        runId: run.id,
+        tool: body.tool,
+        requestDigest,
+      });
+      if (created) {
+        await appendEvent(
+          tx,
+          params.session_id,
+          redact('tool.requested', {
+            tool_call_id: params.tool_call_id,
+            tool: body.tool,
+            execute: gateRequest.execute,
+            arguments: payload(body.arguments),
+          }),
+        );
+      }
+      return row;
     });
     if (row.request_digest !== requestDigest) {
       throw new Problem(

@@ -1,0 +1,118 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import { ChainVerifier } from '../../domain/hash-chain.js';
+import { readChainedEvents, readEvents, type LedgerEvent } from '../../store/ledger.js';
+import { findRunBySessionId } from '../../store/runs.js';
+import type { ApiContext } from '../context.js';
+import { notFound } from '../problem.js';
+import { validate } from '../validation.js';
+import { externalId } from './runs.js';
+
+const sessionParams = z.object({ session_id: externalId }).strict();
+const seq = z.coerce.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
+const pageQuery = z
+  .object({ after: seq.default(0), limit: z.coerce.number().int().min(1).max(1000).default(100) })
+  .strict();
+const streamQuery = z.object({ after: seq.optional() }).strict();
+
+const heartbeatMs = 15_000;
+const recheckMs = 1_000;
+
+/** The session's runner reads its own stream; the operator reads any. */
+async function authorizeRead(ctx: ApiContext, request: FastifyRequest, sessionId: string) {
+  const principal = await ctx.auth.principal(request);
+  if (principal.kind === 'runner') {
+    await ctx.auth.runner(request, sessionId);
+    return;
+  }
+  if (principal.kind !== 'operator') throw notFound(`session ${sessionId}`);
+  if (!(await findRunBySessionId(ctx.pool, sessionId))) throw notFound(`session ${sessionId}`);
+}
+
+export function eventRoutes(app: FastifyInstance, ctx: ApiContext) {
+  // Open streams end when the API closes, so shutdown never waits on a reader.
+  const openStreams = new Set<AbortController>();
+  app.addHook('preClose', (done) => {
+    for (const stream of openStreams) stream.abort();
+    done();
+  });
+
+  app.get('/v1/sessions/:session_id/events', async (request) => {
+    const { session_id } = validate(sessionParams, request.params, 'path');
+    await authorizeRead(ctx, request, session_id);
+    const { after, limit } = validate(pageQuery, request.query, 'query');
+    const events = await readEvents(ctx.pool, session_id, after, limit);
+    return { events, next_after: events.at(-1)?.seq ?? after };
+  });
+
+  app.get('/v1/sessions/:session_id/events/verify', async (request) => {
+    const { session_id } = validate(sessionParams, request.params, 'path');
+    await ctx.auth.operator(request);
+    if (!(await findRunBySessionId(ctx.pool, session_id))) throw notFound(`session ${session_id}`);
+    const verifier = new ChainVerifier();
+    let after = 0;
+    let count = 0;
+    for (;;) {
+      const batch = await readChainedEvents(ctx.pool, session_id, after, 1000);
+      for (const event of batch) {
+        const problem = verifier.check({ ...event, stream_id: session_id });
+        if (problem) return { ok: false, events: count, first_broken_seq: event.seq, problem };
+        count += 1;
+      }
+      if (batch.length < 1000) return { ok: true, events: count };
+      after = batch.at(-1)?.seq ?? after;
+    }
+  });
+
+  app.get('/v1/sessions/:session_id/events/stream', async (request, reply) => {
+    const { session_id } = validate(sessionParams, request.params, 'path');
+    await authorizeRead(ctx, request, session_id);
+    const query = validate(streamQuery, request.query, 'query');
+    const lastEventId = request.headers['last-event-id'];
+    let cursor = query.after ?? 0;
+    if (typeof lastEventId === 'string' && lastEventId !== '') {
+      cursor = validate(
+        z.object({ 'last-event-id': seq }),
+        { 'last-event-id': lastEventId },
+        'query',
+      )['last-event-id'];
+    }
+
+    reply.hijack();
+    const out = reply.raw;
+    out.writeHead(200, {
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-store',
+      connection: 'keep-alive',
+      'x-accel-buffering': 'no',
+    });
+    out.write(': stream open\n\n');
+    const abort = new AbortController();
+    openStreams.add(abort);
+    request.raw.on('close', () => {
+      abort.abort();
+    });
+    let lastWrite = Date.now();
+    while (!abort.signal.aborted) {
+      let events: LedgerEvent[];
+      try {
+        events = await readEvents(ctx.pool, session_id, cursor, 500);
+      } catch {
+        events = []; // PostgreSQL away: keep the stream, try again on the next tick.
+      }
+      for (const event of events) {
+        out.write(`id: ${event.seq}\nevent: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`);
+        cursor = event.seq;
+        lastWrite = Date.now();
+      }
+      if (events.length === 500) continue;
+      if (Date.now() - lastWrite >= heartbeatMs) {
+        out.write(': heartbeat\n\n');
+        lastWrite = Date.now();
+      }
+      await ctx.ledger.waitForAppend(session_id, recheckMs, abort.signal);
+    }
+    openStreams.delete(abort);
+    out.end();
+  });
+}

@@ -1,0 +1,214 @@
+import { digestOf } from './digest.js';
+
+/**
+ * What each ledger event may say. Fields typed `Payload` are never stored: the redactor keeps
+ * only their digest (`<field>_digest`). Everything else must be a scalar and is allow-listed
+ * here; anything not listed is dropped.
+ */
+type Payload = { readonly payload: unknown };
+type Scalar = string | number | boolean | null;
+
+export interface EventFacts {
+  'run.created': {
+    run_id: string;
+    workspace: string;
+    invoked_by: string;
+    source_kind: string;
+    trust_tier: string;
+    autonomy: string;
+    policy_id: string;
+    policy_version: number;
+    toolset_digest: string;
+    max_tokens: number;
+  };
+  'tool.requested': {
+    tool_call_id: string;
+    tool: string;
+    execute: boolean;
+    arguments: Payload;
+  };
+  'tool.decision': {
+    tool_call_id: string;
+    tool: string;
+    decision: 'allow' | 'deny';
+    stage: string;
+    source: string | null;
+    reason: string;
+    rule_id: string | null;
+    verdict: string | null;
+    original_verdict: string | null;
+    decided_by: string | null;
+  };
+  'tool.brokered': {
+    tool_call_id: string;
+    tool: string;
+    latency_ms: number;
+    is_error: boolean;
+    result: Payload;
+  };
+  'approval.requested': {
+    tool_call_id: string;
+    tool: string;
+    rule_id: string | null;
+    expires_at: string;
+  };
+  'approval.decided': {
+    tool_call_id: string;
+    outcome: 'approved' | 'denied' | 'expired';
+    decision: 'allow' | 'deny';
+    decided_by: string | null;
+    reason: string | null;
+  };
+  'model.reserved': {
+    request_id: string;
+    model: string;
+    max_output_tokens: number;
+    input_bound_tokens: number;
+    booked_tokens: number;
+  };
+  'model.reconciled': {
+    request_id: string;
+    input_tokens: number;
+    output_tokens: number;
+    used_tokens: number;
+    released_tokens: number;
+  };
+}
+
+export type EventType = keyof EventFacts;
+export const eventTypes = [
+  'run.created',
+  'tool.requested',
+  'tool.decision',
+  'tool.brokered',
+  'approval.requested',
+  'approval.decided',
+  'model.reserved',
+  'model.reconciled',
+] as const satisfies readonly EventType[];
+
+/** One idempotency key per fact: a retried append finds the first one and adds nothing. */
+const idempotencyKeys: { [T in EventType]: (facts: EventFacts[T]) => string } = {
+  'run.created': () => 'run.created',
+  'tool.requested': (f) => `tool.requested:${f.tool_call_id}`,
+  'tool.decision': (f) => `tool.decision:${f.tool_call_id}`,
+  'tool.brokered': (f) => `tool.brokered:${f.tool_call_id}`,
+  'approval.requested': (f) => `approval.requested:${f.tool_call_id}`,
+  'approval.decided': (f) => `approval.decided:${f.tool_call_id}`,
+  'model.reserved': (f) => `model.reserved:${f.request_id}`,
+  'model.reconciled': (f) => `model.reconciled:${f.request_id}`,
+};
+
+/** The allow-list itself, at run time: a field not named here never reaches the ledger. */
+const allowedFields: { [T in EventType]: readonly (keyof EventFacts[T])[] } = {
+  'run.created': [
+    'run_id',
+    'workspace',
+    'invoked_by',
+    'source_kind',
+    'trust_tier',
+    'autonomy',
+    'policy_id',
+    'policy_version',
+    'toolset_digest',
+    'max_tokens',
+  ],
+  'tool.requested': ['tool_call_id', 'tool', 'execute', 'arguments'],
+  'tool.decision': [
+    'tool_call_id',
+    'tool',
+    'decision',
+    'stage',
+    'source',
+    'reason',
+    'rule_id',
+    'verdict',
+    'original_verdict',
+    'decided_by',
+  ],
+  'tool.brokered': ['tool_call_id', 'tool', 'latency_ms', 'is_error', 'result'],
+  'approval.requested': ['tool_call_id', 'tool', 'rule_id', 'expires_at'],
+  'approval.decided': ['tool_call_id', 'outcome', 'decision', 'decided_by', 'reason'],
+  'model.reserved': [
+    'request_id',
+    'model',
+    'max_output_tokens',
+    'input_bound_tokens',
+    'booked_tokens',
+  ],
+  'model.reconciled': [
+    'request_id',
+    'input_tokens',
+    'output_tokens',
+    'used_tokens',
+    'released_tokens',
+  ],
+};
+
+/** Marks a value the redactor must replace by its digest. */
+export function payload(value: unknown): Payload {
+  return { payload: value };
+}
+
+const maxTextLength = 1_000;
+const redactorOnly = Symbol('redactor');
+
+/**
+ * An event that went through the redactor. The private field makes the type nominal (an object
+ * literal or an `as` cast cannot satisfy it) and the constructor refuses callers without the
+ * module-private symbol, so the redactor below is the only way to make one.
+ */
+export class Redacted {
+  readonly #sealed = true;
+  readonly type: EventType;
+  readonly data: Readonly<Record<string, Scalar>>;
+  readonly idempotencyKey: string;
+
+  constructor(key: symbol, type: EventType, data: Record<string, Scalar>, idempotencyKey: string) {
+    if (key !== redactorOnly) throw new TypeError('only the redactor makes Redacted envelopes');
+    this.type = type;
+    this.data = Object.freeze(data);
+    this.idempotencyKey = idempotencyKey;
+  }
+
+  static isRedacted(value: unknown): value is Redacted {
+    return value instanceof Redacted && value.#sealed;
+  }
+}
+
+function isPayload(value: unknown): value is Payload {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    Object.keys(value).length === 1 &&
+    'payload' in value
+  );
+}
+
+function scalar(field: string, value: unknown): Scalar {
+  if (value === null || typeof value === 'boolean') return value;
+  if (typeof value === 'number') {
+    if (!Number.isFinite(value)) throw new TypeError(`${field} must be a finite number`);
+    return value;
+  }
+  if (typeof value === 'string') {
+    // jsonb cannot hold NUL; long text is cut, never a payload in disguise.
+    const text = value.replaceAll('\u0000', '');
+    return text.length > maxTextLength ? `${text.slice(0, maxTextLength)}…` : text;
+  }
+  throw new TypeError(
+    `${field} is not a scalar; wrap payloads with payload() so they are digested`,
+  );
+}
+
+/** The redactor: keeps the allow-listed scalars of an event's facts and digests its payloads. */
+export function redact<T extends EventType>(type: T, facts: EventFacts[T]): Redacted {
+  const data: Record<string, Scalar> = {};
+  for (const field of allowedFields[type] as readonly string[]) {
+    const value: unknown = (facts as Record<string, unknown>)[field];
+    if (value === undefined) continue;
+    if (isPayload(value)) data[`${field}_digest`] = digestOf(value.payload ?? null);
+    else data[field] = scalar(field, value);
+  }
+  return new Redacted(redactorOnly, type, data, idempotencyKeys[type](facts));
+}
