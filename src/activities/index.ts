@@ -1,3 +1,4 @@
+import { faultDelayMs } from '../faults.js';
 import type { Pool } from '../store/pool.js';
 import { capabilityStage } from './capability.js';
 import { recordDecisionActivity } from './decision.js';
@@ -9,14 +10,27 @@ export interface ActivityDeps {
   pool: Pool;
 }
 
+/** An activity that first sleeps when a test injected a delay for it (see src/faults.ts). */
+function withInjectedDelay<A extends unknown[], R>(
+  name: string,
+  activity: (...args: A) => Promise<R>,
+) {
+  const delayMs = faultDelayMs(name);
+  if (delayMs === 0) return activity;
+  return async (...args: A): Promise<R> => {
+    await new Promise((resolve) => setTimeout(resolve, delayMs));
+    return activity(...args);
+  };
+}
+
 /** Every activity the gate workflow calls, bound to its dependencies. */
 export function createActivities({ pool }: ActivityDeps) {
   const frozen = new FrozenRuns(pool);
   return {
-    capability: capabilityStage(frozen),
-    trustTier: trustTierStage(frozen),
-    policy: policyStage(frozen),
-    recordDecision: recordDecisionActivity(pool),
+    capability: withInjectedDelay('capability', capabilityStage(frozen)),
+    trustTier: withInjectedDelay('trustTier', trustTierStage(frozen)),
+    policy: withInjectedDelay('policy', policyStage(frozen)),
+    recordDecision: withInjectedDelay('recordDecision', recordDecisionActivity(pool)),
   };
 }
 

@@ -1,0 +1,100 @@
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { after, before, test } from 'node:test';
+import { Client, Connection } from '@temporalio/client';
+import pg from 'pg';
+import { startNodeProcess } from '../../src/devstack/stack.js';
+import { asSessionId, asToolCallId, gateWorkflowId } from '../../src/domain/ids.js';
+import { startTestApi, type TestApi } from '../support/api.js';
+import { testConfig } from '../support/env.js';
+import { createRun, seedWorkspace, toolCall } from '../support/seed.js';
+
+const taskQueue = `restart-${randomUUID()}`;
+let api: TestApi;
+let temporal: Client;
+let db: pg.Pool;
+
+before(async () => {
+  api = await startTestApi({ taskQueue }, { gateWaitMs: 90_000 });
+  temporal = new Client({
+    connection: await Connection.connect({ address: testConfig().temporalAddress }),
+  });
+  db = new pg.Pool({ connectionString: testConfig().databaseUrl });
+});
+after(async () => {
+  await api.close();
+  await temporal.connection.close();
+  await db.end();
+});
+
+function startWorker(name: string, faults = '') {
+  return startNodeProcess(
+    name,
+    'src/worker.ts',
+    { ...process.env, GATE_TASK_QUEUE: taskQueue, GATE_FAULTS: faults },
+    true,
+  );
+}
+
+async function until<T>(
+  what: string,
+  probe: () => Promise<T | undefined>,
+  timeoutMs = 60_000,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const value = await probe().catch(() => undefined);
+    if (value !== undefined) return value;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+test('a worker killed after the workflow started and before it answered: the retried PUT gets exactly one decision, from one workflow', async () => {
+  const seed = await seedWorkspace(api);
+  const run = await createRun(api, seed);
+  const body = { tool: 'Read', arguments: { file_path: 'README.md' } };
+  const workflowId = gateWorkflowId(asSessionId(run.session_id), asToolCallId('c1'));
+
+  // Worker A stalls inside the capability stage, so the workflow has started and not answered.
+  const workerA = startWorker('worker-a', 'stage-delay:capability=600000');
+  const firstPut = toolCall(api, run, 'c1', body);
+  await until('the capability activity to start on worker A', async () => {
+    const description = await temporal.workflow.getHandle(workflowId).describe();
+    const pending = description.raw.pendingActivities?.[0];
+    return pending?.activityType?.name === 'capability' && pending.lastStartedTime
+      ? true
+      : undefined;
+  });
+  workerA.child.kill('SIGKILL');
+  await workerA.exited;
+
+  const workerB = startWorker('worker-b');
+  try {
+    const [first, retried] = await Promise.all([firstPut, toolCall(api, run, 'c1', body)]);
+    assert.equal(first.status, 200);
+    assert.equal(retried.status, 200);
+    assert.equal(first.body.decision, 'allow');
+    assert.deepEqual(retried.body, first.body);
+    const again = await toolCall(api, run, 'c1', body);
+    assert.deepEqual(again.body, first.body);
+
+    const executions = [];
+    for await (const execution of temporal.workflow.list({
+      query: `WorkflowId = '${workflowId}'`,
+    })) {
+      executions.push(execution);
+    }
+    assert.equal(executions.length, 1);
+    const events = await db.query<{ type: string }>(
+      'select type from ledger_events where stream_id = $1 order by seq',
+      [run.session_id],
+    );
+    assert.deepEqual(
+      events.rows.map((e) => e.type),
+      ['run.created', 'tool.requested', 'tool.decision'],
+    );
+  } finally {
+    await workerB.stop();
+  }
+});
