@@ -1,6 +1,19 @@
 import type { z } from 'zod';
 import { Problem, type FieldError } from './problem.js';
 
+function pathOf(part: string, path: readonly PropertyKey[]): string {
+  return part + path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`)).join('');
+}
+
+/** One error per failing field; an unknown key is named at its own path. */
+function fieldErrors(part: string, issues: readonly z.core.$ZodIssue[]): FieldError[] {
+  return issues.flatMap((issue) =>
+    issue.code === 'unrecognized_keys'
+      ? issue.keys.map((key) => ({ path: pathOf(part, [...issue.path, key]), message: 'unknown field' }))
+      : [{ path: pathOf(part, issue.path), message: issue.message }],
+  );
+}
+
 /** Validates a request part with zod; a failure is a 400 naming every failing path. */
 export function validate<S extends z.ZodType>(
   schema: S,
@@ -9,15 +22,8 @@ export function validate<S extends z.ZodType>(
 ): z.output<S> {
   const result = schema.safeParse(value ?? (part === 'body' ? undefined : {}));
   if (result.success) return result.data;
-  const errors: FieldError[] = result.error.issues.map((issue) => ({
-    path: `${part}${issue.path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`)).join('')}`,
-    message: issue.message,
-  }));
-  throw new Problem(
-    400,
-    `the request ${part} is not valid: ${errors.map((e) => e.path).join(', ')}`,
-    {
-      errors,
-    },
-  );
+  const errors = fieldErrors(part, result.error.issues);
+  throw new Problem(400, `the request ${part} is not valid: ${errors.map((e) => e.path).join(', ')}`, {
+    errors,
+  });
 }

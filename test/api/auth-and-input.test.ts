@@ -1,0 +1,281 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import pg from 'pg';
+import { startTestApi, type TestApi } from '../support/api.js';
+import { testConfig } from '../support/env.js';
+import { createRun, expectStatus, seedWorkspace, toolCall, type Seed } from '../support/seed.js';
+
+let api: TestApi;
+let seed: Seed;
+let db: pg.Pool;
+
+before(async () => {
+  api = await startTestApi();
+  seed = await seedWorkspace(api);
+  db = new pg.Pool({ connectionString: testConfig().databaseUrl });
+});
+after(async () => {
+  await api.close();
+  await db.end();
+});
+
+async function count(table: string): Promise<number> {
+  const { rows } = await db.query<{ n: number }>(`select count(*)::int as n from ${table}`);
+  return rows[0]!.n;
+}
+
+function assertProblem(answer: { status: number; body: any; headers: Headers }, status: number) {
+  assert.equal(answer.status, status, JSON.stringify(answer.body));
+  assert.match(answer.headers.get('content-type') ?? '', /^application\/problem\+json/);
+  assert.equal(answer.body.status, status);
+  assert.equal(typeof answer.body.title, 'string');
+  assert.equal(typeof answer.body.detail, 'string');
+  assert.equal(typeof answer.body.type, 'string');
+}
+
+describe('every route authenticates', () => {
+  test('no token, a malformed header or an unknown token: 401', async () => {
+    assertProblem(await api.call('POST', '/v1/workspaces', { body: { name: 'x' } }), 401);
+    assertProblem(
+      await api.call('POST', '/v1/workspaces', {
+        body: { name: 'x' },
+        headers: { authorization: 'Basic abc' },
+      }),
+      401,
+    );
+    assertProblem(
+      await api.call('POST', '/v1/workspaces', { token: 'fgs_unknown', body: { name: 'x' } }),
+      401,
+    );
+    assertProblem(
+      await api.call('POST', '/v1/workspaces', {
+        token: 'not-the-key-at-all',
+        body: { name: 'x' },
+      }),
+      401,
+    );
+    const run = await createRun(api, seed);
+    assertProblem(
+      await api.call('PUT', `/v1/sessions/${run.session_id}/tool-calls/c1`, { body: {} }),
+      401,
+    );
+    assertProblem(await api.call('GET', `/v1/runs/${run.run_id}`), 401);
+  });
+
+  test("a runner never sees another session: its token on another session's routes is 404", async () => {
+    const mine = await createRun(api, seed);
+    const theirs = await createRun(api, seed);
+    const answer = await api.call('PUT', `/v1/sessions/${theirs.session_id}/tool-calls/c1`, {
+      token: mine.session_token,
+      body: { tool: 'Read', arguments: { file_path: 'a' } },
+    });
+    assertProblem(answer, 404);
+    assertProblem(
+      await api.call('GET', `/v1/sessions/${theirs.session_id}/tool-calls/c1`, {
+        token: mine.session_token,
+      }),
+      404,
+    );
+    assertProblem(
+      await api.call('GET', `/v1/runs/${theirs.run_id}`, { token: mine.session_token }),
+      404,
+    );
+    const own = await expectStatus(
+      api.call('GET', `/v1/runs/${mine.run_id}`, { token: mine.session_token }),
+      200,
+    );
+    assert.equal(own.session_id, mine.session_id);
+    assert.equal(own.session_token, undefined);
+    assert.deepEqual(own.budget, { max_tokens: 100_000, held_tokens: 0, used_tokens: 0 });
+  });
+
+  test('a runner or a user calling operator routes: 403', async () => {
+    const run = await createRun(api, seed);
+    for (const token of [run.session_token, seed.admin.token]) {
+      assertProblem(await api.call('POST', '/v1/workspaces', { token, body: { name: 'x' } }), 403);
+      assertProblem(
+        await api.call('POST', '/v1/policies', {
+          token,
+          body: { workspace: seed.workspace, name: 'x' },
+        }),
+        403,
+      );
+      assertProblem(
+        await api.call('GET', `/v1/policies/${seed.policyId}/versions/1`, { token }),
+        403,
+      );
+    }
+  });
+
+  test('the operator may not act as a runner', async () => {
+    const run = await createRun(api, seed);
+    assertProblem(
+      await api.call('PUT', `/v1/sessions/${run.session_id}/tool-calls/c1`, {
+        token: api.operatorKey,
+        body: { tool: 'Read', arguments: {} },
+      }),
+      403,
+    );
+  });
+});
+
+describe('bad input gets a clear error and loses nothing', () => {
+  test('malformed JSON: 400 problem, nothing written', async () => {
+    const before = await count('workspaces');
+    assertProblem(
+      await api.call('POST', '/v1/workspaces', { token: api.operatorKey, raw: '{"name": "x"' }),
+      400,
+    );
+    const run = await createRun(api, seed);
+    const calls = await count('tool_calls');
+    assertProblem(
+      await api.call('PUT', `/v1/sessions/${run.session_id}/tool-calls/c1`, {
+        token: run.session_token,
+        raw: '{',
+      }),
+      400,
+    );
+    assert.equal(await count('workspaces'), before + 0);
+    assert.equal(await count('tool_calls'), calls);
+  });
+
+  test('unknown fields are rejected, naming the path', async () => {
+    const before = await count('workspaces');
+    const answer = await api.call('POST', '/v1/workspaces', {
+      token: api.operatorKey,
+      body: { name: 'x', owner: 'me' },
+    });
+    assertProblem(answer, 400);
+    assert.deepEqual(answer.body.errors, [{ path: 'body.owner', message: 'unknown field' }]);
+    const run = await createRun(api, seed);
+    const call = await toolCall(api, run, 'c1', { tool: 'Read', arguments: {}, sneaky: true });
+    assertProblem(call, 400);
+    assert.equal(await count('workspaces'), before);
+    const { rows } = await db.query('select 1 from tool_calls where session_id = $1', [
+      run.session_id,
+    ]);
+    assert.equal(rows.length, 0);
+  });
+
+  test('a run body with wrong values names every failing field, and creates no run', async () => {
+    const runs = await count('runs');
+    const answer = await api.call('POST', '/v1/runs', {
+      token: api.operatorKey,
+      body: {
+        workspace: 'not-a-uuid',
+        session_id: 'has/slash',
+        invoked_by: seed.admin.user_id,
+        source: { kind: 'elsewhere' },
+        autonomy: 'supervised',
+        policy_id: seed.policyId,
+        tools: { bundles: [] },
+        budget: { max_tokens: -5 },
+      },
+    });
+    assertProblem(answer, 400);
+    const paths = answer.body.errors.map((e: any) => e.path).sort();
+    assert.deepEqual(paths, [
+      'body.budget.max_tokens',
+      'body.session_id',
+      'body.source.kind',
+      'body.workspace',
+    ]);
+    assert.equal(await count('runs'), runs);
+  });
+
+  test('a body over the limit: 413 problem, nothing written', async () => {
+    const run = await createRun(api, seed);
+    const huge = { tool: 'Read', arguments: { file_path: 'x'.repeat(2 * 1024 * 1024) } };
+    assertProblem(await toolCall(api, run, 'c1', huge), 413);
+    const { rows } = await db.query('select 1 from tool_calls where session_id = $1', [
+      run.session_id,
+    ]);
+    assert.equal(rows.length, 0);
+  });
+
+  test('a path parameter of the wrong shape is a 400, not a database error', async () => {
+    assertProblem(
+      await api.call('GET', '/v1/policies/not-a-uuid/versions/1', { token: api.operatorKey }),
+      400,
+    );
+    assertProblem(
+      await api.call('GET', `/v1/policies/${seed.policyId}/versions/zero`, {
+        token: api.operatorKey,
+      }),
+      400,
+    );
+    assertProblem(await api.call('GET', '/v1/runs/123', { token: api.operatorKey }), 400);
+  });
+
+  test('unknown routes and unknown things are 404 problems', async () => {
+    assertProblem(await api.call('GET', '/v1/nothing-here', { token: api.operatorKey }), 404);
+    assertProblem(
+      await api.call('GET', `/v1/policies/${seed.policyId}/versions/99`, {
+        token: api.operatorKey,
+      }),
+      404,
+    );
+    assertProblem(
+      await api.call('POST', '/v1/workspaces/00000000-0000-4000-8000-000000000000/members', {
+        token: api.operatorKey,
+        body: { name: 'x', role: 'member' },
+      }),
+      404,
+    );
+  });
+
+  test('a session id already in use: 409, the first run unchanged', async () => {
+    const run = await createRun(api, seed);
+    const again = await api.call('POST', '/v1/runs', {
+      token: api.operatorKey,
+      body: {
+        workspace: seed.workspace,
+        session_id: run.session_id,
+        invoked_by: seed.admin.user_id,
+        source: { kind: 'manual' },
+        autonomy: 'supervised',
+        policy_id: seed.policyId,
+        tools: { bundles: [seed.bundleId] },
+        budget: { max_tokens: 5 },
+      },
+    });
+    assertProblem(again, 409);
+    const still = await expectStatus(
+      api.call('GET', `/v1/runs/${run.run_id}`, { token: api.operatorKey }),
+      200,
+    );
+    assert.equal(still.budget.max_tokens, 100_000);
+  });
+
+  test('a suspended member cannot invoke a run', async () => {
+    const member = await expectStatus(
+      api.call('POST', `/v1/workspaces/${seed.workspace}/members`, {
+        token: api.operatorKey,
+        body: { name: 'sam', role: 'member' },
+      }),
+      201,
+    );
+    await expectStatus(
+      api.call('PATCH', `/v1/workspaces/${seed.workspace}/members/${member.user_id}`, {
+        token: api.operatorKey,
+        body: { status: 'suspended' },
+      }),
+      200,
+    );
+    const answer = await api.call('POST', '/v1/runs', {
+      token: api.operatorKey,
+      body: {
+        workspace: seed.workspace,
+        session_id: `s-suspended-${Date.now()}`,
+        invoked_by: member.user_id,
+        source: { kind: 'manual' },
+        autonomy: 'supervised',
+        policy_id: seed.policyId,
+        tools: { bundles: [seed.bundleId] },
+        budget: { max_tokens: 5 },
+      },
+    });
+    assertProblem(answer, 400);
+    assert.equal(answer.body.errors[0].path, 'body.invoked_by');
+  });
+});
