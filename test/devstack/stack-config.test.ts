@@ -1,0 +1,63 @@
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { test } from 'node:test';
+import {
+  parseStackConfig,
+  projectRoot,
+  StackConfigError,
+  stackProfile,
+} from '../../src/devstack/stack-config.js';
+import { temporalServerArgs } from '../../src/devstack/temporal-server.js';
+
+const text = readFileSync(path.join(projectRoot, 'temporal-dev.yaml'), 'utf8');
+
+test('the committed temporal-dev.yaml is valid, and dev and test stacks do not share ports or data', () => {
+  const config = parseStackConfig(text);
+  const dev = stackProfile(config, 'dev');
+  const tst = stackProfile(config, 'test');
+  const ports = (p: typeof dev) => [
+    p.temporal.port,
+    p.temporal.uiPort,
+    p.postgres.port,
+    p.api.port,
+  ];
+  for (const port of ports(tst)) assert.equal(ports(dev).includes(port), false);
+  assert.notEqual(dev.postgres.dataDir, tst.postgres.dataDir);
+  assert.notEqual(dev.temporal.sqliteFile, tst.temporal.sqliteFile);
+});
+
+test('a wrong value stops start-up with a message naming the key', () => {
+  const cases: [string, string, RegExp][] = [
+    ['port: 7233', 'port: 99999', /temporal\.port/],
+    ['cli_version: 1.5.1', 'cli_version: latest', /temporal\.cli_version/],
+    ['journal_mode: wal', 'journal_mode: "wal; drop"', /temporal\.sqlite_pragmas\.journal_mode/],
+    ['database: fluidbox_gate', 'database: "x; drop"', /postgres\.database/],
+    ['data_dir: .data/dev/postgres', 'data_dir: ../elsewhere', /postgres\.data_dir/],
+    ['  GateTool: Keyword', '  GateTool: Blob', /temporal\.search_attributes\.GateTool/],
+    ['api:\n', 'api:\n  extra: 1\n', /api/],
+  ];
+  for (const [from, to, key] of cases) {
+    assert.ok(text.includes(from), from);
+    assert.throws(
+      () => parseStackConfig(text.replace(from, to)),
+      (err: unknown) => {
+        assert.ok(err instanceof StackConfigError);
+        assert.match(err.message, key);
+        return true;
+      },
+    );
+  }
+  assert.throws(() => parseStackConfig('temporal: ['), StackConfigError);
+});
+
+test('the dev server is started with every value the file describes', () => {
+  const args = temporalServerArgs(stackProfile(parseStackConfig(text), 'dev'));
+  const joined = args.join(' ');
+  assert.match(joined, /--port 7233 /);
+  assert.match(joined, /--ui-port 8233 /);
+  assert.match(joined, /--sqlite-pragma journal_mode=wal/);
+  assert.match(joined, /--dynamic-config-value frontend\.enableExecuteMultiOperation=true/);
+  assert.match(joined, /--search-attribute GateSessionId=Keyword/);
+  assert.match(joined, /--db-filename \S+temporal\.sqlite/);
+});
