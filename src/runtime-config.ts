@@ -14,6 +14,8 @@ export interface RuntimeConfig {
   operatorKey: string | undefined;
   /** The base URL approvers reach the API at, for links in answers. */
   publicUrl: string;
+  /** How often a paused call re-reads its approval when no signal wakes it. */
+  approvalRecheckS: number;
 }
 
 export function runtimeConfig(env: NodeJS.ProcessEnv = process.env): RuntimeConfig {
@@ -23,7 +25,12 @@ export function runtimeConfig(env: NodeJS.ProcessEnv = process.env): RuntimeConf
   if (!Number.isInteger(apiPort) || apiPort < 0 || apiPort > 65535) {
     throw new Error(`GATE_API_PORT must be a port number, not "${env.GATE_API_PORT ?? ''}"`);
   }
+  const approvalRecheckS = Number(env.GATE_APPROVAL_RECHECK_S ?? 10);
+  if (!Number.isFinite(approvalRecheckS) || approvalRecheckS < 0.1 || approvalRecheckS > 3600) {
+    throw new Error('GATE_APPROVAL_RECHECK_S must be a number of seconds from 0.1 to 3600');
+  }
   return {
+    approvalRecheckS,
     databaseUrl: env.DATABASE_URL ?? postgresUrl(dev),
     temporalAddress: env.TEMPORAL_ADDRESS ?? temporalAddress(dev),
     namespace: env.TEMPORAL_NAMESPACE ?? dev.temporal.namespace,

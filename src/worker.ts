@@ -21,7 +21,7 @@ export async function createGateWorker(
     connection,
     namespace: config.namespace,
     taskQueue: config.taskQueue,
-    activities: createActivities({ pool }),
+    activities: createActivities({ pool, publicUrl: config.publicUrl }),
     ...(extra.workflowBundle
       ? { workflowBundle: extra.workflowBundle }
       : { workflowsPath: extra.workflowsPath ?? workflowsPath }),

@@ -1,5 +1,5 @@
 import type { DecidedAnswer, GateDecision, GateRequest } from '../domain/gate.js';
-import { redact } from '../domain/redaction.js';
+import { toolDecisionEvent } from '../domain/gate-events.js';
 import { appendEvent } from '../store/ledger.js';
 import { withTransaction, type Pool } from '../store/pool.js';
 import { recordToolCallDecision } from '../store/tool-calls.js';
@@ -20,22 +20,7 @@ export function recordDecisionActivity(pool: Pool) {
         request.tool_call_id,
         decision.answer,
       );
-      await appendEvent(
-        tx,
-        request.session_id,
-        redact('tool.decision', {
-          tool_call_id: request.tool_call_id,
-          tool: request.tool,
-          decision: recorded.decision,
-          stage: decision.stage,
-          source: recorded.source ?? null,
-          reason: recorded.reason,
-          rule_id: recorded.rule_id ?? null,
-          verdict: decision.verdict ?? null,
-          original_verdict: decision.original_verdict ?? null,
-          decided_by: decision.decided_by ?? null,
-        }),
-      );
+      await appendEvent(tx, request.session_id, toolDecisionEvent(request, decision, recorded));
       return recorded;
     });
   };

@@ -1,5 +1,6 @@
 import { faultDelayMs } from '../faults.js';
 import type { Pool } from '../store/pool.js';
+import { approvalActivities } from './approval.js';
 import { capabilityStage } from './capability.js';
 import { recordDecisionActivity } from './decision.js';
 import { FrozenRuns } from './frozen-runs.js';
@@ -8,6 +9,8 @@ import { trustTierStage } from './trust-tier.js';
 
 export interface ActivityDeps {
   pool: Pool;
+  /** Where approvers reach the API, for the link in a pending answer. */
+  publicUrl: string;
 }
 
 /** An activity that first sleeps when a test injected a delay for it (see src/faults.ts). */
@@ -24,13 +27,17 @@ function withInjectedDelay<A extends unknown[], R>(
 }
 
 /** Every activity the gate workflow calls, bound to its dependencies. */
-export function createActivities({ pool }: ActivityDeps) {
+export function createActivities({ pool, publicUrl }: ActivityDeps) {
   const frozen = new FrozenRuns(pool);
+  const approval = approvalActivities(pool, frozen, publicUrl);
   return {
     capability: withInjectedDelay('capability', capabilityStage(frozen)),
     trustTier: withInjectedDelay('trustTier', trustTierStage(frozen)),
     policy: withInjectedDelay('policy', policyStage(frozen)),
     recordDecision: withInjectedDelay('recordDecision', recordDecisionActivity(pool)),
+    requestApproval: approval.requestApproval,
+    checkApproval: approval.checkApproval,
+    expireApproval: approval.expireApproval,
   };
 }
 

@@ -13,6 +13,10 @@ export interface ApiContext {
   auth: Authenticator;
   metrics: GateMetrics;
   ledger: LedgerNotifier;
+  /** Best-effort work started after a response (wake-up signals), awaited before closing. */
+  inFlight: Set<Promise<unknown>>;
   /** How long a PUT waits for the gate before asking the runner to send it again. */
   gateWaitMs: number;
+  /** How often a paused call re-reads its approval row when no signal arrives. */
+  approvalRecheckS: number;
 }

@@ -16,6 +16,7 @@ export function createApi(
   const connection = Connection.lazy({ address: config.temporalAddress });
   const temporal = new Client({ connection, namespace: config.namespace });
   const ledger = new LedgerNotifier(config.databaseUrl);
+  const inFlight = new Set<Promise<unknown>>();
   ledger.start();
   const app = buildApi(
     {
@@ -26,11 +27,14 @@ export function createApi(
       auth: new Authenticator(pool, config.operatorKey),
       metrics: createMetrics(),
       gateWaitMs,
+      approvalRecheckS: config.approvalRecheckS,
       ledger,
+      inFlight,
     },
     { logger },
   );
   app.addHook('onClose', async () => {
+    await Promise.allSettled([...inFlight]);
     await ledger.close();
     await connection.close();
     await pool.end();

@@ -4,6 +4,7 @@ import { isUnavailableError } from '../store/pool.js';
 import type { ApiContext } from './context.js';
 import { GateStillEvaluatingError } from './gate-client.js';
 import { Problem, sendProblem } from './problem.js';
+import { approvalRoutes } from './routes/approvals.js';
 import { capabilityBundleRoutes } from './routes/capability-bundles.js';
 import { eventRoutes } from './routes/events.js';
 import { operationRoutes } from './routes/operations.js';
@@ -69,5 +70,6 @@ export function buildApi(ctx: ApiContext, { logger = false } = {}): FastifyInsta
   runRoutes(app, ctx);
   toolCallRoutes(app, ctx);
   eventRoutes(app, ctx);
+  approvalRoutes(app, ctx);
   return app;
 }

@@ -9,7 +9,10 @@ function pathOf(part: string, path: readonly PropertyKey[]): string {
 function fieldErrors(part: string, issues: readonly z.core.$ZodIssue[]): FieldError[] {
   return issues.flatMap((issue) =>
     issue.code === 'unrecognized_keys'
-      ? issue.keys.map((key) => ({ path: pathOf(part, [...issue.path, key]), message: 'unknown field' }))
+      ? issue.keys.map((key) => ({
+          path: pathOf(part, [...issue.path, key]),
+          message: 'unknown field',
+        }))
       : [{ path: pathOf(part, issue.path), message: issue.message }],
   );
 }
@@ -23,7 +26,11 @@ export function validate<S extends z.ZodType>(
   const result = schema.safeParse(value ?? (part === 'body' ? undefined : {}));
   if (result.success) return result.data;
   const errors = fieldErrors(part, result.error.issues);
-  throw new Problem(400, `the request ${part} is not valid: ${errors.map((e) => e.path).join(', ')}`, {
-    errors,
-  });
+  throw new Problem(
+    400,
+    `the request ${part} is not valid: ${errors.map((e) => e.path).join(', ')}`,
+    {
+      errors,
+    },
+  );
 }

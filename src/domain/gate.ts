@@ -23,6 +23,8 @@ export interface GateRequest {
   tool: string;
   arguments: Record<string, unknown>;
   execute: boolean;
+  /** How often a paused call re-reads its approval when no signal comes (seconds). */
+  approval_recheck_s: number;
 }
 
 export interface DecidedAnswer {

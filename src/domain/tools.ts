@@ -36,6 +36,8 @@ export interface PhotographedTool {
 export interface Binding {
   connection_id: string;
   auth_generation: number;
+  /** Set for a personal connection: its owner alone may decide approvals of its calls. */
+  owner_user_id?: string | null;
 }
 
 /** One tool as a run froze it. Never changes after the run is created. */

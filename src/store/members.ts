@@ -61,3 +61,12 @@ export async function findMember(
   );
   return rows[0];
 }
+
+/** The member as of now, locked against a concurrent suspension until the transaction ends. */
+export async function lockMember(db: Queryable, userId: string): Promise<Member | undefined> {
+  const { rows } = await db.query<Member>(
+    `select ${memberColumns} from members where id = $1 for share`,
+    [userId],
+  );
+  return rows[0];
+}

@@ -1,4 +1,10 @@
-import type { DecidedAnswer, DenySource, GateAnswer, ToolCallState } from '../domain/gate.js';
+import type {
+  DecidedAnswer,
+  DenySource,
+  GateAnswer,
+  PendingAnswer,
+  ToolCallState,
+} from '../domain/gate.js';
 import type { Queryable } from './pool.js';
 
 export interface ToolCallRow {
@@ -80,4 +86,18 @@ export async function recordToolCallDecision(
 
 export function stateOf(row: ToolCallRow): ToolCallState {
   return row.answer ?? { status: 'evaluating' };
+}
+
+/** Marks a call as waiting for a person; the answer a retried PUT gets until it is decided. */
+export async function recordPendingApproval(
+  db: Queryable,
+  sessionId: string,
+  toolCallId: string,
+  answer: PendingAnswer,
+): Promise<void> {
+  await db.query(
+    `update tool_calls set status = 'pending_approval', answer = $3
+     where session_id = $1 and tool_call_id = $2 and status = 'evaluating'`,
+    [sessionId, toolCallId, JSON.stringify(answer)],
+  );
 }

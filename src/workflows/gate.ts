@@ -6,14 +6,16 @@ import {
   setHandler,
 } from '@temporalio/workflow';
 import type { GateActivities } from '../activities/index.js';
+import type { PolicyStageResult } from '../activities/policy.js';
 import type {
   DenySource,
   GateAnswer,
   GateDecision,
   GateRequest,
+  PendingAnswer,
   StageOutcome,
 } from '../domain/gate.js';
-import { stateQuery, toolCallUpdate } from './messages.js';
+import { approvalDecidedSignal, stateQuery, toolCallUpdate } from './messages.js';
 
 // Stage checks retry briefly, then fail closed: a stage that cannot answer denies.
 const stages = proxyActivities<GateActivities>({
@@ -49,7 +51,9 @@ function failedClosed(stage: DenySource, err: unknown): GateDecision {
   return deny(stage, `the ${stage} stage could not decide (${cause}); failing closed`);
 }
 
-async function evaluate(request: GateRequest): Promise<GateDecision> {
+type Evaluation = GateDecision | { approval: PolicyStageResult };
+
+async function evaluate(request: GateRequest): Promise<Evaluation> {
   for (const check of checks) {
     let outcome: StageOutcome;
     try {
@@ -69,11 +73,14 @@ async function evaluate(request: GateRequest): Promise<GateDecision> {
   } catch (err) {
     return failedClosed('policy', err);
   }
+  if (policy.verdict === 'require_approval') return { approval: policy };
   const trail = { verdict: policy.verdict, original_verdict: policy.original_verdict };
   const ruleId = policy.rule_id ? { rule_id: policy.rule_id } : {};
   const by = policy.rule_id ? `rule "${policy.rule_id}"` : 'the policy default';
   const rewritten =
-    policy.verdict !== policy.original_verdict ? ' (autonomous fallback for require_approval)' : '';
+    policy.verdict !== policy.original_verdict
+      ? ' (the autonomous fallback for require_approval)'
+      : '';
   if (policy.verdict === 'allow') {
     return {
       answer: {
@@ -86,15 +93,40 @@ async function evaluate(request: GateRequest): Promise<GateDecision> {
       ...trail,
     };
   }
-  if (policy.verdict === 'deny') {
-    const decision = deny('policy', `denied by ${by}${rewritten}`, trail);
-    Object.assign(decision.answer, ruleId);
-    return decision;
-  }
-  // Human approval comes with the approvals stage; until then an approval nobody can give is a deny.
-  const decision = deny('approval', `${by} requires approval, and no approval can be given`, trail);
+  const decision = deny('policy', `denied by ${by}${rewritten}`, trail);
   Object.assign(decision.answer, ruleId);
   return decision;
+}
+
+/**
+ * The pause: the approval row is written and the runner told "pending"; then the workflow waits
+ * for a wake-up signal or the re-check timer, and each time re-reads the row. A lost signal
+ * costs latency, never the decision. At the expiry the row is settled with on_timeout.
+ */
+async function awaitApproval(
+  request: GateRequest,
+  policy: PolicyStageResult,
+  announce: (pending: PendingAnswer) => void,
+): Promise<GateAnswer> {
+  const pending = await recorder.requestApproval(request, policy);
+  announce(pending);
+  const expiresAt = Date.parse(pending.approval.expires_at);
+  let woken = false;
+  setHandler(approvalDecidedSignal, () => {
+    woken = true;
+  });
+  for (;;) {
+    const untilExpiry = expiresAt - Date.now();
+    if (untilExpiry > 0) {
+      await condition(() => woken, Math.min(request.approval_recheck_s * 1000, untilExpiry));
+    }
+    woken = false;
+    const state =
+      Date.now() >= expiresAt
+        ? await recorder.expireApproval(request.session_id, request.tool_call_id)
+        : await recorder.checkApproval(request.session_id, request.tool_call_id);
+    if (state.status === 'decided') return state.answer;
+  }
 }
 
 /** One tool call: the gate's stages in order, then the decision written to the state of record. */
@@ -107,8 +139,14 @@ export async function gate(request: GateRequest): Promise<GateAnswer> {
   });
   setHandler(stateQuery, () => answer ?? { status: 'evaluating' });
 
-  const decision = await evaluate(request);
-  answer = await recorder.recordDecision(request, decision);
+  const evaluation = await evaluate(request);
+  if ('answer' in evaluation) {
+    answer = await recorder.recordDecision(request, evaluation);
+  } else {
+    answer = await awaitApproval(request, evaluation.approval, (pending) => {
+      answer = pending;
+    });
+  }
   await condition(allHandlersFinished);
   return answer;
 }

@@ -47,6 +47,7 @@ export function toolCallRoutes(app: FastifyInstance, ctx: ApiContext) {
       tool: body.tool,
       arguments: body.arguments,
       execute: body.execute ?? false,
+      approval_recheck_s: ctx.approvalRecheckS,
     };
     const requestDigest = digestOf({
       tool: body.tool,

@@ -1,0 +1,96 @@
+import type { DecidedAnswer, GateRequest, PendingAnswer } from '../domain/gate.js';
+import { redact } from '../domain/redaction.js';
+import { settleAndRecord } from '../store/approval-settlement.js';
+import { findApproval, insertApproval, type ApprovalRow } from '../store/approvals.js';
+import { appendEvent } from '../store/ledger.js';
+import { withTransaction, type Pool } from '../store/pool.js';
+import { findToolCall, recordPendingApproval } from '../store/tool-calls.js';
+import type { FrozenRuns } from './frozen-runs.js';
+import type { PolicyStageResult } from './policy.js';
+
+export type ApprovalState =
+  { status: 'pending'; expires_at: string } | { status: 'decided'; answer: DecidedAnswer };
+
+function pendingAnswer(publicUrl: string, row: ApprovalRow): PendingAnswer {
+  return {
+    status: 'pending_approval',
+    approval: {
+      url: `${publicUrl}/approvals/${encodeURIComponent(row.session_id)}/${encodeURIComponent(row.tool_call_id)}`,
+      expires_at: row.expires_at.toISOString(),
+    },
+  };
+}
+
+async function decidedAnswer(pool: Pool, row: ApprovalRow): Promise<ApprovalState> {
+  const call = await findToolCall(pool, row.session_id, row.tool_call_id);
+  if (call?.answer?.status !== 'decided')
+    throw new Error('a settled approval has no recorded answer');
+  return { status: 'decided', answer: call.answer };
+}
+
+export function approvalActivities(pool: Pool, frozen: FrozenRuns, publicUrl: string) {
+  /**
+   * Writes the pending approval (once), marks the call pending and emits approval.requested,
+   * in one transaction. Who may decide is fixed here: the personal connection's owner, or the
+   * workspace's approvers.
+   */
+  async function requestApproval(
+    request: GateRequest,
+    policy: PolicyStageResult,
+  ): Promise<PendingAnswer> {
+    const run = await frozen.run(request.run_id);
+    const tool = run.toolset.find((t) => t.name === request.tool);
+    const owner = tool?.binding?.owner_user_id ?? null;
+    return withTransaction(pool, async (tx) => {
+      const { row, created } = await insertApproval(tx, {
+        session_id: request.session_id,
+        tool_call_id: request.tool_call_id,
+        run_id: run.id,
+        workspace_id: run.workspace_id,
+        tool: request.tool,
+        arguments: request.arguments,
+        rule_id: policy.rule_id,
+        policy_version: policy.policy_version,
+        authority: owner ? 'owner' : 'workspace_approvers',
+        owner_user_id: owner,
+        on_timeout: policy.approval.on_timeout,
+        timeout_s: policy.approval.timeout_s,
+      });
+      const answer = pendingAnswer(publicUrl, row);
+      if (created) {
+        await recordPendingApproval(tx, request.session_id, request.tool_call_id, answer);
+        await appendEvent(
+          tx,
+          request.session_id,
+          redact('approval.requested', {
+            tool_call_id: request.tool_call_id,
+            tool: request.tool,
+            rule_id: policy.rule_id,
+            expires_at: answer.approval.expires_at,
+          }),
+        );
+      }
+      return answer;
+    });
+  }
+
+  /** Reads the row: the only source of truth for a decision. Signals merely wake the reader. */
+  async function checkApproval(sessionId: string, toolCallId: string): Promise<ApprovalState> {
+    const row = await findApproval(pool, sessionId, toolCallId);
+    if (!row) throw new Error(`approval ${sessionId}/${toolCallId} does not exist`);
+    if (row.status === 'pending')
+      return { status: 'pending', expires_at: row.expires_at.toISOString() };
+    return decidedAnswer(pool, row);
+  }
+
+  /** Settles an expired approval with the policy's on_timeout, by the same compare-and-swap as a person. */
+  async function expireApproval(sessionId: string, toolCallId: string): Promise<ApprovalState> {
+    const settlement = await withTransaction(pool, (tx) =>
+      settleAndRecord(tx, sessionId, toolCallId, { by: 'expiry' }),
+    );
+    if (settlement.outcome === 'decided') return { status: 'decided', answer: settlement.answer };
+    return checkApproval(sessionId, toolCallId);
+  }
+
+  return { requestApproval, checkApproval, expireApproval };
+}

@@ -1,0 +1,59 @@
+import type pg from 'pg';
+import { decisionFromApproval } from '../domain/approval.js';
+import type { DecidedAnswer } from '../domain/gate.js';
+import { toolDecisionEvent } from '../domain/gate-events.js';
+import { redact } from '../domain/redaction.js';
+import { findApproval, settleApproval, type ApprovalRow } from './approvals.js';
+import { appendEvent } from './ledger.js';
+import { recordToolCallDecision } from './tool-calls.js';
+
+export type Settlement =
+  | { outcome: 'decided'; approval: ApprovalRow; answer: DecidedAnswer }
+  | { outcome: 'already_decided'; approval: ApprovalRow }
+  | { outcome: 'not_found' };
+
+/**
+ * Settles an approval inside the caller's transaction: the compare-and-swap on the row, the
+ * call's final answer, and approval.decided + tool.decision in the ledger. Only the winner
+ * writes anything; if any part fails, the transaction rolls back and the approval stays
+ * pending (fail closed).
+ */
+export async function settleAndRecord(
+  tx: pg.PoolClient,
+  sessionId: string,
+  toolCallId: string,
+  settle: Parameters<typeof settleApproval>[3],
+  decidedByName: string | null = null,
+): Promise<Settlement> {
+  const settled = await settleApproval(tx, sessionId, toolCallId, settle);
+  if (!settled || settled.decision === null || settled.status === 'pending') {
+    const current = await findApproval(tx, sessionId, toolCallId);
+    return current ? { outcome: 'already_decided', approval: current } : { outcome: 'not_found' };
+  }
+  const decision = decisionFromApproval({
+    status: settled.status,
+    decision: settled.decision,
+    rule_id: settled.rule_id,
+    decided_by: settled.decided_by,
+    decided_by_name: decidedByName,
+    reason: settled.reason,
+  });
+  const answer = await recordToolCallDecision(tx, sessionId, toolCallId, decision.answer);
+  await appendEvent(
+    tx,
+    sessionId,
+    redact('approval.decided', {
+      tool_call_id: toolCallId,
+      outcome: settled.status === 'expired' ? 'expired' : settled.status,
+      decision: settled.decision,
+      decided_by: settled.decided_by,
+      reason: settled.reason,
+    }),
+  );
+  await appendEvent(
+    tx,
+    sessionId,
+    toolDecisionEvent({ tool_call_id: toolCallId, tool: settled.tool }, decision, answer),
+  );
+  return { outcome: 'decided', approval: settled, answer };
+}

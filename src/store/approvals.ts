@@ -1,0 +1,134 @@
+import type { ApprovalStatus, Authority } from '../domain/approval.js';
+import type { Queryable } from './pool.js';
+
+export interface ApprovalRow {
+  session_id: string;
+  tool_call_id: string;
+  run_id: string;
+  workspace_id: string;
+  tool: string;
+  arguments: Record<string, unknown>;
+  rule_id: string | null;
+  policy_version: number;
+  authority: Authority;
+  owner_user_id: string | null;
+  status: ApprovalStatus;
+  decision: 'allow' | 'deny' | null;
+  decided_by: string | null;
+  reason: string | null;
+  on_timeout: 'allow' | 'deny';
+  requested_at: Date;
+  expires_at: Date;
+  decided_at: Date | null;
+}
+
+const columns = `session_id, tool_call_id, run_id, workspace_id, tool, arguments, rule_id, policy_version,
+  authority, owner_user_id, status, decision, decided_by, reason, on_timeout, requested_at, expires_at,
+  decided_at`;
+
+/** Creates the pending approval once; a retry gets the existing row back. */
+export async function insertApproval(
+  db: Queryable,
+  approval: Pick<
+    ApprovalRow,
+    | 'session_id'
+    | 'tool_call_id'
+    | 'run_id'
+    | 'workspace_id'
+    | 'tool'
+    | 'arguments'
+    | 'rule_id'
+    | 'policy_version'
+    | 'authority'
+    | 'owner_user_id'
+    | 'on_timeout'
+  > & { timeout_s: number },
+): Promise<{ row: ApprovalRow; created: boolean }> {
+  const inserted = await db.query<ApprovalRow>(
+    `insert into approvals (session_id, tool_call_id, run_id, workspace_id, tool, arguments, rule_id,
+       policy_version, authority, owner_user_id, on_timeout, expires_at)
+     values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, now() + make_interval(secs => $12))
+     on conflict (session_id, tool_call_id) do nothing
+     returning ${columns}`,
+    [
+      approval.session_id,
+      approval.tool_call_id,
+      approval.run_id,
+      approval.workspace_id,
+      approval.tool,
+      JSON.stringify(approval.arguments),
+      approval.rule_id,
+      approval.policy_version,
+      approval.authority,
+      approval.owner_user_id,
+      approval.on_timeout,
+      approval.timeout_s,
+    ],
+  );
+  if (inserted.rows[0]) return { row: inserted.rows[0], created: true };
+  const existing = await findApproval(db, approval.session_id, approval.tool_call_id);
+  if (!existing) throw new Error('approval vanished between insert and select');
+  return { row: existing, created: false };
+}
+
+export async function findApproval(
+  db: Queryable,
+  sessionId: string,
+  toolCallId: string,
+): Promise<ApprovalRow | undefined> {
+  const { rows } = await db.query<ApprovalRow>(
+    `select ${columns} from approvals where session_id = $1 and tool_call_id = $2`,
+    [sessionId, toolCallId],
+  );
+  return rows[0];
+}
+
+/**
+ * The compare-and-swap that settles an approval: only a pending row changes, so of any number
+ * of concurrent deciders exactly one gets a row back. A person can decide only before the
+ * expiry; expiry can settle only after it.
+ */
+export async function settleApproval(
+  db: Queryable,
+  sessionId: string,
+  toolCallId: string,
+  settle:
+    | { by: 'person'; decision: 'allow' | 'deny'; decidedBy: string; reason: string | null }
+    | { by: 'expiry' },
+): Promise<ApprovalRow | undefined> {
+  const { rows } =
+    settle.by === 'person'
+      ? await db.query<ApprovalRow>(
+          `update approvals
+           set status = case when $3 = 'allow' then 'approved' else 'denied' end, decision = $3,
+             decided_by = $4, reason = $5, decided_at = now()
+           where session_id = $1 and tool_call_id = $2 and status = 'pending' and expires_at > now()
+           returning ${columns}`,
+          [sessionId, toolCallId, settle.decision, settle.decidedBy, settle.reason],
+        )
+      : await db.query<ApprovalRow>(
+          `update approvals set status = 'expired', decision = on_timeout, decided_at = now()
+           where session_id = $1 and tool_call_id = $2 and status = 'pending' and expires_at <= now()
+           returning ${columns}`,
+          [sessionId, toolCallId],
+        );
+  return rows[0];
+}
+
+/** Pending approvals this member may decide (the same rule as `mayDecide`, in SQL). */
+export async function listPendingApprovalsFor(
+  db: Queryable,
+  member: { id: string; workspace_id: string; role: string; status: string },
+): Promise<ApprovalRow[]> {
+  if (member.status !== 'active') return [];
+  const { rows } = await db.query<ApprovalRow>(
+    `select ${columns} from approvals
+     where status = 'pending' and workspace_id = $1
+       and ((authority = 'owner' and owner_user_id = $2)
+         or (authority = 'workspace_approvers' and $3 in ('approver', 'admin')))
+     order by requested_at, session_id, tool_call_id
+     limit 500`,
+    [member.workspace_id, member.id, member.role],
+  );
+  return rows;
+}
