@@ -16,6 +16,16 @@ export interface RuntimeConfig {
   publicUrl: string;
   /** How often a paused call re-reads its approval when no signal wakes it. */
   approvalRecheckS: number;
+  /** How the cheap gate stages run (GATE_STAGE_ACTIVITIES): local activities, or regular ones. */
+  stageActivities: 'local' | 'remote';
+  /** 32 random bytes, base64: seals connection credentials at rest. */
+  sealingKey: string | undefined;
+}
+
+function stageActivitiesOf(value: string | undefined): 'local' | 'remote' {
+  if (value === undefined || value === '' || value === 'local') return 'local';
+  if (value === 'remote') return 'remote';
+  throw new Error(`GATE_STAGE_ACTIVITIES must be "local" or "remote", not "${value}"`);
 }
 
 export function runtimeConfig(env: NodeJS.ProcessEnv = process.env): RuntimeConfig {
@@ -31,6 +41,8 @@ export function runtimeConfig(env: NodeJS.ProcessEnv = process.env): RuntimeConf
   }
   return {
     approvalRecheckS,
+    sealingKey: env.GATE_SEALING_KEY,
+    stageActivities: stageActivitiesOf(env.GATE_STAGE_ACTIVITIES),
     databaseUrl: env.DATABASE_URL ?? postgresUrl(dev),
     temporalAddress: env.TEMPORAL_ADDRESS ?? temporalAddress(dev),
     namespace: env.TEMPORAL_NAMESPACE ?? dev.temporal.namespace,

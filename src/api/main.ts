@@ -2,15 +2,16 @@ import { fileURLToPath } from 'node:url';
 import { Client, Connection } from '@temporalio/client';
 import { runtimeConfig, type RuntimeConfig } from '../runtime-config.js';
 import { createPool } from '../store/pool.js';
+import { CredentialSealer } from '../broker/sealing.js';
 import { Authenticator } from './auth.js';
 import { LedgerNotifier } from './ledger-notifier.js';
 import { createMetrics } from './metrics.js';
-import { buildApi } from './server.js';
+import { buildApi, type ApiLogger } from './server.js';
 
 /** Builds the API with its own pool and a lazy Temporal connection (it starts with Temporal down). */
 export function createApi(
   config: RuntimeConfig & { operatorKey: string },
-  { logger = false, gateWaitMs = 30_000 } = {},
+  { logger = false, gateWaitMs = 30_000 }: { logger?: ApiLogger; gateWaitMs?: number } = {},
 ) {
   const pool = createPool(config.databaseUrl);
   const connection = Connection.lazy({ address: config.temporalAddress });
@@ -28,7 +29,9 @@ export function createApi(
       metrics: createMetrics(),
       gateWaitMs,
       approvalRecheckS: config.approvalRecheckS,
+      stageActivities: config.stageActivities,
       ledger,
+      sealer: CredentialSealer.fromBase64(config.sealingKey),
       inFlight,
     },
     { logger },
@@ -51,7 +54,7 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   }
   const app = createApi(
     { ...config, operatorKey },
-    { logger: { level: process.env.LOG_LEVEL ?? 'info' } as never },
+    { logger: { level: process.env.LOG_LEVEL ?? 'info' } },
   );
   await app.listen({ host: config.apiHost, port: config.apiPort });
   const shutdown = () => {

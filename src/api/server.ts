@@ -5,13 +5,16 @@ import type { ApiContext } from './context.js';
 import { GateStillEvaluatingError } from './gate-client.js';
 import { Problem, sendProblem } from './problem.js';
 import { approvalRoutes } from './routes/approvals.js';
+import { connectionRoutes } from './routes/connections.js';
 import { capabilityBundleRoutes } from './routes/capability-bundles.js';
 import { eventRoutes } from './routes/events.js';
+import { modelRequestRoutes } from './routes/model-requests.js';
 import { operationRoutes } from './routes/operations.js';
 import { policyRoutes } from './routes/policies.js';
 import { runRoutes } from './routes/runs.js';
 import { toolCallRoutes } from './routes/tool-calls.js';
 import { workspaceRoutes } from './routes/workspaces.js';
+import { webRoutes } from './web/web-app.js';
 
 export const bodyLimitBytes = 1024 * 1024;
 
@@ -37,7 +40,13 @@ function toProblem(err: unknown): Problem {
   return new Problem(500, 'an internal error occurred');
 }
 
-export function buildApi(ctx: ApiContext, { logger = false } = {}): FastifyInstance {
+/** `false`, or pino options (a level, a destination stream): request logs never hold bodies. */
+export type ApiLogger = boolean | { level: string; stream?: { write(line: string): void } };
+
+export function buildApi(
+  ctx: ApiContext,
+  { logger = false }: { logger?: ApiLogger } = {},
+): FastifyInstance {
   const app = Fastify({ logger, bodyLimit: bodyLimitBytes, return503OnClosing: true });
 
   app.setErrorHandler((err, request, reply) => {
@@ -69,7 +78,10 @@ export function buildApi(ctx: ApiContext, { logger = false } = {}): FastifyInsta
   policyRoutes(app, ctx);
   runRoutes(app, ctx);
   toolCallRoutes(app, ctx);
+  modelRequestRoutes(app, ctx);
   eventRoutes(app, ctx);
   approvalRoutes(app, ctx);
+  webRoutes(app, ctx);
+  connectionRoutes(app, ctx);
   return app;
 }

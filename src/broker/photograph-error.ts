@@ -8,12 +8,7 @@
  * - `protocol`: the server answered, but not with a usable `tools/list`.
  */
 export type PhotographErrorCode =
-  | 'invalid_request'
-  | 'unreachable'
-  | 'unauthorized'
-  | 'timeout'
-  | 'too_large'
-  | 'protocol';
+  'invalid_request' | 'unreachable' | 'unauthorized' | 'timeout' | 'too_large' | 'protocol';
 
 /** A failed photograph. The message never contains the credential or the secrets passed in. */
 export class PhotographError extends Error {

@@ -14,13 +14,14 @@ export function startProcess(
   name: string,
   command: string,
   args: readonly string[],
-  options: SpawnOptions & { quiet?: boolean } = {},
+  options: SpawnOptions & { quiet?: boolean; capture?: string[] } = {},
 ): ManagedProcess {
   const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'], ...options });
   for (const stream of [child.stdout, child.stderr]) {
     if (!stream) continue;
     const lines = createInterface({ input: stream });
     lines.on('line', (line) => {
+      options.capture?.push(line);
       if (!options.quiet) process.stderr.write(`[${name}] ${line}\n`);
     });
   }

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { migrateUp } from '../store/migrate.js';
 import { startProcess, waitFor, type ManagedProcess } from './child-process.js';
@@ -50,6 +50,7 @@ export async function startStack(
       GATE_TASK_QUEUE: profile.temporal.taskQueue,
       GATE_API_HOST: profile.api.host,
       GATE_API_PORT: String(profile.api.port),
+      GATE_SEALING_KEY: sealingKey(profile),
       GATE_OPERATOR_KEY:
         process.env.GATE_OPERATOR_KEY ?? `fgo_${randomBytes(24).toString('base64url')}`,
     };
@@ -70,6 +71,21 @@ export async function startStack(
   }
 }
 
+/**
+ * The key that seals connection credentials. A dev stack keeps its key beside its data (the
+ * credentials it sealed must open after a restart); a test stack makes a new one each run.
+ */
+function sealingKey(profile: StackProfile): string {
+  if (process.env.GATE_SEALING_KEY) return process.env.GATE_SEALING_KEY;
+  if (profile.name === 'test') return randomBytes(32).toString('base64');
+  const file = path.join(path.dirname(profile.postgres.dataDir), 'sealing.key');
+  if (!existsSync(file)) {
+    mkdirSync(path.dirname(file), { recursive: true });
+    writeFileSync(file, randomBytes(32).toString('base64'), { mode: 0o600, flag: 'wx' });
+  }
+  return readFileSync(file, 'utf8').trim();
+}
+
 /** A test run starts from nothing: a cluster left running by a crashed run is stopped first. */
 async function wipeData(profile: StackProfile) {
   if (existsSync(path.join(profile.postgres.dataDir, 'postmaster.pid'))) {
@@ -86,11 +102,13 @@ export function startNodeProcess(
   entry: string,
   env: NodeJS.ProcessEnv,
   quiet = false,
+  capture?: string[],
 ): ManagedProcess {
   return startProcess(name, process.execPath, ['--import', 'tsx', path.join(projectRoot, entry)], {
     env,
     cwd: projectRoot,
     quiet,
+    ...(capture && { capture }),
   });
 }
 

@@ -25,6 +25,8 @@ export interface GateRequest {
   execute: boolean;
   /** How often a paused call re-reads its approval when no signal comes (seconds). */
   approval_recheck_s: number;
+  /** Whether the cheap stages run as local activities (the default) or as regular ones. */
+  stage_activities: 'local' | 'remote';
 }
 
 export interface DecidedAnswer {
@@ -34,6 +36,8 @@ export interface DecidedAnswer {
   reason: string;
   rule_id?: string;
   render?: 'tool_error';
+  /** For an allowed brokered call with `execute`: the MCP CallToolResult the control plane got. */
+  result?: Record<string, unknown>;
 }
 
 export interface PendingAnswer {

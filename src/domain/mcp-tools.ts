@@ -1,4 +1,8 @@
 import { digestOf } from './digest.js';
+import { jsonDepthWithin } from './json-depth.js';
+
+/** Far above the schema guard's depth limit, far below what would overflow a digest. */
+const maxPhotographDepth = 256;
 import { toolNameSchema, type DeclaredTool, type Effect, type PhotographedTool } from './tools.js';
 
 /**
@@ -115,6 +119,17 @@ export function photographMcpTools(
     }
     if (!isPlainObject(entry.inputSchema)) {
       unusable.push({ mcp_name: entry.name, reason: 'the server gave no input schema object' });
+      continue;
+    }
+    // Digests recurse: a schema nested beyond any sane depth is refused before one is taken.
+    if (
+      !jsonDepthWithin(entry.inputSchema, maxPhotographDepth) ||
+      !jsonDepthWithin(entry.annotations ?? {}, 8)
+    ) {
+      unusable.push({
+        mcp_name: entry.name,
+        reason: `the input schema nests deeper than ${maxPhotographDepth} levels`,
+      });
       continue;
     }
     const annotations = normaliseAnnotations(entry.annotations);

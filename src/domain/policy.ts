@@ -99,8 +99,18 @@ export interface PolicyVerdict {
 // covers everything below /repo, and `rm *` covers `rm -rf /`. `?` is one character.
 const globOptions = { dot: true, bash: true, noextglob: true } as const;
 
+// Compiling a glob costs far more than matching it: keep the compiled matchers (bounded).
+const matchers = new Map<string, (value: string) => boolean>();
+const maxMatchers = 10_000;
+
 function globMatches(pattern: string, value: string): boolean {
-  return picomatch.isMatch(value, pattern, globOptions);
+  let matcher = matchers.get(pattern);
+  if (!matcher) {
+    if (matchers.size >= maxMatchers) matchers.clear();
+    matcher = picomatch(pattern, globOptions);
+    matchers.set(pattern, matcher);
+  }
+  return matcher(value);
 }
 
 function sameJson(a: unknown, b: unknown): boolean {

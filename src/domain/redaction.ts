@@ -73,6 +73,11 @@ export interface EventFacts {
     used_tokens: number;
     released_tokens: number;
   };
+  /** A hold nobody drained in time, released by the sweep. */
+  'model.expired': {
+    request_id: string;
+    released_tokens: number;
+  };
 }
 
 export type EventType = keyof EventFacts;
@@ -85,6 +90,7 @@ export const eventTypes = [
   'approval.decided',
   'model.reserved',
   'model.reconciled',
+  'model.expired',
 ] as const satisfies readonly EventType[];
 
 /** One idempotency key per fact: a retried append finds the first one and adds nothing. */
@@ -97,6 +103,7 @@ const idempotencyKeys: { [T in EventType]: (facts: EventFacts[T]) => string } = 
   'approval.decided': (f) => `approval.decided:${f.tool_call_id}`,
   'model.reserved': (f) => `model.reserved:${f.request_id}`,
   'model.reconciled': (f) => `model.reconciled:${f.request_id}`,
+  'model.expired': (f) => `model.expired:${f.request_id}`,
 };
 
 /** The allow-list itself, at run time: a field not named here never reaches the ledger. */
@@ -143,6 +150,7 @@ const allowedFields: { [T in EventType]: readonly (keyof EventFacts[T])[] } = {
     'used_tokens',
     'released_tokens',
   ],
+  'model.expired': ['request_id', 'released_tokens'],
 };
 
 /** Marks a value the redactor must replace by its digest. */

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { digestOf } from './digest.js';
+import { jsonDepthWithin } from './json-depth.js';
 
 /**
  * Tools are named as the model sees them: `mcp__<origin>__<tool>` for MCP tools, the bare
@@ -18,7 +19,12 @@ export const declaredToolSchema = z
   .object({
     name: toolNameSchema,
     description: z.string().max(8192).optional(),
-    input_schema: z.record(z.string(), z.unknown()).optional(),
+    input_schema: z
+      .record(z.string(), z.unknown())
+      .refine((schema) => jsonDepthWithin(schema, 256), {
+        error: 'the schema nests deeper than 256 levels',
+      })
+      .optional(),
     effect: effectSchema.optional(),
   })
   .strict();
@@ -42,6 +48,8 @@ export interface Binding {
 
 /** One tool as a run froze it. Never changes after the run is created. */
 export interface FrozenTool extends PhotographedTool {
+  /** For an MCP tool: the name its server uses, which a brokered call sends upstream. */
+  mcp_name?: string;
   class: ToolClass;
   origin: { kind: 'bundle'; bundle_id: string } | { kind: 'connection'; connection_id: string };
   binding: Binding | null;
@@ -78,24 +86,38 @@ export class DuplicateToolError extends Error {
   override name = 'DuplicateToolError';
 }
 
-/** Freezes sandbox tools from photographed bundles; two tools of one name are refused. */
-export function freezeBundleTools(
-  bundles: readonly { id: string; tools: readonly PhotographedTool[] }[],
+/** One attached source of tools: a capability bundle or a brokered connection. */
+export interface ToolSource {
+  class: ToolClass;
+  origin: FrozenTool['origin'];
+  binding: Binding | null;
+  tools: readonly PhotographedTool[];
+}
+
+/**
+ * Freezes a run's tool set from its attached sources. Two tools of one name are refused; a tool
+ * whose schema fails the guard (`uncallable`, by name) is frozen as uncallable with the reason.
+ */
+export function freezeToolSet(
+  sources: readonly ToolSource[],
+  uncallable: ReadonlyMap<string, string>,
 ): FrozenTool[] {
   const frozen = new Map<string, FrozenTool>();
-  for (const bundle of bundles) {
-    for (const tool of bundle.tools) {
+  for (const source of sources) {
+    for (const tool of source.tools) {
       if (frozen.has(tool.name)) {
         throw new DuplicateToolError(
           `tool "${tool.name}" is offered by more than one attached source`,
         );
       }
+      const reason = uncallable.get(tool.name);
       frozen.set(tool.name, {
         ...tool,
-        class: 'sandbox',
-        origin: { kind: 'bundle', bundle_id: bundle.id },
-        binding: null,
-        callable: true,
+        class: source.class,
+        origin: source.origin,
+        binding: source.binding,
+        callable: reason === undefined,
+        ...(reason !== undefined && { uncallable_reason: reason }),
       });
     }
   }

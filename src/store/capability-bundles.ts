@@ -8,9 +8,12 @@ export interface CapabilityBundle {
   version: string;
   tools: PhotographedTool[];
   digest: string;
+  /** The stdio MCP server it was photographed from, or null for a declared bundle. */
+  command: { cmd: string; args: string[] } | null;
+  unusable: { mcp_name: string; reason: string }[];
 }
 
-const bundleColumns = 'id, workspace_id, name, version, tools, digest';
+const bundleColumns = 'id, workspace_id, name, version, tools, digest, command, unusable';
 
 /** Returns undefined when the workspace already has a bundle of that name and version. */
 export async function insertCapabilityBundle(
@@ -18,11 +21,19 @@ export async function insertCapabilityBundle(
   bundle: Omit<CapabilityBundle, 'id'>,
 ): Promise<CapabilityBundle | undefined> {
   const { rows } = await db.query<CapabilityBundle>(
-    `insert into capability_bundles (workspace_id, name, version, tools, digest)
-     values ($1, $2, $3, $4, $5)
+    `insert into capability_bundles (workspace_id, name, version, tools, digest, command, unusable)
+     values ($1, $2, $3, $4, $5, $6, $7)
      on conflict (workspace_id, name, version) do nothing
      returning ${bundleColumns}`,
-    [bundle.workspace_id, bundle.name, bundle.version, JSON.stringify(bundle.tools), bundle.digest],
+    [
+      bundle.workspace_id,
+      bundle.name,
+      bundle.version,
+      JSON.stringify(bundle.tools),
+      bundle.digest,
+      bundle.command && JSON.stringify(bundle.command),
+      JSON.stringify(bundle.unusable),
+    ],
   );
   return rows[0];
 }

@@ -101,3 +101,18 @@ export async function recordPendingApproval(
     [sessionId, toolCallId, JSON.stringify(answer)],
   );
 }
+
+/** Adds the brokered result to a decided allow, once. */
+export async function recordBrokeredResult(
+  db: Queryable,
+  sessionId: string,
+  toolCallId: string,
+  result: Record<string, unknown>,
+): Promise<void> {
+  await db.query(
+    `update tool_calls set answer = answer || jsonb_build_object('result', $3::jsonb)
+     where session_id = $1 and tool_call_id = $2 and status = 'decided' and decision = 'allow'
+       and not answer ? 'result'`,
+    [sessionId, toolCallId, JSON.stringify(result)],
+  );
+}

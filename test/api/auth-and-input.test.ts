@@ -279,3 +279,26 @@ describe('bad input gets a clear error and loses nothing', () => {
     assert.equal(answer.body.errors[0].path, 'body.invoked_by');
   });
 });
+
+describe('hostile bodies', () => {
+  test('arguments nested beyond the limit are a 400 naming the field, not a crash', async () => {
+    const run = await createRun(api, seed);
+    for (const levels of [5_000, 150_000]) {
+      const raw = `{"tool":"Read","arguments":{"file_path":${'{"d":'.repeat(levels)}1${'}'.repeat(levels)}}}`;
+      const answer = await api.call(
+        'PUT',
+        `/v1/sessions/${run.session_id}/tool-calls/deep-${levels}`,
+        {
+          token: run.session_token,
+          raw,
+        },
+      );
+      assertProblem(answer, 400);
+      if (levels === 5_000) assert.equal(answer.body.errors[0].path, 'body.arguments');
+    }
+    const { rows } = await db.query('select 1 from tool_calls where session_id = $1', [
+      run.session_id,
+    ]);
+    assert.equal(rows.length, 0);
+  });
+});

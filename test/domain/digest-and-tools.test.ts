@@ -3,7 +3,7 @@ import { describe, test } from 'node:test';
 import { canonicalJson, digestOf } from '../../src/domain/digest.js';
 import {
   DuplicateToolError,
-  freezeBundleTools,
+  freezeToolSet,
   photographDeclaredTool,
   toolSetDigest,
 } from '../../src/domain/tools.js';
@@ -22,6 +22,20 @@ describe('canonical digests (RFC 8785)', () => {
     assert.match(digestOf(null), /^sha256:[0-9a-f]{64}$/);
   });
 });
+
+const bundle = (id: string, tools: ReturnType<typeof photographDeclaredTool>[]) => ({
+  class: 'sandbox' as const,
+  origin: { kind: 'bundle' as const, bundle_id: id },
+  binding: null,
+  tools,
+});
+const freezeBundleTools = (
+  sources: { id: string; tools: ReturnType<typeof photographDeclaredTool>[] }[],
+) =>
+  freezeToolSet(
+    sources.map((s) => bundle(s.id, s.tools)),
+    new Map(),
+  );
 
 describe('tools', () => {
   test('an undeclared effect counts as write, an undeclared schema as any object', () => {
@@ -61,6 +75,16 @@ describe('tools', () => {
       toolSetDigest(one),
       toolSetDigest(freezeBundleTools([{ id: 'x', tools: [a] }])),
     );
+  });
+
+  test('a tool named uncallable by the schema guard is frozen uncallable, with the reason', () => {
+    const a = photographDeclaredTool({ name: 'A' });
+    const b = photographDeclaredTool({ name: 'B' });
+    const [frozenA, frozenB] = freezeToolSet([bundle('x', [a, b])], new Map([['B', 'too deep']]));
+    assert.equal(frozenA!.callable, true);
+    assert.equal(frozenA!.uncallable_reason, undefined);
+    assert.equal(frozenB!.callable, false);
+    assert.equal(frozenB!.uncallable_reason, 'too deep');
   });
 
   test('two attached sources offering one tool name are refused', () => {

@@ -59,13 +59,17 @@ test('a worker killed after the workflow started and before it answered: the ret
   // Worker A stalls inside the capability stage, so the workflow has started and not answered.
   const workerA = startWorker('worker-a', 'stage-delay:capability=600000');
   const firstPut = toolCall(api, run, 'c1', body);
-  await until('the capability activity to start on worker A', async () => {
-    const description = await temporal.workflow.getHandle(workflowId).describe();
-    const pending = description.raw.pendingActivities?.[0];
-    return pending?.activityType?.name === 'capability' && pending.lastStartedTime
-      ? true
-      : undefined;
+  // The cheap stages are local activities: they leave no pending activity to see, so wait for
+  // worker A to have started the workflow task that runs them, and let it reach the stall.
+  await until('worker A to start the first workflow task', async () => {
+    const history = await temporal.workflow.getHandle(workflowId).fetchHistory();
+    return history.events?.some((e) => e.workflowTaskStartedEventAttributes) ? true : undefined;
   });
+  await new Promise((r) => setTimeout(r, 500));
+  const before = await db.query('select status from tool_calls where session_id = $1', [
+    run.session_id,
+  ]);
+  assert.equal(before.rows[0].status, 'evaluating');
   workerA.child.kill('SIGKILL');
   await workerA.exited;
 

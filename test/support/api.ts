@@ -1,5 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import { createApi } from '../../src/api/main.js';
+import type { ApiLogger } from '../../src/api/server.js';
 import type { RuntimeConfig } from '../../src/runtime-config.js';
 import { testConfig } from './env.js';
 
@@ -12,7 +13,7 @@ export interface HttpAnswer<T = any> {
 /** A real API listening on a free loopback port, talking to the test stack. */
 export async function startTestApi(
   overrides: Partial<RuntimeConfig> = {},
-  options: { gateWaitMs?: number } = {},
+  options: { gateWaitMs?: number; logger?: ApiLogger } = {},
 ) {
   const config = testConfig(overrides);
   const app = createApi(config, options);

@@ -1,9 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { externalIdPattern } from '../../domain/ids.js';
-import { DuplicateToolError, freezeBundleTools, toolSetDigest } from '../../domain/tools.js';
+import { toolSetDigest } from '../../domain/tools.js';
 import { runSourceSchema, trustTierOf } from '../../domain/trust-tier.js';
-import { findCapabilityBundles } from '../../store/capability-bundles.js';
+import { findBudget } from '../../store/budget.js';
 import { findMember } from '../../store/members.js';
 import { findPolicyVersion } from '../../store/policies.js';
 import { redact } from '../../domain/redaction.js';
@@ -11,6 +11,7 @@ import { appendEvent } from '../../store/ledger.js';
 import { withTransaction } from '../../store/pool.js';
 import { findRun, insertRun, type FrozenRun } from '../../store/runs.js';
 import type { ApiContext } from '../context.js';
+import { freezeRunTools } from '../toolset-sources.js';
 import { Problem, badInput, notFound } from '../problem.js';
 import { hashToken, newToken } from '../tokens.js';
 import { validate } from '../validation.js';
@@ -34,7 +35,7 @@ const runBody = z
           .array(
             z.object({ id: z.uuid(), tools: z.array(z.string()).max(512).optional() }).strict(),
           )
-          .max(0, 'brokered connections cannot be attached yet')
+          .max(64)
           .default([]),
       })
       .strict(),
@@ -87,26 +88,7 @@ export function runRoutes(app: FastifyInstance, ctx: ApiContext) {
     const policy = await findPolicyVersion(ctx.pool, body.policy_id);
     if (policy?.workspace_id !== body.workspace)
       throw notFound(`policy ${body.policy_id} in this workspace`);
-    const bundleIds = [...new Set(body.tools.bundles)];
-    const bundles = await findCapabilityBundles(ctx.pool, body.workspace, bundleIds);
-    const missing = bundleIds.filter((id) => !bundles.some((b) => b.id === id));
-    if (missing.length > 0) {
-      throw badInput(
-        'some capability bundles do not exist in this workspace',
-        missing.map((id) => ({
-          path: `body.tools.bundles[${bundleIds.indexOf(id)}]`,
-          message: `bundle ${id} does not exist`,
-        })),
-      );
-    }
-    let toolset;
-    try {
-      toolset = freezeBundleTools(bundleIds.flatMap((id) => bundles.filter((b) => b.id === id)));
-    } catch (err) {
-      if (err instanceof DuplicateToolError)
-        throw badInput(err.message, [{ path: 'body.tools', message: err.message }]);
-      throw err;
-    }
+    const toolset = await freezeRunTools(ctx.pool, body.workspace, body.invoked_by, body.tools);
     const sessionToken = newToken('session');
     const run = await withTransaction(ctx.pool, async (tx) => {
       const created = await insertRun(tx, {
@@ -139,7 +121,7 @@ export function runRoutes(app: FastifyInstance, ctx: ApiContext) {
     if (run?.id !== id) throw notFound(`run ${id}`);
     return {
       ...runView(run),
-      budget: { max_tokens: run.max_tokens, held_tokens: 0, used_tokens: 0 },
+      budget: await findBudget(ctx.pool, run.id),
     };
   });
 }

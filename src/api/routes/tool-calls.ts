@@ -1,6 +1,8 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { z } from 'zod';
+import { MAX_ARGUMENT_DEPTH } from '../../domain/argument-validation.js';
 import { digestOf } from '../../domain/digest.js';
+import { jsonDepthWithin } from '../../domain/json-depth.js';
 import type { GateAnswer, GateRequest, ToolCallState } from '../../domain/gate.js';
 import { payload, redact } from '../../domain/redaction.js';
 import { appendEvent } from '../../store/ledger.js';
@@ -16,7 +18,11 @@ const callParams = z.object({ session_id: externalId, tool_call_id: externalId }
 const callBody = z
   .object({
     tool: z.string().min(1).max(256),
-    arguments: z.record(z.string(), z.unknown()),
+    arguments: z
+      .record(z.string(), z.unknown())
+      .refine((args) => jsonDepthWithin(args, MAX_ARGUMENT_DEPTH), {
+        error: `arguments may nest at most ${MAX_ARGUMENT_DEPTH} levels deep`,
+      }),
     execute: z.boolean().optional(),
   })
   .strict();
@@ -48,6 +54,7 @@ export function toolCallRoutes(app: FastifyInstance, ctx: ApiContext) {
       arguments: body.arguments,
       execute: body.execute ?? false,
       approval_recheck_s: ctx.approvalRecheckS,
+      stage_activities: ctx.stageActivities,
     };
     const requestDigest = digestOf({
       tool: body.tool,
@@ -82,7 +89,15 @@ export function toolCallRoutes(app: FastifyInstance, ctx: ApiContext) {
         `tool call ${params.tool_call_id} was already made with a different request`,
       );
     }
-    if (row.answer?.status === 'decided') return answerWith(reply, ctx, row.answer);
+    // A recorded decision answers at once, unless an allowed brokered call is still executing.
+    const executing =
+      gateRequest.execute && run.toolset.find((t) => t.name === body.tool)?.class === 'brokered';
+    if (
+      row.answer?.status === 'decided' &&
+      !(executing && row.answer.decision === 'allow' && !row.answer.result)
+    ) {
+      return answerWith(reply, ctx, row.answer);
+    }
     const answer = await askGate(ctx.temporal, ctx.taskQueue, gateRequest, ctx.gateWaitMs);
     if (answer !== 'closed') return answerWith(reply, ctx, answer);
     const recorded = await recordedAnswer(ctx, row);

@@ -1,0 +1,155 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import type { Member } from '../../store/members.js';
+import { findMember } from '../../store/members.js';
+import { findApproval, listPendingApprovalsFor } from '../../store/approvals.js';
+import { findPolicyVersion } from '../../store/policies.js';
+import type { ApiContext } from '../context.js';
+import { Problem, notFound } from '../problem.js';
+import { approvalView, decideApproval } from '../routes/approvals.js';
+import { externalId } from '../routes/runs.js';
+import { validate } from '../validation.js';
+import { approvalDetailPage, type ApprovalDetail, type Notice } from './approval-detail-page.js';
+import { approvalList, approvalListPage } from './approval-list-page.js';
+import { requireCsrf, requireSameOrigin } from './csrf.js';
+import { errorPage } from './error-page.js';
+import { formOf } from './form-body.js';
+import { sendPage } from './layout.js';
+import { findRunSummaries } from './run-summaries.js';
+import { signedIn, type SignedIn } from './session.js';
+
+const approvalParams = z.object({ session_id: externalId, tool_call_id: externalId }).strict();
+const decisionForm = z
+  .object({
+    csrf: z.string(),
+    decision: z.enum(['approve', 'deny']),
+    reason: z.string().trim().max(1000).optional(),
+  })
+  .strict();
+
+/** A signed-out visitor is sent to sign in and brought back here afterwards. */
+function toLogin(request: FastifyRequest, reply: FastifyReply) {
+  const path = request.url.split('?')[0] ?? '/approvals';
+  return reply.redirect(`/login?next=${encodeURIComponent(path)}`, 303);
+}
+
+async function pendingList(ctx: ApiContext, member: Member) {
+  const rows = await listPendingApprovalsFor(ctx.pool, member);
+  const runs = await findRunSummaries(
+    ctx.pool,
+    rows.map((row) => row.run_id),
+  );
+  return { rows, runs };
+}
+
+/** Everything the detail page shows; undefined for approvals outside the member's workspace. */
+async function loadDetail(
+  ctx: ApiContext,
+  member: Member,
+  sessionId: string,
+  toolCallId: string,
+): Promise<ApprovalDetail | undefined> {
+  const approval = await findApproval(ctx.pool, sessionId, toolCallId);
+  if (approval?.workspace_id !== member.workspace_id) return undefined;
+  const run = (await findRunSummaries(ctx.pool, [approval.run_id])).get(approval.run_id);
+  const version =
+    run && (await findPolicyVersion(ctx.pool, run.policy_id, approval.policy_version));
+  const decidedBy =
+    approval.decided_by === null
+      ? undefined
+      : await findMember(ctx.pool, approval.workspace_id, approval.decided_by);
+  return {
+    approval,
+    run,
+    policy: version && {
+      name: version.body.name,
+      rule: version.body.rules.find((rule) => rule.id === approval.rule_id),
+    },
+    decidedByName: decidedBy?.name,
+    // Past its expiry a pending approval can only expire: offer no buttons for it.
+    mayDecide:
+      approvalView(approval, member).may_decide && approval.expires_at.getTime() > Date.now(),
+  };
+}
+
+async function showDetail(
+  ctx: ApiContext,
+  reply: FastifyReply,
+  session: SignedIn,
+  params: { session_id: string; tool_call_id: string },
+  status = 200,
+  notice?: Notice,
+) {
+  const detail = await loadDetail(ctx, session.member, params.session_id, params.tool_call_id);
+  if (!detail) throw notFound(`approval ${params.session_id}/${params.tool_call_id}`);
+  return sendPage(reply, status, approvalDetailPage(session, detail, notice));
+}
+
+export function approvalPageRoutes(web: FastifyInstance, ctx: ApiContext) {
+  web.get('/approvals', async (request, reply) => {
+    const session = await signedIn(ctx, request);
+    if (!session) return toLogin(request, reply);
+    const { rows, runs } = await pendingList(ctx, session.member);
+    return sendPage(reply, 200, approvalListPage(session, rows, runs));
+  });
+
+  // The list alone, for the page's script to swap in when the pending set changes.
+  web.get('/approvals/list', async (request, reply) => {
+    const session = await signedIn(ctx, request);
+    if (!session) throw new Problem(401, 'your sign-in has ended');
+    const { rows, runs } = await pendingList(ctx, session.member);
+    return sendPage(reply, 200, approvalList(rows, runs));
+  });
+
+  web.get('/approvals/:session_id/:tool_call_id', async (request, reply) => {
+    const params = validate(approvalParams, request.params, 'path');
+    const session = await signedIn(ctx, request);
+    if (!session) return toLogin(request, reply);
+    return showDetail(ctx, reply, session, params);
+  });
+
+  web.post('/approvals/:session_id/:tool_call_id/decision', async (request, reply) => {
+    requireSameOrigin(request, ctx.publicUrl);
+    const params = validate(approvalParams, request.params, 'path');
+    const session = await signedIn(ctx, request);
+    if (!session) throw new Problem(401, 'your sign-in has ended; sign in and decide again');
+    const form = formOf(request.body);
+    requireCsrf(form.csrf, session.csrf);
+    const { decision, reason } = validate(decisionForm, form, 'body');
+    let result;
+    try {
+      result = await decideApproval(
+        ctx,
+        session.member,
+        params.session_id,
+        params.tool_call_id,
+        decision === 'approve' ? 'allow' : 'deny',
+        reason || null,
+      );
+    } catch (err) {
+      if (err instanceof Problem) throw err;
+      // Fail closed, as the JSON API does: nothing was recorded, and the approver is told so.
+      request.log.error({ err }, 'deciding an approval from the web form failed');
+      throw new Problem(
+        503,
+        'the decision could not be recorded and was rolled back; the approval is still pending',
+      );
+    }
+    if (result.outcome === 'not_found') {
+      throw notFound(`approval ${params.session_id}/${params.tool_call_id}`);
+    }
+    if (result.outcome === 'forbidden') {
+      return sendPage(reply, 403, errorPage(403, 'You may not decide this approval.', session));
+    }
+    if (result.outcome === 'already_decided') {
+      return showDetail(ctx, reply, session, params, 409, {
+        kind: 'info',
+        text: 'This call was already decided; your decision was not recorded.',
+      });
+    }
+    return showDetail(ctx, reply, session, params, 200, {
+      kind: 'ok',
+      text: `You ${decision === 'approve' ? 'approved' : 'denied'} this call. The runner has its answer.`,
+    });
+  });
+}

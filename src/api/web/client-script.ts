@@ -1,0 +1,61 @@
+/**
+ * The list page's script, served from /approvals/app.js so the CSP can forbid inline script.
+ * The server pushes the version of the member's pending set over SSE; when it differs from the
+ * version on the page, the script fetches the server-rendered list again and swaps it in. All
+ * escaping stays on the server: the script never builds markup from data.
+ */
+export const clientScript = `'use strict';
+(function () {
+  var list = document.getElementById('approvals');
+  var live = document.getElementById('live');
+  if (!list || !window.EventSource) return;
+
+  function setLive(online) {
+    if (!live) return;
+    live.textContent = online ? 'Live' : 'Reconnecting…';
+    live.classList.toggle('offline', !online);
+  }
+
+  var fetching = false;
+  var again = false;
+  function refresh() {
+    if (fetching) { again = true; return; }
+    fetching = true;
+    fetch('/approvals/list', { headers: { accept: 'text/html' }, cache: 'no-store' })
+      .then(function (response) {
+        if (response.status === 401) { window.location.assign('/login'); return null; }
+        return response.ok ? response.text() : null;
+      })
+      .then(function (text) {
+        if (text === null) return;
+        var fresh = new DOMParser().parseFromString(text, 'text/html').getElementById('approvals');
+        if (!fresh) return;
+        list.replaceWith(fresh);
+        list = fresh;
+      })
+      .catch(function () { setTimeout(refresh, 2000); })
+      .finally(function () {
+        fetching = false;
+        if (again) { again = false; refresh(); }
+      });
+  }
+
+  var stream = new EventSource('/approvals/stream');
+  stream.addEventListener('open', function () { setLive(true); });
+  stream.addEventListener('pending', function (event) {
+    setLive(true);
+    if (event.data !== list.getAttribute('data-version')) refresh();
+  });
+  stream.addEventListener('signed-out', function () {
+    stream.close();
+    window.location.assign('/login');
+  });
+  stream.addEventListener('error', function () {
+    setLive(false);
+    // A refused stream (signed out) is not retried by the browser: let the server decide.
+    if (stream.readyState === EventSource.CLOSED) {
+      setTimeout(function () { window.location.reload(); }, 2000);
+    }
+  });
+})();
+`;

@@ -1,0 +1,57 @@
+import type { FastifyReply } from 'fastify';
+import { html, type SafeHtml } from './html.js';
+import type { SignedIn } from './session.js';
+
+export interface PageOptions {
+  title: string;
+  /** Shows who is signed in and a sign-out button. */
+  session?: SignedIn | undefined;
+  /** Loads the live-update script (the list page only). */
+  script?: boolean;
+}
+
+function signOut(session: SignedIn): SafeHtml {
+  return html`<div class="who">
+    <span>Signed in as <strong>${session.member.name}</strong> (${session.member.role})</span>
+    <form method="post" action="/logout">
+      <input type="hidden" name="csrf" value="${session.csrf}" />
+      <button type="submit">Sign out</button>
+    </form>
+  </div>`;
+}
+
+/** The page shell every HTML page shares: no inline script or style, so the CSP stays strict. */
+export function page({ title, session, script = false }: PageOptions, body: SafeHtml): SafeHtml {
+  return html`<!doctype html>
+    <html lang="en">
+      <head>
+        <meta charset="utf-8" />
+        <meta name="viewport" content="width=device-width, initial-scale=1" />
+        <title>${title} · fluidbox gate</title>
+        <link rel="stylesheet" href="/approvals/app.css" />
+        ${script && html`<script src="/approvals/app.js" defer></script>`}
+      </head>
+      <body>
+        <header class="bar">
+          <a href="/approvals">fluidbox gate · approvals</a>
+          ${session && signOut(session)}
+        </header>
+        <main>${body}</main>
+      </body>
+    </html> `;
+}
+
+/** Every HTML answer gets these: no framing, no referrer leaking approval URLs, nothing cached. */
+export const htmlSecurityHeaders = {
+  'content-security-policy':
+    "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self'; " +
+    "form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+  'x-frame-options': 'DENY',
+  'referrer-policy': 'no-referrer',
+  'x-content-type-options': 'nosniff',
+  'cache-control': 'no-store',
+};
+
+export function sendPage(reply: FastifyReply, status: number, body: SafeHtml) {
+  return reply.code(status).type('text/html; charset=utf-8').send(body.text);
+}

@@ -1,0 +1,75 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { findMemberByTokenHash } from '../../store/members.js';
+import type { ApiContext } from '../context.js';
+import { hashToken, tokenKind } from '../tokens.js';
+import { clearCookie, readCookie, setCookie } from './cookies.js';
+import { loginCsrfCookie, newLoginCsrf, requireCsrf, requireSameOrigin } from './csrf.js';
+import { formOf } from './form-body.js';
+import { sendPage } from './layout.js';
+import { loginPage } from './login-page.js';
+import { endWebSession, overHttps, signedIn, startWebSession } from './session.js';
+
+/** An hour to fill in the sign-in form. */
+const loginCsrfLifetimeS = 3600;
+
+/** After signing in, go back only to one of our own approval pages: never an open redirect. */
+function safeNext(next: unknown): string | undefined {
+  return typeof next === 'string' &&
+    /^\/approvals(\/[A-Za-z0-9._:%-]{1,400}\/[A-Za-z0-9._:%-]{1,400})?$/.test(next)
+    ? next
+    : undefined;
+}
+
+function loginAgain(
+  reply: FastifyReply,
+  status: number,
+  csrf: string,
+  next: string | undefined,
+  error: string,
+) {
+  return sendPage(reply, status, loginPage({ csrf, next, error }));
+}
+
+export function loginRoutes(web: FastifyInstance, ctx: ApiContext) {
+  web.get('/login', async (request, reply) => {
+    const next = safeNext((request.query as Record<string, unknown>).next);
+    if (await signedIn(ctx, request)) return reply.redirect(next ?? '/approvals', 303);
+    // Several open sign-in tabs share one value, so signing in from any of them works.
+    const csrf = readCookie(request, loginCsrfCookie) ?? newLoginCsrf();
+    setCookie(reply, loginCsrfCookie, csrf, {
+      maxAgeS: loginCsrfLifetimeS,
+      secure: overHttps(request, ctx.publicUrl),
+    });
+    return sendPage(reply, 200, loginPage({ csrf, next }));
+  });
+
+  web.post('/login', async (request: FastifyRequest, reply) => {
+    requireSameOrigin(request, ctx.publicUrl);
+    const form = formOf(request.body);
+    const csrf = readCookie(request, loginCsrfCookie);
+    requireCsrf(form.csrf, csrf);
+    const next = safeNext(form.next);
+    const token = form.token?.trim() ?? '';
+    const member =
+      tokenKind(token) === 'user'
+        ? await findMemberByTokenHash(ctx.pool, hashToken(token))
+        : undefined;
+    if (!member) return loginAgain(reply, 401, csrf, next, 'That is not a valid user token.');
+    if (member.status !== 'active') {
+      return loginAgain(reply, 403, csrf, next, 'Your membership in this workspace is suspended.');
+    }
+    await startWebSession(ctx, request, reply, member);
+    clearCookie(reply, loginCsrfCookie, overHttps(request, ctx.publicUrl));
+    return reply.redirect(next ?? '/approvals', 303);
+  });
+
+  web.post('/logout', async (request, reply) => {
+    requireSameOrigin(request, ctx.publicUrl);
+    const session = await signedIn(ctx, request);
+    if (session) {
+      requireCsrf(formOf(request.body).csrf, session.csrf);
+      await endWebSession(ctx, request, reply, session);
+    }
+    return reply.redirect('/login', 303);
+  });
+}

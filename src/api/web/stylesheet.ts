@@ -1,0 +1,72 @@
+/** The pages' one stylesheet, served from /approvals/app.css so the CSP needs no inline styles. */
+export const stylesheet = `
+:root {
+  --ink: #1d2330; --muted: #5d6678; --line: #dde1e8; --paper: #f6f7f9; --card: #ffffff;
+  --accent: #2b59c3; --allow: #1f7a4d; --deny: #b3261e; --warn: #8a5a00;
+  font-family: system-ui, -apple-system, "Segoe UI", Roboto, sans-serif;
+  color: var(--ink); background: var(--paper); line-height: 1.45;
+}
+* { box-sizing: border-box; }
+body { margin: 0; }
+header.bar {
+  display: flex; align-items: center; justify-content: space-between; gap: 1rem;
+  padding: 0.75rem 1.5rem; background: var(--ink); color: #fff;
+}
+header.bar a { color: #fff; text-decoration: none; font-weight: 600; }
+header.bar .who { display: flex; align-items: center; gap: 0.75rem; font-size: 0.9rem; }
+header.bar form { margin: 0; }
+header.bar button { background: transparent; color: #fff; border: 1px solid #ffffff66; }
+main { max-width: 960px; margin: 2rem auto; padding: 0 1.5rem; }
+h1 { font-size: 1.5rem; margin: 0 0 1rem; }
+h2 { font-size: 1.05rem; margin: 1.5rem 0 0.5rem; }
+a { color: var(--accent); }
+.card {
+  background: var(--card); border: 1px solid var(--line); border-radius: 8px; padding: 1.25rem;
+}
+table { width: 100%; border-collapse: collapse; background: var(--card); }
+th, td { text-align: left; padding: 0.6rem 0.75rem; border-bottom: 1px solid var(--line); }
+th { font-size: 0.8rem; text-transform: uppercase; letter-spacing: 0.04em; color: var(--muted); }
+.list { border: 1px solid var(--line); border-radius: 8px; overflow: hidden; }
+.empty { color: var(--muted); padding: 1.5rem; text-align: center; background: var(--card); }
+.meta { color: var(--muted); font-size: 0.85rem; }
+.live::before {
+  content: ""; display: inline-block; width: 0.5rem; height: 0.5rem; margin-right: 0.4rem;
+  border-radius: 50%; background: var(--allow); vertical-align: middle;
+}
+.live.offline::before { background: var(--warn); }
+dl { display: grid; grid-template-columns: max-content 1fr; gap: 0.4rem 1.25rem; margin: 0; }
+dt { color: var(--muted); }
+dd { margin: 0; overflow-wrap: anywhere; }
+code, pre { font-family: ui-monospace, "SFMono-Regular", Menlo, Consolas, monospace; font-size: 0.9rem; }
+pre {
+  background: #f0f2f5; border: 1px solid var(--line); border-radius: 6px; padding: 0.75rem;
+  overflow-x: auto; white-space: pre-wrap; overflow-wrap: anywhere; margin: 0;
+}
+.badge {
+  display: inline-block; padding: 0.1rem 0.5rem; border-radius: 999px; font-size: 0.8rem;
+  border: 1px solid var(--line); background: #eef1f6;
+}
+.badge.read_only, .badge.pending { background: #fff4d6; border-color: #f0d890; }
+.badge.approved { background: #ddf3e6; border-color: #a6d9b9; }
+.badge.denied, .badge.expired { background: #fbe3e1; border-color: #efb3ad; }
+.notice { border-radius: 8px; padding: 0.75rem 1rem; margin-bottom: 1rem; border: 1px solid; }
+.notice.ok { background: #ddf3e6; border-color: #a6d9b9; }
+.notice.error { background: #fbe3e1; border-color: #efb3ad; }
+.notice.info { background: #e7eefb; border-color: #b7c8ee; }
+form.decide { display: grid; gap: 0.75rem; margin-top: 1rem; }
+form.decide .actions { display: flex; gap: 0.75rem; }
+label { font-weight: 600; font-size: 0.9rem; }
+input[type="password"], textarea {
+  width: 100%; padding: 0.55rem 0.7rem; border: 1px solid var(--line); border-radius: 6px;
+  font: inherit; background: #fff;
+}
+textarea { min-height: 4.5rem; resize: vertical; }
+button {
+  font: inherit; font-weight: 600; padding: 0.5rem 1.1rem; border-radius: 6px; cursor: pointer;
+  border: 1px solid transparent; background: var(--accent); color: #fff;
+}
+button.approve { background: var(--allow); }
+button.deny { background: var(--deny); }
+.login { max-width: 28rem; margin: 4rem auto; }
+.login form { display: grid; gap: 0.75rem; }
+`;

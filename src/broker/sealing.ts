@@ -1,0 +1,93 @@
+import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+
+export interface BearerCredential {
+  type: 'bearer';
+  token: string;
+}
+
+const version = 1;
+const ivBytes = 12;
+const tagBytes = 16;
+const sealerOnly = Symbol('sealer');
+
+/**
+ * A credential sealed at rest (AES-256-GCM, bound to its connection id). Only the sealer makes
+ * one, and only the sealer opens one; it prints as a placeholder, so a log line never holds it.
+ */
+export class SealedCredential {
+  readonly #bytes: Buffer;
+
+  constructor(key: symbol, bytes: Buffer) {
+    if (key !== sealerOnly) throw new TypeError('only the sealer makes SealedCredential values');
+    this.#bytes = bytes;
+  }
+
+  /** The stored form, for the connections table. */
+  toBytes(): Buffer {
+    return Buffer.from(this.#bytes);
+  }
+
+  toJSON(): string {
+    return '[sealed credential]';
+  }
+
+  toString(): string {
+    return '[sealed credential]';
+  }
+}
+
+export class SealingError extends Error {
+  override name = 'SealingError';
+}
+
+export class CredentialSealer {
+  readonly #key: Buffer;
+
+  constructor(key: Buffer) {
+    if (key.length !== 32)
+      throw new SealingError('the sealing key must be 32 bytes (base64 in GATE_SEALING_KEY)');
+    this.#key = Buffer.from(key);
+  }
+
+  static fromBase64(text: string | undefined): CredentialSealer {
+    if (!text) throw new SealingError('GATE_SEALING_KEY is not set: 32 random bytes, base64');
+    return new CredentialSealer(Buffer.from(text, 'base64'));
+  }
+
+  /** The connection id is authenticated data: a sealed credential cannot be moved to another row. */
+  seal(connectionId: string, credential: BearerCredential): SealedCredential {
+    const iv = randomBytes(ivBytes);
+    const cipher = createCipheriv('aes-256-gcm', this.#key, iv);
+    cipher.setAAD(Buffer.from(connectionId, 'utf8'));
+    const body = Buffer.concat([cipher.update(JSON.stringify(credential), 'utf8'), cipher.final()]);
+    return new SealedCredential(
+      sealerOnly,
+      Buffer.concat([Buffer.from([version]), iv, cipher.getAuthTag(), body]),
+    );
+  }
+
+  /** Reads a stored credential back into its sealed form (no decryption). */
+  fromStored(bytes: Buffer): SealedCredential {
+    return new SealedCredential(sealerOnly, Buffer.from(bytes));
+  }
+
+  unseal(connectionId: string, sealed: SealedCredential): BearerCredential {
+    const bytes = sealed.toBytes();
+    if (bytes[0] !== version || bytes.length < 1 + ivBytes + tagBytes)
+      throw new SealingError('not a sealed credential');
+    const iv = bytes.subarray(1, 1 + ivBytes);
+    const tag = bytes.subarray(1 + ivBytes, 1 + ivBytes + tagBytes);
+    const decipher = createDecipheriv('aes-256-gcm', this.#key, iv);
+    decipher.setAAD(Buffer.from(connectionId, 'utf8'));
+    decipher.setAuthTag(tag);
+    try {
+      const text = Buffer.concat([
+        decipher.update(bytes.subarray(1 + ivBytes + tagBytes)),
+        decipher.final(),
+      ]).toString('utf8');
+      return JSON.parse(text) as BearerCredential;
+    } catch {
+      throw new SealingError('the credential does not open with this key for this connection');
+    }
+  }
+}

@@ -1,0 +1,97 @@
+/**
+ * Operators' history tools.
+ *
+ *   npm run histories -- export <folder> [--query "<visibility query>"] [--limit N]
+ *       writes the histories of closed gate workflows to <folder>, one JSON file each;
+ *   npm run histories -- replay <folder>
+ *       replays every history in <folder> against the current workflow code and fails on any
+ *       nondeterminism: run it after a deploy, in an incident, and in CI.
+ *
+ * Connects to TEMPORAL_ADDRESS / TEMPORAL_NAMESPACE (default: the dev stack).
+ */
+import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { Client, Connection } from '@temporalio/client';
+import { historyFromJSON, historyToJSON } from '@temporalio/common/lib/proto-utils.js';
+import { Worker } from '@temporalio/worker';
+import { runtimeConfig } from '../runtime-config.js';
+import { workflowsPath } from '../worker.js';
+import { gateWorkflowType } from '../workflows/messages.js';
+
+export async function exportHistories(
+  folder: string,
+  query: string,
+  limit: number,
+): Promise<number> {
+  const config = runtimeConfig();
+  const connection = await Connection.connect({ address: config.temporalAddress });
+  try {
+    const client = new Client({ connection, namespace: config.namespace });
+    mkdirSync(folder, { recursive: true });
+    let written = 0;
+    for await (const execution of client.workflow.list({ query })) {
+      if (written >= limit) break;
+      const history = await client.workflow
+        .getHandle(execution.workflowId, execution.runId)
+        .fetchHistory();
+      const name = `${execution.workflowId.replace(/[^A-Za-z0-9._-]/g, '_')}.${execution.runId}.json`;
+      writeFileSync(path.join(folder, name), historyToJSON(history));
+      written += 1;
+    }
+    return written;
+  } finally {
+    await connection.close();
+  }
+}
+
+export async function replayHistories(
+  folder: string,
+): Promise<{ replayed: number; failures: string[] }> {
+  const files = readdirSync(folder)
+    .filter((f) => f.endsWith('.json'))
+    .sort();
+  const histories = files.map((file) => ({
+    workflowId: file,
+    history: historyFromJSON(JSON.parse(readFileSync(path.join(folder, file), 'utf8'))),
+  }));
+  const failures: string[] = [];
+  let replayed = 0;
+  for await (const result of Worker.runReplayHistories({ workflowsPath }, histories)) {
+    replayed += 1;
+    if (result.error) failures.push(`${result.workflowId}: ${result.error.message}`);
+  }
+  return { replayed, failures };
+}
+
+async function main() {
+  const { positionals, values } = parseArgs({
+    allowPositionals: true,
+    options: { query: { type: 'string' }, limit: { type: 'string' } },
+  });
+  const [command, folder] = positionals;
+  if ((command !== 'export' && command !== 'replay') || !folder) {
+    process.stderr.write(
+      'usage: histories export <folder> [--query Q] [--limit N] | histories replay <folder>\n',
+    );
+    process.exit(2);
+  }
+  if (command === 'export') {
+    const query =
+      values.query ?? `WorkflowType = '${gateWorkflowType}' AND ExecutionStatus != 'Running'`;
+    const written = await exportHistories(folder, query, Number(values.limit ?? 1000));
+    process.stdout.write(`exported ${written} histories to ${folder}\n`);
+    return;
+  }
+  const { replayed, failures } = await replayHistories(folder);
+  for (const failure of failures) process.stderr.write(`nondeterministic: ${failure}\n`);
+  process.stdout.write(`replayed ${replayed} histories, ${failures.length} failed\n`);
+  process.exit(failures.length === 0 && replayed > 0 ? 0 : 1);
+}
+
+if (
+  process.argv[1] &&
+  path.resolve(process.argv[1]) === path.resolve(new URL(import.meta.url).pathname)
+) {
+  await main();
+}

@@ -1,0 +1,334 @@
+import type pg from 'pg';
+import { redact } from '../domain/redaction.js';
+import { appendEvent } from './ledger.js';
+import { one, withTransaction, type Pool, type Queryable } from './pool.js';
+
+/**
+ * A run's token budget: durable, request-keyed reservations and the usage that settles them.
+ *
+ * Concurrency, as promised and tested (test/budget/):
+ * - Admissions of one run queue on a row lock of its budget row, so the balance an admission
+ *   reads cannot change before it books; two requests never both pass on the same remainder.
+ * - A reservation's key is derived from (session, request id) and the first answer is stored
+ *   under it, so a retry, concurrent or late, finds that answer and books nothing.
+ * - Reconciliation and expiry lock the reservation row first; the usage entry's external id is
+ *   unique, so a hold is released once and real usage is counted once, whichever comes first.
+ * Locks are taken reservation row, budget row, ledger head, in that order (admission only
+ * inserts reservations, never locks one), so no two of these transactions deadlock.
+ */
+
+export interface BudgetFigures {
+  max_tokens: number;
+  held_tokens: number;
+  used_tokens: number;
+}
+
+export type ReservationStatus = 'refused' | 'held' | 'expired' | 'reconciled';
+
+export interface ReservationRow {
+  id: string;
+  session_id: string;
+  request_id: string;
+  run_id: string;
+  request_digest: string;
+  model: string;
+  max_output_tokens: number;
+  input_bound_tokens: number;
+  booked_tokens: number;
+  status: ReservationStatus;
+  created_at: Date;
+  expired_at: Date | null;
+  reconciled_at: Date | null;
+}
+
+export interface UsageRow {
+  external_id: string;
+  input_tokens: number;
+  output_tokens: number;
+  used_tokens: number;
+  released_tokens: number;
+  recorded_at: Date;
+}
+
+const reservationColumns = `id, session_id, request_id, run_id, request_digest, model,
+  max_output_tokens, input_bound_tokens, booked_tokens, status, created_at, expired_at,
+  reconciled_at`;
+const usageColumns = `external_id, input_tokens, output_tokens, used_tokens, released_tokens,
+  recorded_at`;
+
+/** '/' appears in neither id (see externalIdPattern), so the pair is recoverable from the key. */
+export function reservationKey(sessionId: string, requestId: string): string {
+  return `${sessionId}/${requestId}`;
+}
+
+export async function findBudget(db: Queryable, runId: string): Promise<BudgetFigures> {
+  const { rows } = await db.query<BudgetFigures>(
+    'select max_tokens, held_tokens, used_tokens from run_budgets where run_id = $1',
+    [runId],
+  );
+  return budgetRow(rows, runId);
+}
+
+function budgetRow(rows: BudgetFigures[], runId: string): BudgetFigures {
+  const [row] = rows;
+  // The row is opened with the run (a trigger), so a missing one is an unknown run.
+  if (!row) throw new Error(`run ${runId} has no budget`);
+  return row;
+}
+
+export async function findReservation(
+  db: Queryable,
+  sessionId: string,
+  requestId: string,
+): Promise<ReservationRow | undefined> {
+  const { rows } = await db.query<ReservationRow>(
+    `select ${reservationColumns} from model_reservations where id = $1`,
+    [reservationKey(sessionId, requestId)],
+  );
+  return rows[0];
+}
+
+export interface AdmissionRequest {
+  runId: string;
+  sessionId: string;
+  requestId: string;
+  /** Digest of what was asked; a retry with another digest is a conflict, for the caller. */
+  requestDigest: string;
+  model: string;
+  maxOutputTokens: number;
+  inputBoundTokens: number;
+}
+
+export interface Admission {
+  /** Status `held` if admitted, `refused` if not; on a retry, whatever the first answer became. */
+  reservation: ReservationRow;
+  /** False when the request id was answered before: this call booked nothing. */
+  created: boolean;
+}
+
+/**
+ * Admits a model request if used + held + its booking stays within the allowance, booking a
+ * hold, and records the answer either way so the same request id always gets it back.
+ */
+export async function admitModelRequest(pool: Pool, request: AdmissionRequest): Promise<Admission> {
+  return withTransaction(pool, async (tx) => {
+    const budget = budgetRow(
+      (
+        await tx.query<BudgetFigures>(
+          `select max_tokens, held_tokens, used_tokens from run_budgets where run_id = $1
+           for update`,
+          [request.runId],
+        )
+      ).rows,
+      request.runId,
+    );
+    // Read after the lock: a concurrent first attempt has committed by now, or never will.
+    const existing = await findReservation(tx, request.sessionId, request.requestId);
+    if (existing) return { reservation: existing, created: false };
+
+    const booked = request.maxOutputTokens + request.inputBoundTokens;
+    const admitted = budget.used_tokens + budget.held_tokens + booked <= budget.max_tokens;
+    if (admitted) {
+      await tx.query('update run_budgets set held_tokens = held_tokens + $2 where run_id = $1', [
+        request.runId,
+        booked,
+      ]);
+    }
+    const reservation = one(
+      (
+        await tx.query<ReservationRow>(
+          `insert into model_reservations (id, session_id, request_id, run_id, request_digest,
+             model, max_output_tokens, input_bound_tokens, booked_tokens, status)
+           values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+           returning ${reservationColumns}`,
+          [
+            reservationKey(request.sessionId, request.requestId),
+            request.sessionId,
+            request.requestId,
+            request.runId,
+            request.requestDigest,
+            request.model,
+            request.maxOutputTokens,
+            request.inputBoundTokens,
+            booked,
+            admitted ? 'held' : 'refused',
+          ],
+        )
+      ).rows,
+    );
+    if (admitted) {
+      await appendEvent(
+        tx,
+        request.sessionId,
+        redact('model.reserved', {
+          request_id: request.requestId,
+          model: request.model,
+          max_output_tokens: request.maxOutputTokens,
+          input_bound_tokens: request.inputBoundTokens,
+          booked_tokens: booked,
+        }),
+      );
+    }
+    return { reservation, created: true };
+  });
+}
+
+async function lockReservation(tx: pg.PoolClient, id: string): Promise<ReservationRow | undefined> {
+  const { rows } = await tx.query<ReservationRow>(
+    `select ${reservationColumns} from model_reservations where id = $1 for update`,
+    [id],
+  );
+  return rows[0];
+}
+
+export type Reconciliation =
+  | { kind: 'unknown' }
+  | { kind: 'refused'; reservation: ReservationRow }
+  | { kind: 'reconciled'; reservation: ReservationRow; usage: UsageRow; created: boolean };
+
+/**
+ * Settles a reservation with the real usage: one usage entry keyed by the reservation, the hold
+ * released (unless the sweep already did) and the usage counted. A second call finds the entry
+ * and changes nothing; the caller compares figures.
+ */
+export async function reconcileModelRequest(
+  pool: Pool,
+  report: { sessionId: string; requestId: string; inputTokens: number; outputTokens: number },
+): Promise<Reconciliation> {
+  return withTransaction(pool, async (tx) => {
+    const id = reservationKey(report.sessionId, report.requestId);
+    const reservation = await lockReservation(tx, id);
+    if (!reservation) return { kind: 'unknown' };
+    if (reservation.status === 'refused') return { kind: 'refused', reservation };
+    if (reservation.status === 'reconciled') {
+      const { rows } = await tx.query<UsageRow>(
+        `select ${usageColumns} from model_usage where external_id = $1`,
+        [id],
+      );
+      return { kind: 'reconciled', reservation, usage: one(rows), created: false };
+    }
+
+    const released = reservation.status === 'held' ? reservation.booked_tokens : 0;
+    const usage = one(
+      (
+        await tx.query<UsageRow>(
+          `insert into model_usage (external_id, session_id, input_tokens, output_tokens,
+             released_tokens)
+           values ($1, $2, $3, $4, $5)
+           returning ${usageColumns}`,
+          [id, reservation.session_id, report.inputTokens, report.outputTokens, released],
+        )
+      ).rows,
+    );
+    await tx.query(
+      `update run_budgets set held_tokens = held_tokens - $2, used_tokens = used_tokens + $3
+       where run_id = $1`,
+      [reservation.run_id, released, usage.used_tokens],
+    );
+    const settled = one(
+      (
+        await tx.query<ReservationRow>(
+          // The clock, not the transaction's start: this may have waited on the sweep's lock.
+          `update model_reservations set status = 'reconciled', reconciled_at = clock_timestamp()
+           where id = $1 returning ${reservationColumns}`,
+          [id],
+        )
+      ).rows,
+    );
+    await appendEvent(
+      tx,
+      reservation.session_id,
+      redact('model.reconciled', {
+        request_id: reservation.request_id,
+        input_tokens: usage.input_tokens,
+        output_tokens: usage.output_tokens,
+        used_tokens: usage.used_tokens,
+        released_tokens: released,
+      }),
+    );
+    return { kind: 'reconciled', reservation: settled, usage, created: true };
+  });
+}
+
+/**
+ * Expires the oldest hold older than `expireAfterMs`, releasing it. `skip locked` lets several
+ * sweepers share the work: none waits on another or on a reconciliation in flight.
+ */
+async function expireOneStaleReservation(pool: Pool, expireAfterMs: number): Promise<boolean> {
+  return withTransaction(pool, async (tx) => {
+    // A row another transaction settled meanwhile is re-checked under the lock and passed over.
+    const { rows } = await tx.query<ReservationRow>(
+      `select ${reservationColumns} from model_reservations
+       where status = 'held' and created_at <= now() - make_interval(secs => $1::double precision)
+       order by created_at limit 1
+       for update skip locked`,
+      [expireAfterMs / 1000],
+    );
+    const reservation = rows[0];
+    if (!reservation) return false;
+    await tx.query(
+      `update model_reservations set status = 'expired', expired_at = clock_timestamp()
+       where id = $1`,
+      [reservation.id],
+    );
+    await tx.query('update run_budgets set held_tokens = held_tokens - $2 where run_id = $1', [
+      reservation.run_id,
+      reservation.booked_tokens,
+    ]);
+    await appendEvent(
+      tx,
+      reservation.session_id,
+      redact('model.expired', {
+        request_id: reservation.request_id,
+        released_tokens: reservation.booked_tokens,
+      }),
+    );
+    return true;
+  });
+}
+
+/**
+ * The sweep: expires every hold never drained within `expireAfterMs` (up to `limit` per call)
+ * and releases what they held. Idempotent and safe to run from several processes at once.
+ * Returns how many it expired.
+ */
+export async function expireStaleReservations(
+  pool: Pool,
+  { expireAfterMs, limit = 1_000 }: { expireAfterMs: number; limit?: number },
+): Promise<number> {
+  let swept = 0;
+  while (swept < limit && (await expireOneStaleReservation(pool, expireAfterMs))) swept += 1;
+  return swept;
+}
+
+/**
+ * Runs the sweep now and then every `intervalMs` until stopped. A failed sweep (PostgreSQL
+ * away) is reported and retried at the next tick. The returned stop waits for a sweep in flight.
+ */
+export function startReservationSweeper(
+  pool: Pool,
+  {
+    intervalMs,
+    expireAfterMs,
+    onError = (err: unknown) => {
+      process.stderr.write(`reservation sweep failed: ${String(err)}\n`);
+    },
+  }: { intervalMs: number; expireAfterMs: number; onError?: (err: unknown) => void },
+): () => Promise<void> {
+  let stopped = false;
+  let timer: NodeJS.Timeout | undefined;
+  let inFlight: Promise<void> = Promise.resolve();
+  const tick = () => {
+    inFlight = expireStaleReservations(pool, { expireAfterMs })
+      .then(() => undefined, onError)
+      .finally(() => {
+        if (!stopped) timer = setTimeout(tick, intervalMs);
+      });
+  };
+  tick();
+  return async () => {
+    stopped = true;
+    clearTimeout(timer);
+    await inFlight;
+  };
+}
