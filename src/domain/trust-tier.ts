@@ -44,3 +44,40 @@ export function trustTierOf(source: RunSource): TrustTier {
   if (normaliseRepo(base) === '' || normaliseRepo(head) === '') return 'read_only';
   return normaliseRepo(base) === normaliseRepo(head) ? 'trusted' : 'read_only';
 }
+
+const asRecord = (value: unknown): Record<string, unknown> | undefined =>
+  value !== null && typeof value === 'object' && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : undefined;
+
+const fullName = (repo: unknown): string | null | undefined => {
+  if (repo === null) return null;
+  const name = asRecord(repo)?.full_name;
+  return typeof name === 'string' ? name : undefined;
+};
+
+/**
+ * A run source from a GitHub `pull_request` webhook payload, as a runner receives it. Nothing is
+ * assumed: a deleted fork (`head.repo: null`) stays null, a missing field stays missing, and
+ * `trustTierOf` turns both into read_only.
+ */
+export function sourceFromPullRequestEvent(payload: unknown): RunSource {
+  const event = asRecord(payload);
+  const pr = asRecord(event?.pull_request);
+  const head = asRecord(pr?.head);
+  const base = asRecord(pr?.base);
+  const number = pr?.number;
+  const sender = asRecord(event?.sender)?.login;
+  const baseRepo = fullName(base?.repo) ?? fullName(event?.repository) ?? undefined;
+  const headRepo = head && 'repo' in head ? fullName(head.repo) : undefined;
+  return {
+    kind: 'pull_request',
+    ...(baseRepo && { repository: baseRepo }),
+    pull_request: {
+      ...(baseRepo !== undefined && { base_repo: baseRepo }),
+      ...(headRepo !== undefined && { head_repo: headRepo }),
+      ...(typeof number === 'number' && Number.isInteger(number) && number >= 0 && { number }),
+      ...(typeof sender === 'string' && { sender: sender.slice(0, 256) }),
+    },
+  };
+}
