@@ -1,26 +1,12 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import pg from 'pg';
-import { startTestApi, type TestApi } from '../support/api.js';
-import { testConfig } from '../support/env.js';
-import { createRun, expectStatus, seedWorkspace, toolCall, type Seed } from '../support/seed.js';
+import { describe, test } from 'node:test';
+import { createRun, expectStatus, toolCall } from '../support/seed.js';
+import { useHarness } from '../support/harness.js';
 
-let api: TestApi;
-let seed: Seed;
-let db: pg.Pool;
-
-before(async () => {
-  api = await startTestApi();
-  seed = await seedWorkspace(api);
-  db = new pg.Pool({ connectionString: testConfig().databaseUrl });
-});
-after(async () => {
-  await api.close();
-  await db.end();
-});
+const h = useHarness();
 
 async function count(table: string): Promise<number> {
-  const { rows } = await db.query<{ n: number }>(`select count(*)::int as n from ${table}`);
+  const { rows } = await h.db.query<{ n: number }>(`select count(*)::int as n from ${table}`);
   return rows[0]!.n;
 }
 
@@ -35,53 +21,53 @@ function assertProblem(answer: { status: number; body: any; headers: Headers }, 
 
 describe('every route authenticates', () => {
   test('no token, a malformed header or an unknown token: 401', async () => {
-    assertProblem(await api.call('POST', '/v1/workspaces', { body: { name: 'x' } }), 401);
+    assertProblem(await h.api.call('POST', '/v1/workspaces', { body: { name: 'x' } }), 401);
     assertProblem(
-      await api.call('POST', '/v1/workspaces', {
+      await h.api.call('POST', '/v1/workspaces', {
         body: { name: 'x' },
         headers: { authorization: 'Basic abc' },
       }),
       401,
     );
     assertProblem(
-      await api.call('POST', '/v1/workspaces', { token: 'fgs_unknown', body: { name: 'x' } }),
+      await h.api.call('POST', '/v1/workspaces', { token: 'fgs_unknown', body: { name: 'x' } }),
       401,
     );
     assertProblem(
-      await api.call('POST', '/v1/workspaces', {
+      await h.api.call('POST', '/v1/workspaces', {
         token: 'not-the-key-at-all',
         body: { name: 'x' },
       }),
       401,
     );
-    const run = await createRun(api, seed);
+    const run = await createRun(h.api, h.seed);
     assertProblem(
-      await api.call('PUT', `/v1/sessions/${run.session_id}/tool-calls/c1`, { body: {} }),
+      await h.api.call('PUT', `/v1/sessions/${run.session_id}/tool-calls/c1`, { body: {} }),
       401,
     );
-    assertProblem(await api.call('GET', `/v1/runs/${run.run_id}`), 401);
+    assertProblem(await h.api.call('GET', `/v1/runs/${run.run_id}`), 401);
   });
 
   test("a runner never sees another session: its token on another session's routes is 404", async () => {
-    const mine = await createRun(api, seed);
-    const theirs = await createRun(api, seed);
-    const answer = await api.call('PUT', `/v1/sessions/${theirs.session_id}/tool-calls/c1`, {
+    const mine = await createRun(h.api, h.seed);
+    const theirs = await createRun(h.api, h.seed);
+    const answer = await h.api.call('PUT', `/v1/sessions/${theirs.session_id}/tool-calls/c1`, {
       token: mine.session_token,
       body: { tool: 'Read', arguments: { file_path: 'a' } },
     });
     assertProblem(answer, 404);
     assertProblem(
-      await api.call('GET', `/v1/sessions/${theirs.session_id}/tool-calls/c1`, {
+      await h.api.call('GET', `/v1/sessions/${theirs.session_id}/tool-calls/c1`, {
         token: mine.session_token,
       }),
       404,
     );
     assertProblem(
-      await api.call('GET', `/v1/runs/${theirs.run_id}`, { token: mine.session_token }),
+      await h.api.call('GET', `/v1/runs/${theirs.run_id}`, { token: mine.session_token }),
       404,
     );
     const own = await expectStatus(
-      api.call('GET', `/v1/runs/${mine.run_id}`, { token: mine.session_token }),
+      h.api.call('GET', `/v1/runs/${mine.run_id}`, { token: mine.session_token }),
       200,
     );
     assert.equal(own.session_id, mine.session_id);
@@ -90,28 +76,31 @@ describe('every route authenticates', () => {
   });
 
   test('a runner or a user calling operator routes: 403', async () => {
-    const run = await createRun(api, seed);
-    for (const token of [run.session_token, seed.admin.token]) {
-      assertProblem(await api.call('POST', '/v1/workspaces', { token, body: { name: 'x' } }), 403);
+    const run = await createRun(h.api, h.seed);
+    for (const token of [run.session_token, h.seed.admin.token]) {
       assertProblem(
-        await api.call('POST', '/v1/policies', {
+        await h.api.call('POST', '/v1/workspaces', { token, body: { name: 'x' } }),
+        403,
+      );
+      assertProblem(
+        await h.api.call('POST', '/v1/policies', {
           token,
-          body: { workspace: seed.workspace, name: 'x' },
+          body: { workspace: h.seed.workspace, name: 'x' },
         }),
         403,
       );
       assertProblem(
-        await api.call('GET', `/v1/policies/${seed.policyId}/versions/1`, { token }),
+        await h.api.call('GET', `/v1/policies/${h.seed.policyId}/versions/1`, { token }),
         403,
       );
     }
   });
 
   test('the operator may not act as a runner', async () => {
-    const run = await createRun(api, seed);
+    const run = await createRun(h.api, h.seed);
     assertProblem(
-      await api.call('PUT', `/v1/sessions/${run.session_id}/tool-calls/c1`, {
-        token: api.operatorKey,
+      await h.api.call('PUT', `/v1/sessions/${run.session_id}/tool-calls/c1`, {
+        token: h.api.operatorKey,
         body: { tool: 'Read', arguments: {} },
       }),
       403,
@@ -123,13 +112,13 @@ describe('bad input gets a clear error and loses nothing', () => {
   test('malformed JSON: 400 problem, nothing written', async () => {
     const before = await count('workspaces');
     assertProblem(
-      await api.call('POST', '/v1/workspaces', { token: api.operatorKey, raw: '{"name": "x"' }),
+      await h.api.call('POST', '/v1/workspaces', { token: h.api.operatorKey, raw: '{"name": "x"' }),
       400,
     );
-    const run = await createRun(api, seed);
+    const run = await createRun(h.api, h.seed);
     const calls = await count('tool_calls');
     assertProblem(
-      await api.call('PUT', `/v1/sessions/${run.session_id}/tool-calls/c1`, {
+      await h.api.call('PUT', `/v1/sessions/${run.session_id}/tool-calls/c1`, {
         token: run.session_token,
         raw: '{',
       }),
@@ -141,17 +130,17 @@ describe('bad input gets a clear error and loses nothing', () => {
 
   test('unknown fields are rejected, naming the path', async () => {
     const before = await count('workspaces');
-    const answer = await api.call('POST', '/v1/workspaces', {
-      token: api.operatorKey,
+    const answer = await h.api.call('POST', '/v1/workspaces', {
+      token: h.api.operatorKey,
       body: { name: 'x', owner: 'me' },
     });
     assertProblem(answer, 400);
     assert.deepEqual(answer.body.errors, [{ path: 'body.owner', message: 'unknown field' }]);
-    const run = await createRun(api, seed);
-    const call = await toolCall(api, run, 'c1', { tool: 'Read', arguments: {}, sneaky: true });
+    const run = await createRun(h.api, h.seed);
+    const call = await toolCall(h.api, run, 'c1', { tool: 'Read', arguments: {}, sneaky: true });
     assertProblem(call, 400);
     assert.equal(await count('workspaces'), before);
-    const { rows } = await db.query('select 1 from tool_calls where session_id = $1', [
+    const { rows } = await h.db.query('select 1 from tool_calls where session_id = $1', [
       run.session_id,
     ]);
     assert.equal(rows.length, 0);
@@ -159,15 +148,15 @@ describe('bad input gets a clear error and loses nothing', () => {
 
   test('a run body with wrong values names every failing field, and creates no run', async () => {
     const runs = await count('runs');
-    const answer = await api.call('POST', '/v1/runs', {
-      token: api.operatorKey,
+    const answer = await h.api.call('POST', '/v1/runs', {
+      token: h.api.operatorKey,
       body: {
         workspace: 'not-a-uuid',
         session_id: 'has/slash',
-        invoked_by: seed.admin.user_id,
+        invoked_by: h.seed.admin.user_id,
         source: { kind: 'elsewhere' },
         autonomy: 'supervised',
-        policy_id: seed.policyId,
+        policy_id: h.seed.policyId,
         tools: { bundles: [] },
         budget: { max_tokens: -5 },
       },
@@ -184,10 +173,10 @@ describe('bad input gets a clear error and loses nothing', () => {
   });
 
   test('a body over the limit: 413 problem, nothing written', async () => {
-    const run = await createRun(api, seed);
+    const run = await createRun(h.api, h.seed);
     const huge = { tool: 'Read', arguments: { file_path: 'x'.repeat(2 * 1024 * 1024) } };
-    assertProblem(await toolCall(api, run, 'c1', huge), 413);
-    const { rows } = await db.query('select 1 from tool_calls where session_id = $1', [
+    assertProblem(await toolCall(h.api, run, 'c1', huge), 413);
+    const { rows } = await h.db.query('select 1 from tool_calls where session_id = $1', [
       run.session_id,
     ]);
     assert.equal(rows.length, 0);
@@ -195,29 +184,29 @@ describe('bad input gets a clear error and loses nothing', () => {
 
   test('a path parameter of the wrong shape is a 400, not a database error', async () => {
     assertProblem(
-      await api.call('GET', '/v1/policies/not-a-uuid/versions/1', { token: api.operatorKey }),
+      await h.api.call('GET', '/v1/policies/not-a-uuid/versions/1', { token: h.api.operatorKey }),
       400,
     );
     assertProblem(
-      await api.call('GET', `/v1/policies/${seed.policyId}/versions/zero`, {
-        token: api.operatorKey,
+      await h.api.call('GET', `/v1/policies/${h.seed.policyId}/versions/zero`, {
+        token: h.api.operatorKey,
       }),
       400,
     );
-    assertProblem(await api.call('GET', '/v1/runs/123', { token: api.operatorKey }), 400);
+    assertProblem(await h.api.call('GET', '/v1/runs/123', { token: h.api.operatorKey }), 400);
   });
 
   test('unknown routes and unknown things are 404 problems', async () => {
-    assertProblem(await api.call('GET', '/v1/nothing-here', { token: api.operatorKey }), 404);
+    assertProblem(await h.api.call('GET', '/v1/nothing-here', { token: h.api.operatorKey }), 404);
     assertProblem(
-      await api.call('GET', `/v1/policies/${seed.policyId}/versions/99`, {
-        token: api.operatorKey,
+      await h.api.call('GET', `/v1/policies/${h.seed.policyId}/versions/99`, {
+        token: h.api.operatorKey,
       }),
       404,
     );
     assertProblem(
-      await api.call('POST', '/v1/workspaces/00000000-0000-4000-8000-000000000000/members', {
-        token: api.operatorKey,
+      await h.api.call('POST', '/v1/workspaces/00000000-0000-4000-8000-000000000000/members', {
+        token: h.api.operatorKey,
         body: { name: 'x', role: 'member' },
       }),
       404,
@@ -225,23 +214,23 @@ describe('bad input gets a clear error and loses nothing', () => {
   });
 
   test('a session id already in use: 409, the first run unchanged', async () => {
-    const run = await createRun(api, seed);
-    const again = await api.call('POST', '/v1/runs', {
-      token: api.operatorKey,
+    const run = await createRun(h.api, h.seed);
+    const again = await h.api.call('POST', '/v1/runs', {
+      token: h.api.operatorKey,
       body: {
-        workspace: seed.workspace,
+        workspace: h.seed.workspace,
         session_id: run.session_id,
-        invoked_by: seed.admin.user_id,
+        invoked_by: h.seed.admin.user_id,
         source: { kind: 'manual' },
         autonomy: 'supervised',
-        policy_id: seed.policyId,
-        tools: { bundles: [seed.bundleId] },
+        policy_id: h.seed.policyId,
+        tools: { bundles: [h.seed.bundleId] },
         budget: { max_tokens: 5 },
       },
     });
     assertProblem(again, 409);
     const still = await expectStatus(
-      api.call('GET', `/v1/runs/${run.run_id}`, { token: api.operatorKey }),
+      h.api.call('GET', `/v1/runs/${run.run_id}`, { token: h.api.operatorKey }),
       200,
     );
     assert.equal(still.budget.max_tokens, 100_000);
@@ -249,29 +238,29 @@ describe('bad input gets a clear error and loses nothing', () => {
 
   test('a suspended member cannot invoke a run', async () => {
     const member = await expectStatus(
-      api.call('POST', `/v1/workspaces/${seed.workspace}/members`, {
-        token: api.operatorKey,
+      h.api.call('POST', `/v1/workspaces/${h.seed.workspace}/members`, {
+        token: h.api.operatorKey,
         body: { name: 'sam', role: 'member' },
       }),
       201,
     );
     await expectStatus(
-      api.call('PATCH', `/v1/workspaces/${seed.workspace}/members/${member.user_id}`, {
-        token: api.operatorKey,
+      h.api.call('PATCH', `/v1/workspaces/${h.seed.workspace}/members/${member.user_id}`, {
+        token: h.api.operatorKey,
         body: { status: 'suspended' },
       }),
       200,
     );
-    const answer = await api.call('POST', '/v1/runs', {
-      token: api.operatorKey,
+    const answer = await h.api.call('POST', '/v1/runs', {
+      token: h.api.operatorKey,
       body: {
-        workspace: seed.workspace,
+        workspace: h.seed.workspace,
         session_id: `s-suspended-${Date.now()}`,
         invoked_by: member.user_id,
         source: { kind: 'manual' },
         autonomy: 'supervised',
-        policy_id: seed.policyId,
-        tools: { bundles: [seed.bundleId] },
+        policy_id: h.seed.policyId,
+        tools: { bundles: [h.seed.bundleId] },
         budget: { max_tokens: 5 },
       },
     });
@@ -282,10 +271,10 @@ describe('bad input gets a clear error and loses nothing', () => {
 
 describe('hostile bodies', () => {
   test('arguments nested beyond the limit are a 400 naming the field, not a crash', async () => {
-    const run = await createRun(api, seed);
+    const run = await createRun(h.api, h.seed);
     for (const levels of [5_000, 150_000]) {
       const raw = `{"tool":"Read","arguments":{"file_path":${'{"d":'.repeat(levels)}1${'}'.repeat(levels)}}}`;
-      const answer = await api.call(
+      const answer = await h.api.call(
         'PUT',
         `/v1/sessions/${run.session_id}/tool-calls/deep-${levels}`,
         {
@@ -296,7 +285,7 @@ describe('hostile bodies', () => {
       assertProblem(answer, 400);
       if (levels === 5_000) assert.equal(answer.body.errors[0].path, 'body.arguments');
     }
-    const { rows } = await db.query('select 1 from tool_calls where session_id = $1', [
+    const { rows } = await h.db.query('select 1 from tool_calls where session_id = $1', [
       run.session_id,
     ]);
     assert.equal(rows.length, 0);

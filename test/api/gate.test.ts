@@ -1,43 +1,28 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { Client, Connection } from '@temporalio/client';
-import pg from 'pg';
 import { gateWorkflowId, asSessionId, asToolCallId } from '../../src/domain/ids.js';
-import { startTestApi, type TestApi } from '../support/api.js';
 import { testConfig } from '../support/env.js';
-import {
-  createRun,
-  defaultPolicy,
-  expectStatus,
-  seedWorkspace,
-  toolCall,
-  type Seed,
-} from '../support/seed.js';
+import { createRun, defaultPolicy, expectStatus, toolCall } from '../support/seed.js';
+import { useHarness } from '../support/harness.js';
 
-let api: TestApi;
-let seed: Seed;
-let db: pg.Pool;
+const h = useHarness();
 let temporal: Client;
 
 before(async () => {
-  api = await startTestApi();
-  seed = await seedWorkspace(api);
-  db = new pg.Pool({ connectionString: testConfig().databaseUrl });
   temporal = new Client({
     connection: await Connection.connect({ address: testConfig().temporalAddress }),
   });
 });
 after(async () => {
-  await api.close();
-  await db.end();
   await temporal.connection.close();
 });
 
 describe('the gate answers each tool call', () => {
   test('a call the policy allows is allowed, naming the rule', async () => {
-    const run = await createRun(api, seed);
+    const run = await createRun(h.api, h.seed);
     const answer = await expectStatus(
-      toolCall(api, run, 'c1', { tool: 'Read', arguments: { file_path: 'a' } }),
+      toolCall(h.api, run, 'c1', { tool: 'Read', arguments: { file_path: 'a' } }),
       200,
     );
     assert.deepEqual(answer, {
@@ -49,9 +34,9 @@ describe('the gate answers each tool call', () => {
   });
 
   test('a call the policy denies is denied with source=policy', async () => {
-    const run = await createRun(api, seed);
+    const run = await createRun(h.api, h.seed);
     const answer = await expectStatus(
-      toolCall(api, run, 'c1', { tool: 'Bash', arguments: { command: 'rm -rf /' } }),
+      toolCall(h.api, run, 'c1', { tool: 'Bash', arguments: { command: 'rm -rf /' } }),
       200,
     );
     assert.equal(answer.decision, 'deny');
@@ -60,9 +45,9 @@ describe('the gate answers each tool call', () => {
   });
 
   test('a tool outside the frozen set is denied with source=capability', async () => {
-    const run = await createRun(api, seed);
+    const run = await createRun(h.api, h.seed);
     const answer = await expectStatus(
-      toolCall(api, run, 'c1', { tool: 'WebFetch', arguments: {} }),
+      toolCall(h.api, run, 'c1', { tool: 'WebFetch', arguments: {} }),
       200,
     );
     assert.equal(answer.decision, 'deny');
@@ -71,17 +56,17 @@ describe('the gate answers each tool call', () => {
   });
 
   test('no matching rule gives the policy default', async () => {
-    const op = { token: api.operatorKey };
+    const op = { token: h.api.operatorKey };
     const policy = await expectStatus(
-      api.call('POST', '/v1/policies', {
+      h.api.call('POST', '/v1/policies', {
         ...op,
-        body: { ...defaultPolicy, workspace: seed.workspace, rules: [], default: 'allow' },
+        body: { ...defaultPolicy, workspace: h.seed.workspace, rules: [], default: 'allow' },
       }),
       201,
     );
-    const run = await createRun(api, seed, { policy_id: policy.id });
+    const run = await createRun(h.api, h.seed, { policy_id: policy.id });
     const answer = await expectStatus(
-      toolCall(api, run, 'c1', { tool: 'Bash', arguments: { command: 'ls' } }),
+      toolCall(h.api, run, 'c1', { tool: 'Bash', arguments: { command: 'ls' } }),
       200,
     );
     assert.equal(answer.decision, 'allow');
@@ -90,20 +75,20 @@ describe('the gate answers each tool call', () => {
   });
 
   test('GET returns the recorded state of a call; an unknown call is 404', async () => {
-    const run = await createRun(api, seed);
+    const run = await createRun(h.api, h.seed);
     await expectStatus(
-      toolCall(api, run, 'c1', { tool: 'Read', arguments: { file_path: 'a' } }),
+      toolCall(h.api, run, 'c1', { tool: 'Read', arguments: { file_path: 'a' } }),
       200,
     );
     const state = await expectStatus(
-      api.call('GET', `/v1/sessions/${run.session_id}/tool-calls/c1?wait=1`, {
+      h.api.call('GET', `/v1/sessions/${run.session_id}/tool-calls/c1?wait=1`, {
         token: run.session_token,
       }),
       200,
     );
     assert.equal(state.decision, 'allow');
     await expectStatus(
-      api.call('GET', `/v1/sessions/${run.session_id}/tool-calls/nope`, {
+      h.api.call('GET', `/v1/sessions/${run.session_id}/tool-calls/nope`, {
         token: run.session_token,
       }),
       404,
@@ -113,13 +98,15 @@ describe('the gate answers each tool call', () => {
 
 describe('retries are idempotent', () => {
   test('the same ids and body give the same answer and one workflow', async () => {
-    const run = await createRun(api, seed);
+    const run = await createRun(h.api, h.seed);
     const body = { tool: 'Read', arguments: { file_path: 'a' } };
-    const answers = await Promise.all([1, 2, 3, 4, 5].map(() => toolCall(api, run, 'same', body)));
+    const answers = await Promise.all(
+      [1, 2, 3, 4, 5].map(() => toolCall(h.api, run, 'same', body)),
+    );
     for (const answer of answers) assert.equal(answer.status, 200);
     const first = JSON.stringify(answers[0]!.body);
     for (const answer of answers) assert.equal(JSON.stringify(answer.body), first);
-    const again = await expectStatus(toolCall(api, run, 'same', body), 200);
+    const again = await expectStatus(toolCall(h.api, run, 'same', body), 200);
     assert.equal(JSON.stringify(again), first);
 
     const workflowId = gateWorkflowId(asSessionId(run.session_id), asToolCallId('same'));
@@ -130,26 +117,29 @@ describe('retries are idempotent', () => {
       runs.push(execution.runId);
     }
     assert.equal(runs.length, 1);
-    const rows = await db.query('select count(*)::int as n from tool_calls where session_id = $1', [
-      run.session_id,
-    ]);
+    const rows = await h.db.query(
+      'select count(*)::int as n from tool_calls where session_id = $1',
+      [run.session_id],
+    );
     assert.equal(rows.rows[0].n, 1);
   });
 
   test('the same ids with a different body give 409 and change nothing', async () => {
-    const run = await createRun(api, seed);
+    const run = await createRun(h.api, h.seed);
     await expectStatus(
-      toolCall(api, run, 'c1', { tool: 'Read', arguments: { file_path: 'a' } }),
+      toolCall(h.api, run, 'c1', { tool: 'Read', arguments: { file_path: 'a' } }),
       200,
     );
-    const conflict = await toolCall(api, run, 'c1', {
+    const conflict = await toolCall(h.api, run, 'c1', {
       tool: 'Read',
       arguments: { file_path: 'b' },
     });
     assert.equal(conflict.status, 409);
     assert.equal(conflict.headers.get('content-type'), 'application/problem+json; charset=utf-8');
     const state = await expectStatus(
-      api.call('GET', `/v1/sessions/${run.session_id}/tool-calls/c1`, { token: run.session_token }),
+      h.api.call('GET', `/v1/sessions/${run.session_id}/tool-calls/c1`, {
+        token: run.session_token,
+      }),
       200,
     );
     assert.equal(state.decision, 'allow');
@@ -158,22 +148,22 @@ describe('retries are idempotent', () => {
 
 describe('a run freezes its policy version', () => {
   test('a policy edit after run creation changes nothing for that run; a new run gets the new version', async () => {
-    const op = { token: api.operatorKey };
+    const op = { token: h.api.operatorKey };
     const policy = await expectStatus(
-      api.call('POST', '/v1/policies', {
+      h.api.call('POST', '/v1/policies', {
         ...op,
-        body: { ...defaultPolicy, workspace: seed.workspace },
+        body: { ...defaultPolicy, workspace: h.seed.workspace },
       }),
       201,
     );
-    const before = await createRun(api, seed, { policy_id: policy.id });
+    const before = await createRun(h.api, h.seed, { policy_id: policy.id });
     assert.equal(before.policy_version, 1);
     const edited = await expectStatus(
-      api.call('PUT', `/v1/policies/${policy.id}`, {
+      h.api.call('PUT', `/v1/policies/${policy.id}`, {
         ...op,
         body: {
           ...defaultPolicy,
-          workspace: seed.workspace,
+          workspace: h.seed.workspace,
           rules: [{ id: 'nothing', match: {}, verdict: 'deny' }],
         },
       }),
@@ -181,19 +171,22 @@ describe('a run freezes its policy version', () => {
     );
     assert.equal(edited.version, 2);
     const old = await expectStatus(
-      toolCall(api, before, 'c1', { tool: 'Read', arguments: { file_path: 'a' } }),
+      toolCall(h.api, before, 'c1', { tool: 'Read', arguments: { file_path: 'a' } }),
       200,
     );
     assert.equal(old.decision, 'allow');
-    const later = await createRun(api, seed, { policy_id: policy.id });
+    const later = await createRun(h.api, h.seed, { policy_id: policy.id });
     assert.equal(later.policy_version, 2);
     const fresh = await expectStatus(
-      toolCall(api, later, 'c1', { tool: 'Read', arguments: { file_path: 'a' } }),
+      toolCall(h.api, later, 'c1', { tool: 'Read', arguments: { file_path: 'a' } }),
       200,
     );
     assert.equal(fresh.decision, 'deny');
     assert.equal(fresh.rule_id, 'nothing');
-    const v1 = await expectStatus(api.call('GET', `/v1/policies/${policy.id}/versions/1`, op), 200);
+    const v1 = await expectStatus(
+      h.api.call('GET', `/v1/policies/${policy.id}/versions/1`, op),
+      200,
+    );
     assert.equal(v1.rules[0].id, 'reads');
   });
 });

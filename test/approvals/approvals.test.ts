@@ -1,20 +1,9 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import pg from 'pg';
-import { startTestApi, type TestApi } from '../support/api.js';
+import { describe, test } from 'node:test';
+import { startTestApi } from '../support/api.js';
 import { testConfig } from '../support/env.js';
-import {
-  createRun,
-  defaultPolicy,
-  expectStatus,
-  seedWorkspace,
-  toolCall,
-  type Seed,
-} from '../support/seed.js';
-
-let api: TestApi;
-let seed: Seed;
-let db: pg.Pool;
+import { createRun, defaultPolicy, expectStatus, toolCall } from '../support/seed.js';
+import { useHarness } from '../support/harness.js';
 
 const approvalPolicy = {
   ...defaultPolicy,
@@ -27,20 +16,12 @@ const approvalPolicy = {
   approval: { timeout_s: 600, on_timeout: 'deny' },
 };
 
-before(async () => {
-  api = await startTestApi({ approvalRecheckS: 1 });
-  seed = await seedWorkspace(api, approvalPolicy);
-  db = new pg.Pool({ connectionString: testConfig().databaseUrl });
-});
-after(async () => {
-  await api.close();
-  await db.end();
-});
+const h = useHarness({ api: { approvalRecheckS: 1 }, policy: approvalPolicy });
 
-async function member(role: 'member' | 'approver' | 'admin', workspace = seed.workspace) {
+async function member(role: 'member' | 'approver' | 'admin', workspace = h.seed.workspace) {
   const created = await expectStatus(
-    api.call('POST', `/v1/workspaces/${workspace}/members`, {
-      token: api.operatorKey,
+    h.api.call('POST', `/v1/workspaces/${workspace}/members`, {
+      token: h.api.operatorKey,
       body: { name: `${role}-${Math.random().toString(36).slice(2, 8)}`, role },
     }),
     201,
@@ -50,9 +31,9 @@ async function member(role: 'member' | 'approver' | 'admin', workspace = seed.wo
 
 async function policyWith(overrides: Record<string, unknown>) {
   const created = await expectStatus(
-    api.call('POST', '/v1/policies', {
-      token: api.operatorKey,
-      body: { ...approvalPolicy, workspace: seed.workspace, ...overrides },
+    h.api.call('POST', '/v1/policies', {
+      token: h.api.operatorKey,
+      body: { ...approvalPolicy, workspace: h.seed.workspace, ...overrides },
     }),
     201,
   );
@@ -66,13 +47,13 @@ const decide = (
   decision: 'approve' | 'deny',
   reason?: string,
 ) =>
-  api.call('POST', `/v1/approvals/${sessionId}/${callId}/decision`, {
+  h.api.call('POST', `/v1/approvals/${sessionId}/${callId}/decision`, {
     token,
     body: reason === undefined ? { decision } : { decision, reason },
   });
 
 async function eventTypes(sessionId: string): Promise<string[]> {
-  const { rows } = await db.query<{ type: string }>(
+  const { rows } = await h.db.query<{ type: string }>(
     'select type from ledger_events where stream_id = $1 order by seq',
     [sessionId],
   );
@@ -83,16 +64,16 @@ const bash = { tool: 'Bash', arguments: { command: 'make deploy' } };
 
 describe('the pause', () => {
   test('require_approval in a supervised run answers 202 pending, writes one row and one approval.requested', async () => {
-    const run = await createRun(api, seed);
-    const pending = await expectStatus(toolCall(api, run, 'c1', bash), 202);
+    const run = await createRun(h.api, h.seed);
+    const pending = await expectStatus(toolCall(h.api, run, 'c1', bash), 202);
     assert.equal(pending.status, 'pending_approval');
     assert.match(pending.approval.url, new RegExp(`/approvals/${run.session_id}/c1$`));
     assert.ok(Date.parse(pending.approval.expires_at) > Date.now() + 590_000);
 
     // A runner that restarts and re-sends the same PUT re-attaches: same answer, nothing new.
-    const again = await expectStatus(toolCall(api, run, 'c1', bash), 202);
+    const again = await expectStatus(toolCall(h.api, run, 'c1', bash), 202);
     assert.deepEqual(again, pending);
-    const rows = await db.query(
+    const rows = await h.db.query(
       'select status, arguments, rule_id, authority from approvals where session_id = $1',
       [run.session_id],
     );
@@ -109,21 +90,23 @@ describe('the pause', () => {
       'approval.requested',
     ]);
     const state = await expectStatus(
-      api.call('GET', `/v1/sessions/${run.session_id}/tool-calls/c1`, { token: run.session_token }),
+      h.api.call('GET', `/v1/sessions/${run.session_id}/tool-calls/c1`, {
+        token: run.session_token,
+      }),
       202,
     );
     assert.equal(state.status, 'pending_approval');
   });
 
   test('an approval decides the call: the waiting runner, a re-sent PUT and the ledger all show it', async () => {
-    const run = await createRun(api, seed);
-    await expectStatus(toolCall(api, run, 'c1', bash), 202);
-    const waiting = api.call('GET', `/v1/sessions/${run.session_id}/tool-calls/c1?wait=20`, {
+    const run = await createRun(h.api, h.seed);
+    await expectStatus(toolCall(h.api, run, 'c1', bash), 202);
+    const waiting = h.api.call('GET', `/v1/sessions/${run.session_id}/tool-calls/c1?wait=20`, {
       token: run.session_token,
     });
     await new Promise((r) => setTimeout(r, 300));
     const decided = await expectStatus(
-      decide(seed.admin.token, run.session_id, 'c1', 'approve', 'ship it'),
+      decide(h.seed.admin.token, run.session_id, 'c1', 'approve', 'ship it'),
       200,
     );
     assert.equal(decided.outcome, 'decided');
@@ -132,7 +115,7 @@ describe('the pause', () => {
     assert.equal(answer.decision, 'allow');
     assert.match(answer.reason, /approved by ana: ship it/);
     assert.equal(answer.rule_id, 'bash-needs-a-human');
-    const resent = await expectStatus(toolCall(api, run, 'c1', bash), 200);
+    const resent = await expectStatus(toolCall(h.api, run, 'c1', bash), 200);
     assert.deepEqual(resent, answer);
     assert.deepEqual(await eventTypes(run.session_id), [
       'run.created',
@@ -144,11 +127,11 @@ describe('the pause', () => {
   });
 
   test('a denial decides deny with source=approval', async () => {
-    const run = await createRun(api, seed);
-    await expectStatus(toolCall(api, run, 'c1', bash), 202);
-    await expectStatus(decide(seed.admin.token, run.session_id, 'c1', 'deny'), 200);
+    const run = await createRun(h.api, h.seed);
+    await expectStatus(toolCall(h.api, run, 'c1', bash), 202);
+    await expectStatus(decide(h.seed.admin.token, run.session_id, 'c1', 'deny'), 200);
     const answer = await expectStatus(
-      api.call('GET', `/v1/sessions/${run.session_id}/tool-calls/c1?wait=10`, {
+      h.api.call('GET', `/v1/sessions/${run.session_id}/tool-calls/c1?wait=10`, {
         token: run.session_token,
       }),
       200,
@@ -160,10 +143,10 @@ describe('the pause', () => {
 
 describe('one winner', () => {
   test('50 concurrent decisions on one approval: one 200, 49 409s, one approval.decided, one tool.decision, and the runner sees the winner', async () => {
-    const run = await createRun(api, seed);
-    await expectStatus(toolCall(api, run, 'c1', bash), 202);
+    const run = await createRun(h.api, h.seed);
+    await expectStatus(toolCall(h.api, run, 'c1', bash), 202);
     const deciders = [
-      seed.admin,
+      h.seed.admin,
       await member('approver'),
       await member('approver'),
       await member('admin'),
@@ -191,7 +174,7 @@ describe('one winner', () => {
     assert.equal(types.filter((t) => t === 'approval.decided').length, 1);
     assert.equal(types.filter((t) => t === 'tool.decision').length, 1);
     const answer = await expectStatus(
-      api.call('GET', `/v1/sessions/${run.session_id}/tool-calls/c1?wait=10`, {
+      h.api.call('GET', `/v1/sessions/${run.session_id}/tool-calls/c1?wait=10`, {
         token: run.session_token,
       }),
       200,
@@ -202,19 +185,22 @@ describe('one winner', () => {
 
 describe('who may decide', () => {
   test('approvers and admins of the workspace decide; members, suspended approvers, the operator and runners do not', async () => {
-    const run = await createRun(api, seed);
-    await expectStatus(toolCall(api, run, 'c1', bash), 202);
+    const run = await createRun(h.api, h.seed);
+    await expectStatus(toolCall(h.api, run, 'c1', bash), 202);
     const plain = await member('member');
     const suspended = await member('approver');
     await expectStatus(
-      api.call('PATCH', `/v1/workspaces/${seed.workspace}/members/${suspended.user_id}`, {
-        token: api.operatorKey,
+      h.api.call('PATCH', `/v1/workspaces/${h.seed.workspace}/members/${suspended.user_id}`, {
+        token: h.api.operatorKey,
         body: { status: 'suspended' },
       }),
       200,
     );
     const otherWorkspace = await expectStatus(
-      api.call('POST', '/v1/workspaces', { token: api.operatorKey, body: { name: 'elsewhere' } }),
+      h.api.call('POST', '/v1/workspaces', {
+        token: h.api.operatorKey,
+        body: { name: 'elsewhere' },
+      }),
       201,
     );
     const stranger = await member('admin', otherWorkspace.id);
@@ -222,12 +208,12 @@ describe('who may decide', () => {
     for (const d of ['approve', 'deny'] as const) {
       await expectStatus(decide(plain.token, run.session_id, 'c1', d), 403);
       await expectStatus(decide(suspended.token, run.session_id, 'c1', d), 403);
-      await expectStatus(decide(api.operatorKey, run.session_id, 'c1', d), 403);
+      await expectStatus(decide(h.api.operatorKey, run.session_id, 'c1', d), 403);
       await expectStatus(decide(run.session_token, run.session_id, 'c1', d), 403);
       await expectStatus(decide(stranger.token, run.session_id, 'c1', d), 404);
     }
     const list = await expectStatus(
-      api.call('GET', '/v1/approvals?status=pending', { token: plain.token }),
+      h.api.call('GET', '/v1/approvals?status=pending', { token: plain.token }),
       200,
     );
     assert.equal(
@@ -235,7 +221,7 @@ describe('who may decide', () => {
       false,
     );
     const mine = await expectStatus(
-      api.call('GET', '/v1/approvals?status=pending', { token: seed.admin.token }),
+      h.api.call('GET', '/v1/approvals?status=pending', { token: h.seed.admin.token }),
       200,
     );
     const listed = mine.approvals.find((a: any) => a.session_id === run.session_id);
@@ -249,17 +235,17 @@ describe('who may decide', () => {
 describe('expiry', () => {
   test("an approval nobody decides expires with the policy's on_timeout, with the same events", async () => {
     const policyId = await policyWith({ approval: { timeout_s: 2, on_timeout: 'allow' } });
-    const run = await createRun(api, seed, { policy_id: policyId });
-    await expectStatus(toolCall(api, run, 'c1', bash), 202);
+    const run = await createRun(h.api, h.seed, { policy_id: policyId });
+    await expectStatus(toolCall(h.api, run, 'c1', bash), 202);
     const answer = await expectStatus(
-      api.call('GET', `/v1/sessions/${run.session_id}/tool-calls/c1?wait=15`, {
+      h.api.call('GET', `/v1/sessions/${run.session_id}/tool-calls/c1?wait=15`, {
         token: run.session_token,
       }),
       200,
     );
     assert.equal(answer.decision, 'allow');
     assert.match(answer.reason, /expired/);
-    const row = await db.query(
+    const row = await h.db.query(
       'select status, decision, decided_by from approvals where session_id = $1',
       [run.session_id],
     );
@@ -268,26 +254,26 @@ describe('expiry', () => {
       'approval.decided',
       'tool.decision',
     ]);
-    await expectStatus(decide(seed.admin.token, run.session_id, 'c1', 'deny'), 409);
+    await expectStatus(decide(h.seed.admin.token, run.session_id, 'c1', 'deny'), 409);
   });
 
   test('decisions racing the expiry: exactly one settles it', async () => {
     const policyId = await policyWith({ approval: { timeout_s: 1, on_timeout: 'deny' } });
-    const run = await createRun(api, seed, { policy_id: policyId });
-    const pending = await expectStatus(toolCall(api, run, 'c1', bash), 202);
+    const run = await createRun(h.api, h.seed, { policy_id: policyId });
+    const pending = await expectStatus(toolCall(h.api, run, 'c1', bash), 202);
     const expiresAt = Date.parse(pending.approval.expires_at);
     await new Promise((r) => setTimeout(r, Math.max(0, expiresAt - Date.now() - 30)));
     const answers = await Promise.all(
       Array.from({ length: 20 }, (_, i) =>
         (async () => {
           await new Promise((r) => setTimeout(r, i * 5));
-          return decide(seed.admin.token, run.session_id, 'c1', 'approve');
+          return decide(h.seed.admin.token, run.session_id, 'c1', 'approve');
         })(),
       ),
     );
     assert.ok(answers.filter((a) => a.status === 200).length <= 1);
     await expectStatus(
-      api.call('GET', `/v1/sessions/${run.session_id}/tool-calls/c1?wait=10`, {
+      h.api.call('GET', `/v1/sessions/${run.session_id}/tool-calls/c1?wait=10`, {
         token: run.session_token,
       }),
       200,
@@ -302,15 +288,15 @@ describe('autonomous mode is not a bypass', () => {
   test('require_approval is rewritten to the fallback at once, and the ledger shows both verdicts', async () => {
     for (const fallback of ['allow', 'deny'] as const) {
       const policyId = await policyWith({ autonomous_fallback: fallback });
-      const run = await createRun(api, seed, { policy_id: policyId, autonomy: 'autonomous' });
-      const answer = await expectStatus(toolCall(api, run, 'c1', bash), 200);
+      const run = await createRun(h.api, h.seed, { policy_id: policyId, autonomy: 'autonomous' });
+      const answer = await expectStatus(toolCall(h.api, run, 'c1', bash), 200);
       assert.equal(answer.decision, fallback);
       assert.match(answer.reason, /autonomous fallback/);
-      const approvals = await db.query('select 1 from approvals where session_id = $1', [
+      const approvals = await h.db.query('select 1 from approvals where session_id = $1', [
         run.session_id,
       ]);
       assert.equal(approvals.rows.length, 0);
-      const decision = await db.query(
+      const decision = await h.db.query(
         `select data from ledger_events where stream_id = $1 and type = 'tool.decision'`,
         [run.session_id],
       );
@@ -321,7 +307,7 @@ describe('autonomous mode is not a bypass', () => {
 
   test('an autonomous read_only run still cannot write, whatever the policy says', async () => {
     const policyId = await policyWith({ rules: [{ id: 'all', match: {}, verdict: 'allow' }] });
-    const run = await createRun(api, seed, {
+    const run = await createRun(h.api, h.seed, {
       policy_id: policyId,
       autonomy: 'autonomous',
       source: {
@@ -330,11 +316,11 @@ describe('autonomous mode is not a bypass', () => {
       },
     });
     assert.equal(run.trust_tier, 'read_only');
-    const write = await expectStatus(toolCall(api, run, 'c1', bash), 200);
+    const write = await expectStatus(toolCall(h.api, run, 'c1', bash), 200);
     assert.equal(write.decision, 'deny');
     assert.equal(write.source, 'trust_tier');
     const read = await expectStatus(
-      toolCall(api, run, 'c2', { tool: 'Read', arguments: { file_path: 'a' } }),
+      toolCall(h.api, run, 'c2', { tool: 'Read', arguments: { file_path: 'a' } }),
       200,
     );
     assert.equal(read.decision, 'allow');
@@ -343,32 +329,32 @@ describe('autonomous mode is not a bypass', () => {
 
 describe('fail closed', () => {
   test('a ledger append failing inside the deciding transaction: the approval stays pending, the caller gets an error, a later decision works', async () => {
-    const run = await createRun(api, seed);
-    await expectStatus(toolCall(api, run, 'c1', bash), 202);
+    const run = await createRun(h.api, h.seed);
+    await expectStatus(toolCall(h.api, run, 'c1', bash), 202);
     const fn = `fail_${run.session_id.replace(/[^a-z0-9]/gi, '_')}`;
-    await db.query(`create function ${fn}() returns trigger language plpgsql as $$
+    await h.db.query(`create function ${fn}() returns trigger language plpgsql as $$
       begin
         if new.type = 'approval.decided' and new.stream_id = '${run.session_id}' then
           raise exception 'injected ledger failure';
         end if;
         return new;
       end $$`);
-    await db.query(
+    await h.db.query(
       `create trigger ${fn} before insert on ledger_events for each row execute function ${fn}()`,
     );
     try {
-      const failed = await decide(seed.admin.token, run.session_id, 'c1', 'approve');
+      const failed = await decide(h.seed.admin.token, run.session_id, 'c1', 'approve');
       assert.equal(failed.status, 503);
       assert.match(failed.body.detail, /rolled back/);
     } finally {
-      await db.query(`drop trigger ${fn} on ledger_events`);
-      await db.query(`drop function ${fn}()`);
+      await h.db.query(`drop trigger ${fn} on ledger_events`);
+      await h.db.query(`drop function ${fn}()`);
     }
-    const row = await db.query('select status from approvals where session_id = $1', [
+    const row = await h.db.query('select status from approvals where session_id = $1', [
       run.session_id,
     ]);
     assert.equal(row.rows[0].status, 'pending');
-    const call = await db.query('select status from tool_calls where session_id = $1', [
+    const call = await h.db.query('select status from tool_calls where session_id = $1', [
       run.session_id,
     ]);
     assert.equal(call.rows[0].status, 'pending_approval');
@@ -378,9 +364,9 @@ describe('fail closed', () => {
       'approval.requested',
     ]);
 
-    await expectStatus(decide(seed.admin.token, run.session_id, 'c1', 'deny'), 200);
+    await expectStatus(decide(h.seed.admin.token, run.session_id, 'c1', 'deny'), 200);
     const answer = await expectStatus(
-      api.call('GET', `/v1/sessions/${run.session_id}/tool-calls/c1?wait=10`, {
+      h.api.call('GET', `/v1/sessions/${run.session_id}/tool-calls/c1?wait=10`, {
         token: run.session_token,
       }),
       200,
@@ -392,18 +378,18 @@ describe('fail closed', () => {
     // An API that cannot reach Temporal commits the decision but its signal goes nowhere.
     const cutOff = await startTestApi({ temporalAddress: '127.0.0.1:1' });
     try {
-      const run = await createRun(api, seed);
-      await expectStatus(toolCall(api, run, 'c1', bash), 202);
+      const run = await createRun(h.api, h.seed);
+      await expectStatus(toolCall(h.api, run, 'c1', bash), 202);
       const decided = await cutOff.call('POST', `/v1/approvals/${run.session_id}/c1/decision`, {
-        token: seed.admin.token,
+        token: h.seed.admin.token,
         body: { decision: 'approve' },
       });
       assert.equal(decided.status, 200);
-      const state = await db.query('select status from approvals where session_id = $1', [
+      const state = await h.db.query('select status from approvals where session_id = $1', [
         run.session_id,
       ]);
       assert.equal(state.rows[0].status, 'approved');
-      const { rows } = await db.query(
+      const { rows } = await h.db.query(
         `select count(*)::int as n from ledger_events where stream_id = $1 and type = 'tool.decision'`,
         [run.session_id],
       );

@@ -1,11 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import pg from 'pg';
 import { admitModelRequest } from '../../src/store/budget.js';
 import { createPool, type Pool } from '../../src/store/pool.js';
-import { startTestApi, type TestApi } from '../support/api.js';
 import { testConfig } from '../support/env.js';
-import { createRun, expectStatus, seedWorkspace, type Seed } from '../support/seed.js';
+import { createRun, expectStatus } from '../support/seed.js';
 import {
   admit,
   boundOf,
@@ -18,21 +16,15 @@ import {
   seededRandom,
   usageOf,
 } from './support.js';
+import { useHarness } from '../support/harness.js';
 
-let api: TestApi;
-let seed: Seed;
-let db: pg.Pool;
+const h = useHarness();
 let store: Pool;
 
-before(async () => {
-  api = await startTestApi();
-  seed = await seedWorkspace(api);
-  db = new pg.Pool({ connectionString: testConfig().databaseUrl });
+before(() => {
   store = createPool(testConfig().databaseUrl, 40);
 });
 after(async () => {
-  await api.close();
-  await db.end();
   await store.end();
 });
 
@@ -55,14 +47,14 @@ describe('admission is atomic', () => {
       const spread = Math.floor(smallest / 40);
       const allowance = randomInt(random, 37 * (smallest + spread), 38 * smallest - 1);
       const booked = Array.from({ length: 200 }, () => smallest + randomInt(random, 0, spread));
-      const run = await createRun(api, seed, { budget: { max_tokens: allowance } });
+      const run = await createRun(h.api, h.seed, { budget: { max_tokens: allowance } });
       const viaHttp = round % 2 === 0;
       const label = `round ${round} (${viaHttp ? 'HTTP' : 'store'}, allowance ${allowance})`;
 
       const admitted = await Promise.all(
         booked.map(async (size, i) => {
           if (viaHttp) {
-            const answer = await admit(api, run, request(`r${i}`, size - inputBound));
+            const answer = await admit(h.api, run, request(`r${i}`, size - inputBound));
             assert.ok([201, 402].includes(answer.status), JSON.stringify(answer.body));
             if (answer.status === 201) assert.equal(answer.body.booked_tokens, size);
             return answer.status === 201;
@@ -83,21 +75,21 @@ describe('admission is atomic', () => {
       assert.equal(admitted.filter(Boolean).length, 37, label);
       assert.ok(totalBooked <= allowance, label);
 
-      const budget = await budgetOf(db, run.run_id);
+      const budget = await budgetOf(h.db, run.run_id);
       assert.deepEqual(budget, { max_tokens: allowance, held_tokens: totalBooked, used_tokens: 0 });
-      const rows = await reservationsOf(db, run.session_id);
+      const rows = await reservationsOf(h.db, run.session_id);
       assert.equal(rows.filter((r) => r.status === 'held').length, 37, label);
       assert.equal(rows.filter((r) => r.status === 'refused').length, 163, label);
-      assert.equal((await eventsOf(db, run.session_id, 'model.reserved')).length, 37, label);
+      assert.equal((await eventsOf(h.db, run.session_id, 'model.reserved')).length, 37, label);
     }
   });
 });
 
 describe('retries are idempotent', () => {
   test('the same request_id twice, also concurrently, makes one reservation and the same answer', async () => {
-    const run = await createRun(api, seed, { budget: { max_tokens: 50_000 } });
+    const run = await createRun(h.api, h.seed, { budget: { max_tokens: 50_000 } });
     const body = request('same', 1_000);
-    const answers = await Promise.all(Array.from({ length: 10 }, () => admit(api, run, body)));
+    const answers = await Promise.all(Array.from({ length: 10 }, () => admit(h.api, run, body)));
     for (const answer of answers) assert.equal(answer.status, 201);
     const first = answers[0]!.body;
     assert.deepEqual(first, {
@@ -105,23 +97,23 @@ describe('retries are idempotent', () => {
       booked_tokens: 1_000 + inputBound,
     });
     for (const answer of answers) assert.deepEqual(answer.body, first);
-    assert.deepEqual(await expectStatus(admit(api, run, body), 201), first);
+    assert.deepEqual(await expectStatus(admit(h.api, run, body), 201), first);
 
-    const conflict = await admit(api, run, request('same', 2_000));
+    const conflict = await admit(h.api, run, request('same', 2_000));
     assert.equal(conflict.status, 409);
     assert.equal(conflict.headers.get('content-type'), 'application/problem+json; charset=utf-8');
 
-    assert.equal((await reservationsOf(db, run.session_id)).length, 1);
-    assert.equal((await budgetOf(db, run.run_id)).held_tokens, 1_000 + inputBound);
-    assert.equal((await eventsOf(db, run.session_id, 'model.reserved')).length, 1);
+    assert.equal((await reservationsOf(h.db, run.session_id)).length, 1);
+    assert.equal((await budgetOf(h.db, run.run_id)).held_tokens, 1_000 + inputBound);
+    assert.equal((await eventsOf(h.db, run.session_id, 'model.reserved')).length, 1);
   });
 
   test('usage posted twice, also concurrently, makes one usage entry; the second changes nothing', async () => {
-    const run = await createRun(api, seed, { budget: { max_tokens: 50_000 } });
-    await expectStatus(admit(api, run, request('q1', 4_000)), 201);
+    const run = await createRun(h.api, h.seed, { budget: { max_tokens: 50_000 } });
+    await expectStatus(admit(h.api, run, request('q1', 4_000)), 201);
     const usage = { input_tokens: 90, output_tokens: 1_234 };
     const answers = await Promise.all(
-      Array.from({ length: 10 }, () => reportUsage(api, run, 'q1', usage)),
+      Array.from({ length: 10 }, () => reportUsage(h.api, run, 'q1', usage)),
     );
     for (const answer of answers) assert.equal(answer.status, 200);
     const first = answers[0]!.body;
@@ -135,17 +127,17 @@ describe('retries are idempotent', () => {
     });
     for (const answer of answers) assert.deepEqual(answer.body, first);
     const settled = { max_tokens: 50_000, held_tokens: 0, used_tokens: 1_324 };
-    assert.deepEqual(await budgetOf(db, run.run_id), settled);
+    assert.deepEqual(await budgetOf(h.db, run.run_id), settled);
 
-    assert.deepEqual(await expectStatus(reportUsage(api, run, 'q1', usage), 200), first);
-    const other = await reportUsage(api, run, 'q1', { input_tokens: 1, output_tokens: 1 });
+    assert.deepEqual(await expectStatus(reportUsage(h.api, run, 'q1', usage), 200), first);
+    const other = await reportUsage(h.api, run, 'q1', { input_tokens: 1, output_tokens: 1 });
     assert.equal(other.status, 409);
-    assert.deepEqual(await budgetOf(db, run.run_id), settled);
-    assert.equal((await usageOf(db, run.session_id)).length, 1);
-    assert.equal((await eventsOf(db, run.session_id, 'model.reconciled')).length, 1);
+    assert.deepEqual(await budgetOf(h.db, run.run_id), settled);
+    assert.equal((await usageOf(h.db, run.session_id)).length, 1);
+    assert.equal((await eventsOf(h.db, run.session_id, 'model.reconciled')).length, 1);
 
     const view = await expectStatus(
-      api.call('GET', `/v1/runs/${run.run_id}`, { token: run.session_token }),
+      h.api.call('GET', `/v1/runs/${run.run_id}`, { token: run.session_token }),
       200,
     );
     assert.deepEqual(view.budget, settled);
@@ -153,26 +145,26 @@ describe('retries are idempotent', () => {
 
   test('a refused request_id stays refused with the same answer, even after the budget frees up', async () => {
     const allowance = 2 * inputBound + 1_000;
-    const run = await createRun(api, seed, { budget: { max_tokens: allowance } });
-    await expectStatus(admit(api, run, request('big', 1_000)), 201);
-    const refused = await admit(api, run, request('next', 10));
+    const run = await createRun(h.api, h.seed, { budget: { max_tokens: allowance } });
+    await expectStatus(admit(h.api, run, request('big', 1_000)), 201);
+    const refused = await admit(h.api, run, request('next', 10));
     assert.equal(refused.status, 402);
     assert.match(refused.body.type, /\/budget-exhausted$/);
     assert.equal(refused.headers.get('content-type'), 'application/problem+json; charset=utf-8');
 
-    await expectStatus(reportUsage(api, run, 'big', { input_tokens: 5, output_tokens: 5 }), 200);
-    const again = await admit(api, run, request('next', 10));
+    await expectStatus(reportUsage(h.api, run, 'big', { input_tokens: 5, output_tokens: 5 }), 200);
+    const again = await admit(h.api, run, request('next', 10));
     assert.equal(again.status, 402);
     assert.deepEqual(again.body, refused.body);
-    const usage = await reportUsage(api, run, 'next', { input_tokens: 1, output_tokens: 1 });
+    const usage = await reportUsage(h.api, run, 'next', { input_tokens: 1, output_tokens: 1 });
     assert.equal(usage.status, 409);
-    await expectStatus(admit(api, run, request('fresh', 10)), 201);
+    await expectStatus(admit(h.api, run, request('fresh', 10)), 201);
   });
 });
 
 describe('bad input is refused with a 4xx naming the field, and books nothing', () => {
   test('bad model requests and usage reports: 400 at the failing path, no reservation, no event', async () => {
-    const run = await createRun(api, seed, { budget: { max_tokens: 5_000 } });
+    const run = await createRun(h.api, h.seed, { budget: { max_tokens: 5_000 } });
     const cases: [string, unknown, string][] = [
       ['negative max_output_tokens', request('b1', -1), 'body.max_output_tokens'],
       ['zero max_output_tokens', request('b2', 0), 'body.max_output_tokens'],
@@ -217,7 +209,7 @@ describe('bad input is refused with a 4xx naming the field, and books nothing', 
       ['bad request_id', request('has space', 10), 'body.request_id'],
     ];
     for (const [what, body, path] of cases) {
-      const answer = await api.call('POST', `/v1/sessions/${run.session_id}/model-requests`, {
+      const answer = await h.api.call('POST', `/v1/sessions/${run.session_id}/model-requests`, {
         token: run.session_token,
         body,
       });
@@ -226,13 +218,13 @@ describe('bad input is refused with a 4xx naming the field, and books nothing', 
       const paths = (answer.body.errors as { path: string }[]).map((e) => e.path);
       assert.ok(paths.includes(path), `${what}: ${JSON.stringify(paths)}`);
     }
-    const notJson = await api.call('POST', `/v1/sessions/${run.session_id}/model-requests`, {
+    const notJson = await h.api.call('POST', `/v1/sessions/${run.session_id}/model-requests`, {
       token: run.session_token,
       raw: '{"request_id":',
     });
     assert.equal(notJson.status, 400);
 
-    await expectStatus(admit(api, run, request('ok', 10)), 201);
+    await expectStatus(admit(h.api, run, request('ok', 10)), 201);
     const usageCases: [unknown, string][] = [
       [{ input_tokens: -1, output_tokens: 0 }, 'body.input_tokens'],
       [{ input_tokens: 1, output_tokens: 1e12 }, 'body.output_tokens'],
@@ -243,28 +235,28 @@ describe('bad input is refused with a 4xx naming the field, and books nothing', 
       ],
     ];
     for (const [body, path] of usageCases) {
-      const answer = await reportUsage(api, run, 'ok', body as Record<string, unknown>);
+      const answer = await reportUsage(h.api, run, 'ok', body as Record<string, unknown>);
       assert.equal(answer.status, 400, JSON.stringify(answer.body));
       assert.ok(
         answer.body.errors.some((e: { path: string }) => e.path === path),
         path,
       );
     }
-    const unknown = await reportUsage(api, run, 'never', { input_tokens: 1, output_tokens: 1 });
+    const unknown = await reportUsage(h.api, run, 'never', { input_tokens: 1, output_tokens: 1 });
     assert.equal(unknown.status, 404);
 
-    const rows = await reservationsOf(db, run.session_id);
+    const rows = await reservationsOf(h.db, run.session_id);
     assert.deepEqual(
       rows.map((r) => [r.request_id, r.status]),
       [['ok', 'held']],
     );
-    assert.deepEqual(await budgetOf(db, run.run_id), {
+    assert.deepEqual(await budgetOf(h.db, run.run_id), {
       max_tokens: 5_000,
       held_tokens: 10 + inputBound,
       used_tokens: 0,
     });
-    assert.equal((await usageOf(db, run.session_id)).length, 0);
-    const modelEvents = (await eventsOf(db, run.session_id)).filter((e) =>
+    assert.equal((await usageOf(h.db, run.session_id)).length, 0);
+    const modelEvents = (await eventsOf(h.db, run.session_id)).filter((e) =>
       e.type.startsWith('model.'),
     );
     assert.deepEqual(
@@ -274,18 +266,18 @@ describe('bad input is refused with a 4xx naming the field, and books nothing', 
   });
 
   test("another session's runner cannot admit or reconcile here", async () => {
-    const run = await createRun(api, seed);
-    const other = await createRun(api, seed);
-    const answer = await api.call('POST', `/v1/sessions/${run.session_id}/model-requests`, {
+    const run = await createRun(h.api, h.seed);
+    const other = await createRun(h.api, h.seed);
+    const answer = await h.api.call('POST', `/v1/sessions/${run.session_id}/model-requests`, {
       token: other.session_token,
       body: request('x', 10),
     });
     assert.equal(answer.status, 404);
-    const operator = await api.call('POST', `/v1/sessions/${run.session_id}/model-requests`, {
-      token: api.operatorKey,
+    const operator = await h.api.call('POST', `/v1/sessions/${run.session_id}/model-requests`, {
+      token: h.api.operatorKey,
       body: request('x', 10),
     });
     assert.equal(operator.status, 403);
-    assert.equal((await reservationsOf(db, run.session_id)).length, 0);
+    assert.equal((await reservationsOf(h.db, run.session_id)).length, 0);
   });
 });

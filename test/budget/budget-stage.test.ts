@@ -1,35 +1,20 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import pg from 'pg';
 import { budgetStage } from '../../src/activities/budget.js';
 import type { GateRequest } from '../../src/domain/gate.js';
 import { createPool, type Pool } from '../../src/store/pool.js';
-import { startTestApi, type TestApi } from '../support/api.js';
 import { testConfig } from '../support/env.js';
-import {
-  createRun,
-  expectStatus,
-  seedWorkspace,
-  toolCall,
-  type CreatedRun,
-  type Seed,
-} from '../support/seed.js';
+import { createRun, expectStatus, toolCall, type CreatedRun } from '../support/seed.js';
 import { admit, boundOf, eventsOf, modelInput, reportUsage } from './support.js';
+import { useHarness } from '../support/harness.js';
 
-let api: TestApi;
-let seed: Seed;
-let db: pg.Pool;
+const h = useHarness();
 let store: Pool;
 
-before(async () => {
-  api = await startTestApi();
-  seed = await seedWorkspace(api);
-  db = new pg.Pool({ connectionString: testConfig().databaseUrl });
+before(() => {
   store = createPool(testConfig().databaseUrl, 5);
 });
 after(async () => {
-  await api.close();
-  await db.end();
   await store.end();
 });
 
@@ -54,7 +39,7 @@ function gateRequest(run: CreatedRun): GateRequest {
 /** Books the whole allowance in one hold: used + held = max. */
 async function exhaust(run: CreatedRun, requestId = 'all') {
   await expectStatus(
-    admit(api, run, {
+    admit(h.api, run, {
       request_id: requestId,
       model: 'claude-opus-4-1',
       max_output_tokens: allowance - inputBound,
@@ -67,7 +52,7 @@ async function exhaust(run: CreatedRun, requestId = 'all') {
 describe('stage 1: budget', () => {
   test('the budget stage passes a run with allowance left and denies one whose allowance is spent or held', async () => {
     const budget = budgetStage(store);
-    const run = await createRun(api, seed, { budget: { max_tokens: allowance } });
+    const run = await createRun(h.api, h.seed, { budget: { max_tokens: allowance } });
     assert.deepEqual(await budget(gateRequest(run)), { outcome: 'pass' });
 
     await exhaust(run);
@@ -79,14 +64,14 @@ describe('stage 1: budget', () => {
 
     // Real usage below the booking frees the rest: the run may go on.
     await expectStatus(
-      reportUsage(api, run, 'all', { input_tokens: 100, output_tokens: 900 }),
+      reportUsage(h.api, run, 'all', { input_tokens: 100, output_tokens: 900 }),
       200,
     );
     assert.deepEqual(await budget(gateRequest(run)), { outcome: 'pass' });
 
     // Usage reported past the allowance counts in full, and the run is spent.
     await expectStatus(
-      admit(api, run, {
+      admit(h.api, run, {
         request_id: 'more',
         model: 'claude-opus-4-1',
         max_output_tokens: 1_000,
@@ -95,7 +80,7 @@ describe('stage 1: budget', () => {
       201,
     );
     await expectStatus(
-      reportUsage(api, run, 'more', { input_tokens: 8_000, output_tokens: 2_000 }),
+      reportUsage(h.api, run, 'more', { input_tokens: 8_000, output_tokens: 2_000 }),
       200,
     );
     assert.deepEqual(await budget(gateRequest(run)), {
@@ -106,21 +91,21 @@ describe('stage 1: budget', () => {
   });
 
   test('a tool call on an exhausted run is denied with source=budget, and no later stage runs', async () => {
-    const run = await createRun(api, seed, { budget: { max_tokens: allowance } });
+    const run = await createRun(h.api, h.seed, { budget: { max_tokens: allowance } });
     await exhaust(run);
     const answer = await expectStatus(
-      toolCall(api, run, 'c1', { tool: 'Read', arguments: { file_path: 'a' } }),
+      toolCall(h.api, run, 'c1', { tool: 'Read', arguments: { file_path: 'a' } }),
       200,
     );
     assert.equal(answer.decision, 'deny');
     assert.equal(answer.source, 'budget');
-    const decisions = await eventsOf(db, run.session_id, 'tool.decision');
+    const decisions = await eventsOf(h.db, run.session_id, 'tool.decision');
     assert.equal(decisions.length, 1);
     assert.equal(decisions[0]!.data.stage, 'budget');
     assert.equal(decisions[0]!.data.verdict, null);
     // A tool outside the frozen set would be a capability deny: budget comes first.
     const outside = await expectStatus(
-      toolCall(api, run, 'c2', { tool: 'Nope', arguments: {} }),
+      toolCall(h.api, run, 'c2', { tool: 'Nope', arguments: {} }),
       200,
     );
     assert.equal(outside.source, 'budget');

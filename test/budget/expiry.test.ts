@@ -4,12 +4,10 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import pg from 'pg';
 import { expireStaleReservations, startReservationSweeper } from '../../src/store/budget.js';
 import { createPool, type Pool } from '../../src/store/pool.js';
-import { startTestApi, type TestApi } from '../support/api.js';
 import { testConfig } from '../support/env.js';
-import { createRun, expectStatus, seedWorkspace, type Seed } from '../support/seed.js';
+import { createRun, expectStatus } from '../support/seed.js';
 import {
   admit,
   boundOf,
@@ -20,21 +18,15 @@ import {
   reservationsOf,
   usageOf,
 } from './support.js';
+import { useHarness } from '../support/harness.js';
 
-let api: TestApi;
-let seed: Seed;
-let db: pg.Pool;
+const h = useHarness();
 let store: Pool;
 
-before(async () => {
-  api = await startTestApi();
-  seed = await seedWorkspace(api);
-  db = new pg.Pool({ connectionString: testConfig().databaseUrl });
+before(() => {
   store = createPool(testConfig().databaseUrl, 30);
 });
 after(async () => {
-  await api.close();
-  await db.end();
   await store.end();
 });
 
@@ -49,28 +41,28 @@ const request = (requestId: string, maxOutputTokens: number) => ({
 
 describe('reservations never drained expire', () => {
   test('the sweep expires a stale hold and releases it once, with several sweepers at once', async () => {
-    const run = await createRun(api, seed, { budget: { max_tokens: 100_000 } });
+    const run = await createRun(h.api, h.seed, { budget: { max_tokens: 100_000 } });
     for (const id of ['e1', 'e2', 'e3'])
-      await expectStatus(admit(api, run, request(id, 1_000)), 201);
+      await expectStatus(admit(h.api, run, request(id, 1_000)), 201);
     // Not stale yet: a sweep with a long deadline leaves every hold alone.
     await expireStaleReservations(store, { expireAfterMs: 60_000 });
-    assert.equal((await budgetOf(db, run.run_id)).held_tokens, 3 * (1_000 + inputBound));
+    assert.equal((await budgetOf(h.db, run.run_id)).held_tokens, 3 * (1_000 + inputBound));
 
     await Promise.all(
       Array.from({ length: 6 }, () => expireStaleReservations(store, { expireAfterMs: 0 })),
     );
-    const rows = await reservationsOf(db, run.session_id);
+    const rows = await reservationsOf(h.db, run.session_id);
     assert.deepEqual(
       rows.map((r) => r.status),
       ['expired', 'expired', 'expired'],
     );
     for (const row of rows) assert.ok(row.expired_at instanceof Date);
-    assert.deepEqual(await budgetOf(db, run.run_id), {
+    assert.deepEqual(await budgetOf(h.db, run.run_id), {
       max_tokens: 100_000,
       held_tokens: 0,
       used_tokens: 0,
     });
-    const expired = await eventsOf(db, run.session_id, 'model.expired');
+    const expired = await eventsOf(h.db, run.session_id, 'model.expired');
     assert.deepEqual(
       expired
         .map((e) => e.data)
@@ -79,18 +71,18 @@ describe('reservations never drained expire', () => {
     );
 
     await expireStaleReservations(store, { expireAfterMs: 0 });
-    assert.equal((await eventsOf(db, run.session_id, 'model.expired')).length, 3);
+    assert.equal((await eventsOf(h.db, run.session_id, 'model.expired')).length, 3);
   });
 
   test('a late drain after expiry reconciles exactly once, counting usage and releasing nothing twice', async () => {
-    const run = await createRun(api, seed, { budget: { max_tokens: 100_000 } });
-    await expectStatus(admit(api, run, request('late', 2_000)), 201);
+    const run = await createRun(h.api, h.seed, { budget: { max_tokens: 100_000 } });
+    await expectStatus(admit(h.api, run, request('late', 2_000)), 201);
     await expireStaleReservations(store, { expireAfterMs: 0 });
-    assert.equal((await budgetOf(db, run.run_id)).held_tokens, 0);
+    assert.equal((await budgetOf(h.db, run.run_id)).held_tokens, 0);
 
     const usage = { input_tokens: 70, output_tokens: 700 };
     const answers = await Promise.all(
-      Array.from({ length: 5 }, () => reportUsage(api, run, 'late', usage)),
+      Array.from({ length: 5 }, () => reportUsage(h.api, run, 'late', usage)),
     );
     for (const answer of answers) {
       assert.equal(answer.status, 200);
@@ -98,20 +90,20 @@ describe('reservations never drained expire', () => {
     }
     assert.equal(answers[0]!.body.released_tokens, 0);
     assert.equal(answers[0]!.body.used_tokens, 770);
-    const again = await expectStatus(reportUsage(api, run, 'late', usage), 200);
+    const again = await expectStatus(reportUsage(h.api, run, 'late', usage), 200);
     assert.deepEqual(again, answers[0]!.body);
 
-    assert.deepEqual(await budgetOf(db, run.run_id), {
+    assert.deepEqual(await budgetOf(h.db, run.run_id), {
       max_tokens: 100_000,
       held_tokens: 0,
       used_tokens: 770,
     });
-    assert.equal((await usageOf(db, run.session_id)).length, 1);
-    const [row] = await reservationsOf(db, run.session_id);
+    assert.equal((await usageOf(h.db, run.session_id)).length, 1);
+    const [row] = await reservationsOf(h.db, run.session_id);
     assert.equal(row.status, 'reconciled');
     assert.ok(row.expired_at <= row.reconciled_at);
     assert.deepEqual(
-      (await eventsOf(db, run.session_id))
+      (await eventsOf(h.db, run.session_id))
         .filter((e) => e.type.startsWith('model.'))
         .map((e) => e.type),
       ['model.reserved', 'model.expired', 'model.reconciled'],
@@ -119,30 +111,30 @@ describe('reservations never drained expire', () => {
   });
 
   test('a sweep racing the drains: every hold is released exactly once and all usage counted', async () => {
-    const run = await createRun(api, seed, { budget: { max_tokens: 1_000_000 } });
+    const run = await createRun(h.api, h.seed, { budget: { max_tokens: 1_000_000 } });
     const ids = Array.from({ length: 30 }, (_, i) => `race${i}`);
-    for (const id of ids) await expectStatus(admit(api, run, request(id, 500)), 201);
+    for (const id of ids) await expectStatus(admit(h.api, run, request(id, 500)), 201);
     const usage = { input_tokens: 10, output_tokens: 20 };
     await Promise.all([
-      ...ids.map((id) => expectStatus(reportUsage(api, run, id, usage), 200)),
+      ...ids.map((id) => expectStatus(reportUsage(h.api, run, id, usage), 200)),
       expireStaleReservations(store, { expireAfterMs: 0 }),
       expireStaleReservations(store, { expireAfterMs: 0 }),
     ]);
-    assert.deepEqual(await budgetOf(db, run.run_id), {
+    assert.deepEqual(await budgetOf(h.db, run.run_id), {
       max_tokens: 1_000_000,
       held_tokens: 0,
       used_tokens: 30 * 30,
     });
-    const rows = await usageOf(db, run.session_id);
+    const rows = await usageOf(h.db, run.session_id);
     assert.equal(rows.length, 30);
-    const expired = (await eventsOf(db, run.session_id, 'model.expired')).length;
+    const expired = (await eventsOf(h.db, run.session_id, 'model.expired')).length;
     const releasedByUsage = rows.filter((r) => r.released_tokens > 0).length;
     assert.equal(expired + releasedByUsage, 30);
   });
 
   test('the sweeper started with the worker expires stale holds on its own and stops cleanly', async () => {
-    const run = await createRun(api, seed, { budget: { max_tokens: 100_000 } });
-    await expectStatus(admit(api, run, request('swept', 100)), 201);
+    const run = await createRun(h.api, h.seed, { budget: { max_tokens: 100_000 } });
+    await expectStatus(admit(h.api, run, request('swept', 100)), 201);
     const errors: unknown[] = [];
     const stop = startReservationSweeper(store, {
       intervalMs: 50,
@@ -151,7 +143,7 @@ describe('reservations never drained expire', () => {
     });
     try {
       const deadline = Date.now() + 5_000;
-      while ((await reservationsOf(db, run.session_id))[0].status === 'held') {
+      while ((await reservationsOf(h.db, run.session_id))[0].status === 'held') {
         assert.ok(Date.now() < deadline, 'the sweeper did not expire the hold in 5 s');
         await new Promise((resolve) => setTimeout(resolve, 50));
       }
@@ -159,6 +151,6 @@ describe('reservations never drained expire', () => {
       await stop();
     }
     assert.deepEqual(errors, []);
-    assert.equal((await budgetOf(db, run.run_id)).held_tokens, 0);
+    assert.equal((await budgetOf(h.db, run.run_id)).held_tokens, 0);
   });
 });

@@ -1,28 +1,20 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
-import pg from 'pg';
 import { expireStaleReservations } from '../../src/store/budget.js';
 import { createPool, type Pool } from '../../src/store/pool.js';
-import { startTestApi, type TestApi } from '../support/api.js';
 import { testConfig } from '../support/env.js';
-import { createRun, expectStatus, seedWorkspace, type Seed } from '../support/seed.js';
+import { createRun, expectStatus } from '../support/seed.js';
 import { admit, boundOf, eventsOf, reportUsage } from './support.js';
+import { useHarness } from '../support/harness.js';
 
-let api: TestApi;
-let seed: Seed;
-let db: pg.Pool;
+const h = useHarness();
 let store: Pool;
 
-before(async () => {
-  api = await startTestApi();
-  seed = await seedWorkspace(api);
-  db = new pg.Pool({ connectionString: testConfig().databaseUrl });
+before(() => {
   store = createPool(testConfig().databaseUrl, 5);
 });
 after(async () => {
-  await api.close();
-  await db.end();
   await store.end();
 });
 
@@ -61,22 +53,24 @@ describe('the ledger records model requests with counts only', () => {
     const canary = `canary-${randomUUID()}`;
     const input = promptWith(canary);
     const bound = boundOf(input);
-    const run = await createRun(api, seed, { budget: { max_tokens: 100_000 } });
+    const run = await createRun(h.api, h.seed, { budget: { max_tokens: 100_000 } });
     const body = (requestId: string) => ({
       request_id: requestId,
       model: 'claude-sonnet-4-5',
       max_output_tokens: 512,
       input,
     });
-    await expectStatus(admit(api, run, body('drained')), 201);
+    await expectStatus(admit(h.api, run, body('drained')), 201);
     await expectStatus(
-      reportUsage(api, run, 'drained', { input_tokens: 40, output_tokens: 60 }),
+      reportUsage(h.api, run, 'drained', { input_tokens: 40, output_tokens: 60 }),
       200,
     );
-    await expectStatus(admit(api, run, body('abandoned')), 201);
+    await expectStatus(admit(h.api, run, body('abandoned')), 201);
     await expireStaleReservations(store, { expireAfterMs: 0 });
 
-    const events = (await eventsOf(db, run.session_id)).filter((e) => e.type.startsWith('model.'));
+    const events = (await eventsOf(h.db, run.session_id)).filter((e) =>
+      e.type.startsWith('model.'),
+    );
     assert.deepEqual(events, [
       {
         type: 'model.reserved',
@@ -115,7 +109,7 @@ describe('the ledger records model requests with counts only', () => {
     ]);
 
     for (const table of ['ledger_events', 'model_reservations', 'model_usage']) {
-      const { rows } = await db.query(
+      const { rows } = await h.db.query(
         `select count(*)::int as n from ${table} t where t::text like '%' || $1 || '%'`,
         [canary],
       );

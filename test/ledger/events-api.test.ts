@@ -1,35 +1,21 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import pg from 'pg';
-import { startTestApi, type TestApi } from '../support/api.js';
-import { testConfig } from '../support/env.js';
-import { createRun, expectStatus, seedWorkspace, toolCall, type Seed } from '../support/seed.js';
+import { describe, test } from 'node:test';
+import { createRun, expectStatus, toolCall } from '../support/seed.js';
 import { readSse } from '../support/sse.js';
+import { useHarness } from '../support/harness.js';
 
-let api: TestApi;
-let seed: Seed;
-let db: pg.Pool;
+const h = useHarness();
 
-before(async () => {
-  api = await startTestApi();
-  seed = await seedWorkspace(api);
-  db = new pg.Pool({ connectionString: testConfig().databaseUrl });
-});
-after(async () => {
-  await api.close();
-  await db.end();
-});
-
-const read = (path: string, token: string) => api.call('GET', path, { token });
+const read = (path: string, token: string) => h.api.call('GET', path, { token });
 
 describe('the events API', () => {
   test('a run records run.created, then tool.requested and tool.decision per call, gapless', async () => {
-    const run = await createRun(api, seed);
+    const run = await createRun(h.api, h.seed);
     await expectStatus(
-      toolCall(api, run, 'c1', { tool: 'Read', arguments: { file_path: 'a' } }),
+      toolCall(h.api, run, 'c1', { tool: 'Read', arguments: { file_path: 'a' } }),
       200,
     );
-    await expectStatus(toolCall(api, run, 'c2', { tool: 'Nope', arguments: {} }), 200);
+    await expectStatus(toolCall(h.api, run, 'c2', { tool: 'Nope', arguments: {} }), 200);
     const page = await expectStatus(
       read(`/v1/sessions/${run.session_id}/events`, run.session_token),
       200,
@@ -60,12 +46,12 @@ describe('the events API', () => {
   });
 
   test('a runner reads only its own stream; the operator reads any; others learn nothing', async () => {
-    const mine = await createRun(api, seed);
-    const theirs = await createRun(api, seed);
+    const mine = await createRun(h.api, h.seed);
+    const theirs = await createRun(h.api, h.seed);
     await expectStatus(read(`/v1/sessions/${theirs.session_id}/events`, mine.session_token), 404);
-    await expectStatus(read(`/v1/sessions/${theirs.session_id}/events`, api.operatorKey), 200);
-    await expectStatus(read(`/v1/sessions/${theirs.session_id}/events`, seed.admin.token), 404);
-    await expectStatus(api.call('GET', `/v1/sessions/${theirs.session_id}/events`), 401);
+    await expectStatus(read(`/v1/sessions/${theirs.session_id}/events`, h.api.operatorKey), 200);
+    await expectStatus(read(`/v1/sessions/${theirs.session_id}/events`, h.seed.admin.token), 404);
+    await expectStatus(h.api.call('GET', `/v1/sessions/${theirs.session_id}/events`), 401);
     await expectStatus(
       read(`/v1/sessions/${theirs.session_id}/events/verify`, theirs.session_token),
       403,
@@ -73,7 +59,7 @@ describe('the events API', () => {
   });
 
   test('bad paging input is a 400 naming the field', async () => {
-    const run = await createRun(api, seed);
+    const run = await createRun(h.api, h.seed);
     const bad = await expectStatus(
       read(`/v1/sessions/${run.session_id}/events?after=-1`, run.session_token),
       400,
@@ -84,20 +70,20 @@ describe('the events API', () => {
 
 describe('tamper evidence', () => {
   test('changing one event directly in SQL is reported at its seq', async () => {
-    const run = await createRun(api, seed);
+    const run = await createRun(h.api, h.seed);
     for (const id of ['c1', 'c2', 'c3']) {
       await expectStatus(
-        toolCall(api, run, id, { tool: 'Read', arguments: { file_path: id } }),
+        toolCall(h.api, run, id, { tool: 'Read', arguments: { file_path: id } }),
         200,
       );
     }
     const clean = await expectStatus(
-      read(`/v1/sessions/${run.session_id}/events/verify`, api.operatorKey),
+      read(`/v1/sessions/${run.session_id}/events/verify`, h.api.operatorKey),
       200,
     );
     assert.deepEqual(clean, { ok: true, events: 7 });
 
-    const client = await db.connect();
+    const client = await h.db.connect();
     try {
       // Going around the append-only trigger takes a deliberate act; the chain still tells.
       await client.query('set session_replication_role = replica');
@@ -114,7 +100,7 @@ describe('tamper evidence', () => {
       client.release();
     }
     const broken = await expectStatus(
-      read(`/v1/sessions/${run.session_id}/events/verify`, api.operatorKey),
+      read(`/v1/sessions/${run.session_id}/events/verify`, h.api.operatorKey),
       200,
     );
     assert.equal(broken.ok, false);
@@ -122,12 +108,12 @@ describe('tamper evidence', () => {
   });
 
   test('deleting an event is reported where the gap is', async () => {
-    const run = await createRun(api, seed);
+    const run = await createRun(h.api, h.seed);
     await expectStatus(
-      toolCall(api, run, 'c1', { tool: 'Read', arguments: { file_path: 'a' } }),
+      toolCall(h.api, run, 'c1', { tool: 'Read', arguments: { file_path: 'a' } }),
       200,
     );
-    const client = await db.connect();
+    const client = await h.db.connect();
     try {
       await client.query('set session_replication_role = replica');
       await client.query('delete from ledger_events where stream_id = $1 and seq = 2', [
@@ -138,7 +124,7 @@ describe('tamper evidence', () => {
       client.release();
     }
     const broken = await expectStatus(
-      read(`/v1/sessions/${run.session_id}/events/verify`, api.operatorKey),
+      read(`/v1/sessions/${run.session_id}/events/verify`, h.api.operatorKey),
       200,
     );
     assert.equal(broken.first_broken_seq, 3);
@@ -148,12 +134,12 @@ describe('tamper evidence', () => {
 
 describe('server-sent events', () => {
   test('a client that disconnects and reconnects with Last-Event-ID gets exactly the missing events, in order', async () => {
-    const run = await createRun(api, seed);
+    const run = await createRun(h.api, h.seed);
     await expectStatus(
-      toolCall(api, run, 'c1', { tool: 'Read', arguments: { file_path: 'a' } }),
+      toolCall(h.api, run, 'c1', { tool: 'Read', arguments: { file_path: 'a' } }),
       200,
     );
-    const url = `${api.url}/v1/sessions/${run.session_id}/events/stream`;
+    const url = `${h.api.url}/v1/sessions/${run.session_id}/events/stream`;
     const auth = { authorization: `Bearer ${run.session_token}` };
 
     const first = await readSse(url, auth, { count: 2 });
@@ -163,11 +149,11 @@ describe('server-sent events', () => {
     );
     // While the client is away: more events commit.
     await expectStatus(
-      toolCall(api, run, 'c2', { tool: 'Grep', arguments: { pattern: 'x' } }),
+      toolCall(h.api, run, 'c2', { tool: 'Grep', arguments: { pattern: 'x' } }),
       200,
     );
     await expectStatus(
-      toolCall(api, run, 'c3', { tool: 'Bash', arguments: { command: 'rm -rf /' } }),
+      toolCall(h.api, run, 'c3', { tool: 'Bash', arguments: { command: 'rm -rf /' } }),
       200,
     );
 
@@ -188,8 +174,8 @@ describe('server-sent events', () => {
   });
 
   test('a live client receives an event as soon as it is appended, and nothing twice', async () => {
-    const run = await createRun(api, seed);
-    const url = `${api.url}/v1/sessions/${run.session_id}/events/stream`;
+    const run = await createRun(h.api, h.seed);
+    const url = `${h.api.url}/v1/sessions/${run.session_id}/events/stream`;
     const reading = readSse(
       url,
       { authorization: `Bearer ${run.session_token}` },
@@ -197,11 +183,11 @@ describe('server-sent events', () => {
     );
     await new Promise((r) => setTimeout(r, 200));
     await expectStatus(
-      toolCall(api, run, 'c1', { tool: 'Read', arguments: { file_path: 'a' } }),
+      toolCall(h.api, run, 'c1', { tool: 'Read', arguments: { file_path: 'a' } }),
       200,
     );
     await expectStatus(
-      toolCall(api, run, 'c2', { tool: 'Read', arguments: { file_path: 'b' } }),
+      toolCall(h.api, run, 'c2', { tool: 'Read', arguments: { file_path: 'b' } }),
       200,
     );
     const events = await reading;
