@@ -65,7 +65,7 @@ export function temporalServerArgs(profile: StackProfile): string[] {
     '--db-filename',
     t.sqliteFile,
     '--log-level',
-    'warn',
+    'error',
   ];
   for (const [pragma, value] of Object.entries(t.sqlitePragmas)) {
     args.push('--sqlite-pragma', `${pragma}=${value}`);

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { mayDecide } from '../../domain/approval.js';
+import { inReadingOrder } from '../../domain/gate.js';
 import { asSessionId, asToolCallId, gateWorkflowId } from '../../domain/ids.js';
 import { settleAndRecord, type Settlement } from '../../store/approval-settlement.js';
 import { findApproval, listPendingApprovalsFor, type ApprovalRow } from '../../store/approvals.js';
@@ -166,6 +167,10 @@ export function approvalRoutes(app: FastifyInstance, ctx: ApiContext) {
         extra: { outcome: 'already_decided', final: finalOf(result.approval) },
       });
     }
-    return { outcome: 'decided', ...finalOf(result.approval), answer: result.answer };
+    return {
+      outcome: 'decided',
+      ...finalOf(result.approval),
+      answer: inReadingOrder(result.answer),
+    };
   });
 }

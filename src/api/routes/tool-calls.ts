@@ -3,7 +3,12 @@ import { z } from 'zod';
 import { MAX_ARGUMENT_DEPTH } from '../../domain/argument-validation.js';
 import { digestOf } from '../../domain/digest.js';
 import { jsonDepthWithin } from '../../domain/json-depth.js';
-import type { GateAnswer, GateRequest, ToolCallState } from '../../domain/gate.js';
+import {
+  inReadingOrder,
+  type GateAnswer,
+  type GateRequest,
+  type ToolCallState,
+} from '../../domain/gate.js';
 import { payload, redact } from '../../domain/redaction.js';
 import { appendEvent } from '../../store/ledger.js';
 import { withTransaction } from '../../store/pool.js';
@@ -31,9 +36,9 @@ const waitQuery = z.object({ wait: z.coerce.number().min(0).max(60).optional() }
 function answerWith(reply: FastifyReply, ctx: ApiContext, state: ToolCallState) {
   if (state.status === 'decided') {
     ctx.metrics.decisions.inc({ decision: state.decision, source: state.source ?? '' });
-    return reply.code(200).send(state);
+    return reply.code(200).send(inReadingOrder(state));
   }
-  return reply.code(202).send(state);
+  return reply.code(202).send(inReadingOrder(state));
 }
 
 async function recordedAnswer(ctx: ApiContext, row: ToolCallRow): Promise<GateAnswer | undefined> {

@@ -1,7 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import type { Member } from '../../store/members.js';
-import { findMember } from '../../store/members.js';
+import { findMember, type Member } from '../../store/members.js';
 import { findApproval, listPendingApprovalsFor } from '../../store/approvals.js';
 import { findPolicyVersion } from '../../store/policies.js';
 import type { ApiContext } from '../context.js';

@@ -48,15 +48,20 @@ function originOf(url: string): string | undefined {
 }
 
 /**
- * A browser names the page a post came from in `Origin`. When it does, it must be this server,
- * as reached now or as approvers are told to reach it (`publicUrl`); `null` counts as foreign.
+ * Refuses a form post another site made the browser send. A concrete `Origin` must be this
+ * server, as reached now or as approvers are told to reach it (`publicUrl`). Our pages send
+ * `Referrer-Policy: no-referrer`, under which browsers post our own forms with `Origin: null`,
+ * so `null` counts as withheld; the Fetch Metadata header `Sec-Fetch-Site`, which browsers send
+ * regardless, must then not say the post came from elsewhere. The CSRF token is checked as well.
  */
 export function requireSameOrigin(request: FastifyRequest, publicUrl: string): void {
   const origin = request.headers.origin;
-  if (origin === undefined) return;
-  const presented = originOf(origin);
-  const ours = [originOf(`${request.protocol}://${request.host}`), originOf(publicUrl)];
-  if (presented === undefined || !ours.includes(presented)) {
-    throw new Problem(403, 'this form was posted from another site');
+  const site = request.headers['sec-fetch-site'];
+  let foreign = site !== undefined && site !== 'same-origin' && site !== 'none';
+  if (origin !== undefined && origin !== 'null') {
+    const presented = originOf(origin);
+    const ours = [originOf(`${request.protocol}://${request.host}`), originOf(publicUrl)];
+    foreign ||= presented === undefined || !ours.includes(presented);
   }
+  if (foreign) throw new Problem(403, 'this form was posted from another site');
 }

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Member } from '../../store/members.js';
-import { one, type Queryable } from '../../store/pool.js';
+import type { Queryable } from '../../store/pool.js';
 import type { ApiContext } from '../context.js';
 import { hashToken } from '../tokens.js';
 import { clearCookie, readCookie, setCookie } from './cookies.js';
@@ -27,17 +27,16 @@ export function overHttps(request: FastifyRequest, publicUrl: string): boolean {
   return request.protocol === 'https' || publicUrl.startsWith('https:');
 }
 
-async function insertWebSession(db: Queryable, sessionId: string, memberId: string) {
+async function insertWebSession(db: Queryable, sessionId: string, memberId: string): Promise<void> {
   // Housekeeping on the way in: this member's expired sign-ins are of no further use.
   await db.query('delete from web_sessions where member_id = $1 and expires_at <= now()', [
     memberId,
   ]);
-  const { rows } = await db.query<{ expires_at: Date }>(
+  await db.query(
     `insert into web_sessions (id_hash, member_id, expires_at)
-     values ($1, $2, now() + make_interval(secs => $3)) returning expires_at`,
+     values ($1, $2, now() + make_interval(secs => $3))`,
     [hashToken(sessionId), memberId, sessionLifetimeS],
   );
-  return one(rows);
 }
 
 /**

@@ -16,15 +16,18 @@ header.bar a { color: #fff; text-decoration: none; font-weight: 600; }
 header.bar .who { display: flex; align-items: center; gap: 0.75rem; font-size: 0.9rem; }
 header.bar form { margin: 0; }
 header.bar button { background: transparent; color: #fff; border: 1px solid #ffffff66; }
-main { max-width: 960px; margin: 2rem auto; padding: 0 1.5rem; }
-h1 { font-size: 1.5rem; margin: 0 0 1rem; }
+main { max-width: 1040px; margin: 2rem auto; padding: 0 1.5rem; }
+h1 { font-size: 1.5rem; margin: 0 0 1rem; display: flex; align-items: center; gap: 0.6rem; }
 h2 { font-size: 1.05rem; margin: 1.5rem 0 0.5rem; }
 a { color: var(--accent); }
 .card {
   background: var(--card); border: 1px solid var(--line); border-radius: 8px; padding: 1.25rem;
 }
+.card > :first-child { margin-top: 0; }
 table { width: 100%; border-collapse: collapse; background: var(--card); }
 th, td { text-align: left; padding: 0.6rem 0.75rem; border-bottom: 1px solid var(--line); }
+td { font-size: 0.92rem; }
+td code { white-space: nowrap; }
 th { font-size: 0.8rem; text-transform: uppercase; letter-spacing: 0.04em; color: var(--muted); }
 .list { border: 1px solid var(--line); border-radius: 8px; overflow: hidden; }
 .empty { color: var(--muted); padding: 1.5rem; text-align: center; background: var(--card); }
@@ -34,7 +37,7 @@ th { font-size: 0.8rem; text-transform: uppercase; letter-spacing: 0.04em; color
   border-radius: 50%; background: var(--allow); vertical-align: middle;
 }
 .live.offline::before { background: var(--warn); }
-dl { display: grid; grid-template-columns: max-content 1fr; gap: 0.4rem 1.25rem; margin: 0; }
+dl { display: grid; grid-template-columns: 9.5rem 1fr; gap: 0.4rem 1.25rem; margin: 0; }
 dt { color: var(--muted); }
 dd { margin: 0; overflow-wrap: anywhere; }
 code, pre { font-family: ui-monospace, "SFMono-Regular", Menlo, Consolas, monospace; font-size: 0.9rem; }
