@@ -8,18 +8,14 @@ import { createHash } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
-import pg from 'pg';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
-import { startTestApi, type TestApi } from '../support/api.js';
-import { testConfig } from '../support/env.js';
+import { useHarness } from '../support/harness.js';
 import {
   createRun,
   defaultPolicy,
   expectStatus,
-  seedWorkspace,
   toolCall,
   type CreatedRun,
-  type Seed,
 } from '../support/seed.js';
 
 const artifacts = fileURLToPath(new URL('../../test-artifacts/', import.meta.url));
@@ -35,9 +31,7 @@ const approvalPolicy = {
   approval: { timeout_s: 600, on_timeout: 'deny' },
 };
 
-let api: TestApi;
-let seed: Seed;
-let db: pg.Pool;
+const h = useHarness({ api: { approvalRecheckS: 1 }, policy: approvalPolicy });
 let browser: Browser;
 let approver: { user_id: string; token: string };
 let bystander: { user_id: string; token: string };
@@ -51,8 +45,8 @@ const dialogs: string[] = [];
 
 async function addMember(name: string, role: 'member' | 'approver') {
   const created = await expectStatus(
-    api.call('POST', `/v1/workspaces/${seed.workspace}/members`, {
-      token: api.operatorKey,
+    h.api.call('POST', `/v1/workspaces/${h.seed.workspace}/members`, {
+      token: h.api.operatorKey,
       body: { name, role },
     }),
     201,
@@ -73,19 +67,17 @@ async function newContext(): Promise<BrowserContext> {
 
 async function signIn(context: BrowserContext, token: string): Promise<Page> {
   const page = await context.newPage();
-  await page.goto(`${api.url}/login`);
+  await page.goto(`${h.api.url}/login`);
   await page.fill('#token', token);
-  page.on('response', (r) => { console.log('RESP', r.status(), r.url(), JSON.stringify(r.headers())); });
-  setTimeout(() => { void page.content().then((c) => console.log('CONTENT', c.slice(c.indexOf('<main')))); }, 3000);
   await Promise.all([
-    page.waitForURL(`${api.url}/approvals`),
+    page.waitForURL(`${h.api.url}/approvals`),
     page.getByRole('button', { name: 'Sign in' }).click(),
   ]);
   return page;
 }
 
 async function approvalStatus(sessionId: string, toolCallId: string): Promise<string> {
-  const { rows } = await db.query<{ status: string }>(
+  const { rows } = await h.db.query<{ status: string }>(
     'select status from approvals where session_id = $1 and tool_call_id = $2',
     [sessionId, toolCallId],
   );
@@ -97,26 +89,24 @@ const csrfOf = async (page: Page) =>
   (await page.locator('header input[name="csrf"]').getAttribute('value'))!;
 
 const decisionUrl = (toolCallId: string) =>
-  `${api.url}/approvals/${run.session_id}/${toolCallId}/decision`;
-
-before(async () => {
-  mkdirSync(artifacts, { recursive: true });
-  api = await startTestApi({ approvalRecheckS: 1 });
-  seed = await seedWorkspace(api, approvalPolicy);
-  db = new pg.Pool({ connectionString: testConfig().databaseUrl });
-  approver = await addMember('olga', 'approver');
-  bystander = await addMember('mo', 'member');
-  run = await createRun(api, seed, { source: { kind: 'manual', repository: 'acme/widgets' } });
-  browser = await chromium.launch({ executablePath: '/usr/bin/chromium', headless: true });
-});
-
-after(async () => {
-  await browser.close();
-  await api.close();
-  await db.end();
-});
+  `${h.api.url}/approvals/${run.session_id}/${toolCallId}/decision`;
 
 describe('the approvers web form', () => {
+  // Inside the suite: Node 20 runs top-level hooks concurrently, so these would not wait for the
+  // harness's API. The browser also closes before the harness closes the API.
+  before(async () => {
+    mkdirSync(artifacts, { recursive: true });
+    approver = await addMember('olga', 'approver');
+    bystander = await addMember('mo', 'member');
+    run = await createRun(h.api, h.seed, {
+      source: { kind: 'manual', repository: 'acme/widgets' },
+    });
+    browser = await chromium.launch({ executablePath: '/usr/bin/chromium', headless: true });
+  });
+  after(async () => {
+    await browser.close();
+  });
+
   test('signing in sets a session cookie that is HttpOnly and SameSite=Strict, and scripts cannot read it', async () => {
     approverContext = await newContext();
     listPage = await signIn(approverContext, approver.token);
@@ -129,7 +119,7 @@ describe('the approvers web form', () => {
     // Evaluated in the page; a string, since the test's own types have no DOM.
     const pageCookies = await listPage.evaluate<string>('document.cookie');
     assert.equal(pageCookies.includes('fg_session'), false);
-    const { rows } = await db.query('select 1 from web_sessions where id_hash = $1', [
+    const { rows } = await h.db.query('select 1 from web_sessions where id_hash = $1', [
       createHash('sha256').update(session.value).digest(),
     ]);
     assert.equal(rows.length, 1, 'only the hash of the session id is stored');
@@ -137,7 +127,7 @@ describe('the approvers web form', () => {
 
   test('every HTML page is sent with a strict CSP, no framing and no referrer', async () => {
     for (const path of ['/approvals', '/login']) {
-      const response = await approverContext.request.get(`${api.url}${path}`, {
+      const response = await approverContext.request.get(`${h.api.url}${path}`, {
         maxRedirects: 0,
       });
       const headers = response.headers();
@@ -148,6 +138,19 @@ describe('the approvers web form', () => {
     }
   });
 
+  test('the JSON API keeps its problem+json answers and refuses form bodies', async () => {
+    const unauthenticated = await h.api.call('GET', '/v1/approvals');
+    assert.equal(unauthenticated.status, 401);
+    assert.match(unauthenticated.headers.get('content-type') ?? '', /application\/problem\+json/);
+    const form = await h.api.call('POST', `/v1/approvals/${run.session_id}/c0/decision`, {
+      token: approver.token,
+      raw: 'decision=approve',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
+    assert.equal(form.status, 415);
+    assert.match(form.headers.get('content-type') ?? '', /application\/problem\+json/);
+  });
+
   test('a call that needs approval appears in the open list without a reload', async () => {
     await listPage.locator('#live:not(.offline)').waitFor({ timeout: 10_000 });
     // A mark on the page's window: a reload would wipe it.
@@ -155,7 +158,7 @@ describe('the approvers web form', () => {
     assert.equal(await listPage.locator('#approvals tbody tr').count(), 0);
 
     await expectStatus(
-      toolCall(api, run, 'c1', { tool: 'Bash', arguments: { command: hostile } }),
+      toolCall(h.api, run, 'c1', { tool: 'Bash', arguments: { command: hostile } }),
       202,
     );
     const row = listPage.locator(`tr[data-session="${run.session_id}"][data-tool-call="c1"]`);
@@ -174,9 +177,9 @@ describe('the approvers web form', () => {
 
   test('the detail page shows the run, the tool, the rule, and the arguments as text, never as markup', async () => {
     detailPage = await approverContext.newPage();
-    await detailPage.goto(`${api.url}/approvals`);
+    await detailPage.goto(`${h.api.url}/approvals`);
     await Promise.all([
-      detailPage.waitForURL(`${api.url}/approvals/${run.session_id}/c1`),
+      detailPage.waitForURL(`${h.api.url}/approvals/${run.session_id}/c1`),
       detailPage.locator(`tr[data-tool-call="c1"] a`).click(),
     ]);
     const body = await detailPage.locator('main').innerText();
@@ -205,7 +208,7 @@ describe('the approvers web form', () => {
     bystanderPage = await signIn(bystanderContext, bystander.token);
     const page = bystanderPage;
     assert.equal(await page.locator('#approvals tbody tr').count(), 0, 'nothing to decide');
-    await page.goto(`${api.url}/approvals/${run.session_id}/c1`);
+    await page.goto(`${h.api.url}/approvals/${run.session_id}/c1`);
     assert.ok((await page.locator('#arguments').innerText()).includes(hostile));
     assert.equal(await page.getByRole('button', { name: 'Approve' }).count(), 0);
     assert.equal(await page.getByRole('button', { name: 'Deny' }).count(), 0);
@@ -227,6 +230,11 @@ describe('the approvers web form', () => {
       // Another member's valid token is still the wrong one for this session.
       { form: { csrf: await csrfOf(bystanderPage), decision: 'deny' } },
       { form: { csrf, decision: 'approve' }, headers: { origin: 'https://evil.example' } },
+      // What a browser sends for another site's page with no-referrer: the origin withheld.
+      {
+        form: { csrf, decision: 'approve' },
+        headers: { origin: 'null', 'sec-fetch-site': 'cross-site' },
+      },
     ];
     for (const attempt of attempts) {
       const response = await approverContext.request.post(decisionUrl('c1'), attempt);
@@ -237,17 +245,18 @@ describe('the approvers web form', () => {
   });
 
   test('approving in the browser answers the waiting runner with allow, and the list drops the call', async () => {
-    const waiting = api.call('GET', `/v1/sessions/${run.session_id}/tool-calls/c1?wait=20`, {
+    const waiting = h.api.call('GET', `/v1/sessions/${run.session_id}/tool-calls/c1?wait=20`, {
       token: run.session_token,
     });
     await new Promise((resolve) => setTimeout(resolve, 300));
     await detailPage.fill('#reason', 'looks fine');
     await Promise.all([
-      detailPage.waitForURL(`${api.url}/approvals/${run.session_id}/c1/decision`),
+      detailPage.waitForURL(`${h.api.url}/approvals/${run.session_id}/c1/decision`),
       detailPage.getByRole('button', { name: 'Approve' }).click(),
     ]);
     assert.ok((await detailPage.locator('.notice').innerText()).includes('You approved this call'));
     assert.equal(await detailPage.getByRole('button', { name: 'Approve' }).count(), 0);
+    await detailPage.screenshot({ path: `${artifacts}approval-decided.png`, fullPage: true });
 
     const answer = await expectStatus(waiting, 200);
     assert.equal(answer.decision, 'allow');
@@ -272,13 +281,13 @@ describe('the approvers web form', () => {
   test('a suspended member is signed out at once', async () => {
     const page = bystanderPage;
     await expectStatus(
-      api.call('PATCH', `/v1/workspaces/${seed.workspace}/members/${bystander.user_id}`, {
-        token: api.operatorKey,
+      h.api.call('PATCH', `/v1/workspaces/${h.seed.workspace}/members/${bystander.user_id}`, {
+        token: h.api.operatorKey,
         body: { status: 'suspended' },
       }),
       200,
     );
-    await page.goto(`${api.url}/approvals`);
+    await page.goto(`${h.api.url}/approvals`);
     assert.match(page.url(), /\/login/);
     await page.fill('#token', bystander.token);
     await page.getByRole('button', { name: 'Sign in' }).click();
@@ -289,24 +298,24 @@ describe('the approvers web form', () => {
     const context = await newContext();
     const page = await signIn(context, approver.token);
     const session = (await context.cookies()).find((c) => c.name === 'fg_session')!;
-    await db.query(
+    await h.db.query(
       `update web_sessions set expires_at = created_at + interval '1 millisecond'
        where id_hash = $1`,
       [createHash('sha256').update(session.value).digest()],
     );
-    await page.goto(`${api.url}/approvals`);
+    await page.goto(`${h.api.url}/approvals`);
     assert.match(page.url(), /\/login/);
     await context.close();
   });
 
   test('signing in needs the sign-in form’s own CSRF token and a valid user token', async () => {
     const context = await newContext();
-    const noToken = await context.request.post(`${api.url}/login`, {
+    const noToken = await context.request.post(`${h.api.url}/login`, {
       form: { token: approver.token },
     });
     assert.equal(noToken.status(), 403);
     const page = await context.newPage();
-    await page.goto(`${api.url}/login`);
+    await page.goto(`${h.api.url}/login`);
     await page.fill('#token', 'fgu_not-a-real-token');
     await page.getByRole('button', { name: 'Sign in' }).click();
     assert.ok((await page.locator('.notice').innerText()).includes('not a valid user token'));
@@ -320,10 +329,10 @@ describe('the approvers web form', () => {
   test('signing out ends the session on the server, not only in the browser', async () => {
     const session = (await approverContext.cookies()).find((c) => c.name === 'fg_session')!;
     await Promise.all([
-      listPage.waitForURL(`${api.url}/login`),
+      listPage.waitForURL(`${h.api.url}/login`),
       listPage.getByRole('button', { name: 'Sign out' }).click(),
     ]);
-    const replayed = await fetch(`${api.url}/approvals`, {
+    const replayed = await fetch(`${h.api.url}/approvals`, {
       headers: { cookie: `fg_session=${session.value}` },
       redirect: 'manual',
     });

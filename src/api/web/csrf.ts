@@ -21,7 +21,7 @@ export function csrfTokenFor(sessionId: string): string {
 export const loginCsrfCookie = 'fg_login_csrf';
 export const newLoginCsrf = () => randomBytes(32).toString('base64url');
 
-export function csrfMatches(presented: unknown, expected: string | undefined): boolean {
+function csrfMatches(presented: unknown, expected: string | undefined): boolean {
   if (typeof presented !== 'string' || presented === '' || !expected) return false;
   return sameSecret(presented, expected);
 }
