@@ -2,7 +2,7 @@
  * Operators' history tools.
  *
  *   npm run histories -- export <folder> [--query "<visibility query>"] [--limit N]
- *       writes the histories of closed gate workflows to <folder>, one JSON file each;
+ *       writes the histories of closed gate workflows to <folder>, one protobuf file each;
  *   npm run histories -- replay <folder>
  *       replays every history in <folder> against the current workflow code and fails on any
  *       nondeterminism: run it after a deploy, in an incident, and in CI.
@@ -13,7 +13,9 @@ import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { Client, Connection } from '@temporalio/client';
-import { historyFromJSON, historyToJSON } from '@temporalio/common/lib/proto-utils.js';
+import proto from '@temporalio/proto';
+
+const { temporal } = proto;
 import { Worker } from '@temporalio/worker';
 import { runtimeConfig } from '../runtime-config.js';
 import { workflowsPath } from '../worker.js';
@@ -35,8 +37,12 @@ export async function exportHistories(
       const history = await client.workflow
         .getHandle(execution.workflowId, execution.runId)
         .fetchHistory();
-      const name = `${execution.workflowId.replace(/[^A-Za-z0-9._-]/g, '_')}.${execution.runId}.json`;
-      writeFileSync(path.join(folder, name), historyToJSON(history));
+      const name = `${execution.workflowId.replace(/[^A-Za-z0-9._-]/g, '_')}.${execution.runId}.pb`;
+      // Protobuf binary: exact, and independent of any JSON rendering of the history.
+      writeFileSync(
+        path.join(folder, name),
+        temporal.api.history.v1.History.encode(history).finish(),
+      );
       written += 1;
     }
     return written;
@@ -49,11 +55,11 @@ export async function replayHistories(
   folder: string,
 ): Promise<{ replayed: number; failures: string[] }> {
   const files = readdirSync(folder)
-    .filter((f) => f.endsWith('.json'))
+    .filter((f) => f.endsWith('.pb'))
     .sort();
   const histories = files.map((file) => ({
     workflowId: file,
-    history: historyFromJSON(JSON.parse(readFileSync(path.join(folder, file), 'utf8'))),
+    history: temporal.api.history.v1.History.decode(readFileSync(path.join(folder, file))),
   }));
   const failures: string[] = [];
   let replayed = 0;

@@ -11,8 +11,13 @@ import {
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
+import proto from '@temporalio/proto';
+
+const { temporal } = proto;
 import { exportHistories, replayHistories } from '../../src/cli/histories.js';
 import { projectRoot } from '../../src/devstack/stack-config.js';
+import { useHarness } from '../support/harness.js';
+import { createRun, defaultPolicy, expectStatus, toolCall } from '../support/seed.js';
 
 const recorded = path.join(projectRoot, 'test/fixtures/histories');
 
@@ -22,9 +27,7 @@ function recordDistinctShapes(folder: string) {
   mkdirSync(recorded, { recursive: true });
   const shapes = new Set<string>();
   for (const file of readdirSync(folder).sort()) {
-    const history = JSON.parse(readFileSync(path.join(folder, file), 'utf8')) as {
-      events: { eventType: string }[];
-    };
+    const history = temporal.api.history.v1.History.decode(readFileSync(path.join(folder, file)));
     const shape = history.events.map((e) => e.eventType).join(',');
     if (shapes.has(shape)) continue;
     shapes.add(shape);
@@ -36,10 +39,45 @@ test('recorded gate histories replay against the current workflow code without n
   assert.ok(existsSync(recorded) && readdirSync(recorded).length > 0, 'no recorded histories');
   const { replayed, failures } = await replayHistories(recorded);
   assert.deepEqual(failures, []);
-  assert.equal(replayed, readdirSync(recorded).filter((f) => f.endsWith('.json')).length);
+  assert.equal(replayed, readdirSync(recorded).filter((f) => f.endsWith('.pb')).length);
 });
 
-test("this run's own gate histories (allows, denials, approvals, expiries, brokered calls) export and replay", async () => {
+const h = useHarness({
+  policy: {
+    ...defaultPolicy,
+    rules: [
+      { id: 'reads', match: { effect: 'read' }, verdict: 'allow' },
+      { id: 'bash-asks', match: { tool: 'Bash' }, verdict: 'require_approval' },
+    ],
+  },
+  api: { approvalRecheckS: 1 },
+});
+
+test("this run's gate histories (with every other test file's when run by npm test) export and replay", async () => {
+  // Some workflows of this file's own, so the test holds when run alone too.
+  const run = await createRun(h.api, h.seed);
+  await expectStatus(
+    toolCall(h.api, run, 'allowed', { tool: 'Read', arguments: { file_path: 'a' } }),
+    200,
+  );
+  await expectStatus(
+    toolCall(h.api, run, 'asked', { tool: 'Bash', arguments: { command: 'ls' } }),
+    202,
+  );
+  await expectStatus(
+    h.api.call('POST', `/v1/approvals/${run.session_id}/asked/decision`, {
+      token: h.seed.admin.token,
+      body: { decision: 'approve' },
+    }),
+    200,
+  );
+  await expectStatus(
+    h.api.call('GET', `/v1/sessions/${run.session_id}/tool-calls/asked?wait=20`, {
+      token: run.session_token,
+    }),
+    200,
+  );
+  await new Promise((r) => setTimeout(r, 500)); // visibility catches up with the closed workflow
   const folder = mkdtempSync(path.join(tmpdir(), 'gate-histories-'));
   try {
     const written = await exportHistories(
@@ -47,7 +85,7 @@ test("this run's own gate histories (allows, denials, approvals, expiries, broke
       "WorkflowType = 'gate' AND ExecutionStatus = 'Completed'",
       200,
     );
-    assert.ok(written > 0, 'the test stack ran no gate workflows');
+    assert.ok(written >= 2, `only ${written} closed gate workflows`);
     const { replayed, failures } = await replayHistories(folder);
     assert.deepEqual(failures, []);
     assert.equal(replayed, written);
