@@ -4,6 +4,7 @@ import { ChainVerifier } from '../../domain/hash-chain.js';
 import { readChainedEvents, readEvents, type LedgerEvent } from '../../store/ledger.js';
 import { findRunBySessionId } from '../../store/runs.js';
 import type { ApiContext } from '../context.js';
+import { EventStreams } from '../event-stream.js';
 import { notFound } from '../problem.js';
 import { validate } from '../validation.js';
 import { externalId } from './runs.js';
@@ -15,7 +16,6 @@ const pageQuery = z
   .strict();
 const streamQuery = z.object({ after: seq.optional() }).strict();
 
-const heartbeatMs = 15_000;
 const recheckMs = 1_000;
 
 /** The session's runner reads its own stream; the operator reads any. */
@@ -30,12 +30,7 @@ async function authorizeRead(ctx: ApiContext, request: FastifyRequest, sessionId
 }
 
 export function eventRoutes(app: FastifyInstance, ctx: ApiContext) {
-  // Open streams end when the API closes, so shutdown never waits on a reader.
-  const openStreams = new Set<AbortController>();
-  app.addHook('preClose', (done) => {
-    for (const stream of openStreams) stream.abort();
-    done();
-  });
+  const streams = new EventStreams(app);
 
   app.get('/v1/sessions/:session_id/events', async (request) => {
     const { session_id } = validate(sessionParams, request.params, 'path');
@@ -78,22 +73,8 @@ export function eventRoutes(app: FastifyInstance, ctx: ApiContext) {
       )['last-event-id'];
     }
 
-    reply.hijack();
-    const out = reply.raw;
-    out.writeHead(200, {
-      'content-type': 'text/event-stream; charset=utf-8',
-      'cache-control': 'no-store',
-      connection: 'keep-alive',
-      'x-accel-buffering': 'no',
-    });
-    out.write(': stream open\n\n');
-    const abort = new AbortController();
-    openStreams.add(abort);
-    request.raw.on('close', () => {
-      abort.abort();
-    });
-    let lastWrite = Date.now();
-    while (!abort.signal.aborted) {
+    const stream = streams.start(request, reply);
+    while (!stream.signal.aborted) {
       let events: LedgerEvent[];
       try {
         events = await readEvents(ctx.pool, session_id, cursor, 500);
@@ -101,18 +82,13 @@ export function eventRoutes(app: FastifyInstance, ctx: ApiContext) {
         events = []; // PostgreSQL away: keep the stream, try again on the next tick.
       }
       for (const event of events) {
-        out.write(`id: ${event.seq}\nevent: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`);
+        stream.send({ id: event.seq, event: event.type, data: JSON.stringify(event) });
         cursor = event.seq;
-        lastWrite = Date.now();
       }
       if (events.length === 500) continue;
-      if (Date.now() - lastWrite >= heartbeatMs) {
-        out.write(': heartbeat\n\n');
-        lastWrite = Date.now();
-      }
-      await ctx.ledger.waitForAppend(session_id, recheckMs, abort.signal);
+      stream.heartbeatIfIdle();
+      await ctx.ledger.waitForAppend(session_id, recheckMs, stream.signal);
     }
-    openStreams.delete(abort);
-    out.end();
+    stream.end();
   });
 }

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { listPendingApprovalsFor } from '../../store/approvals.js';
 import type { ApiContext } from '../context.js';
+import { EventStreams } from '../event-stream.js';
 import { Problem } from '../problem.js';
 import { pendingVersion } from './approval-list-page.js';
 import { findWebSessionMember, signedIn } from './session.js';
@@ -11,7 +12,6 @@ import { findWebSessionMember, signedIn } from './session.js';
  * stream to listen to; a one-second read of an indexed query is cheap and never misses a change.
  */
 const recheckMs = 1_000;
-const heartbeatMs = 15_000;
 
 function pause(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
@@ -31,57 +31,33 @@ function pause(ms: number, signal: AbortSignal): Promise<void> {
  * stream when the session expires, is signed out, or the member is suspended.
  */
 export function approvalStreamRoute(web: FastifyInstance, ctx: ApiContext) {
-  const openStreams = new Set<AbortController>();
-  web.addHook('preClose', (done) => {
-    for (const stream of openStreams) stream.abort();
-    done();
-  });
+  const streams = new EventStreams(web);
 
   web.get('/approvals/stream', async (request, reply) => {
     const session = await signedIn(ctx, request);
     if (!session) throw new Problem(401, 'your sign-in has ended');
 
-    reply.hijack();
-    const out = reply.raw;
-    out.writeHead(200, {
-      'content-type': 'text/event-stream; charset=utf-8',
-      'cache-control': 'no-store',
-      connection: 'keep-alive',
-      'x-accel-buffering': 'no',
-    });
-    out.write(': stream open\n\n');
-    const abort = new AbortController();
-    openStreams.add(abort);
-    request.raw.on('close', () => {
-      abort.abort();
-    });
-
+    const stream = streams.start(request, reply);
     let sent: string | undefined;
-    let lastWrite = Date.now();
-    while (!abort.signal.aborted) {
+    while (!stream.signal.aborted) {
       try {
         // The session is checked on every tick, so a suspension ends the stream within a second.
         const member = await findWebSessionMember(ctx.pool, session.sessionId);
         if (!member) {
-          out.write('event: signed-out\ndata: \n\n');
+          stream.send({ event: 'signed-out', data: '' });
           break;
         }
         const version = pendingVersion(await listPendingApprovalsFor(ctx.pool, member));
         if (version !== sent) {
-          out.write(`event: pending\ndata: ${version}\n\n`);
+          stream.send({ event: 'pending', data: version });
           sent = version;
-          lastWrite = Date.now();
         }
       } catch {
         // PostgreSQL away: keep the stream open and read again on the next tick.
       }
-      if (Date.now() - lastWrite >= heartbeatMs) {
-        out.write(': heartbeat\n\n');
-        lastWrite = Date.now();
-      }
-      await pause(recheckMs, abort.signal);
+      stream.heartbeatIfIdle();
+      await pause(recheckMs, stream.signal);
     }
-    openStreams.delete(abort);
-    out.end();
+    stream.end();
   });
 }
