@@ -4,6 +4,7 @@
  * where every lookup answers "no fault".
  *
  *   stage-delay:<activity>=<ms>   the activity sleeps before it starts (a worker to kill mid-call)
+ *   stage-fail:<activity>=<text>  the activity throws, every attempt (a stage that cannot answer)
  */
 function parseFaults(spec: string | undefined): ReadonlyMap<string, string> {
   const faults = new Map<string, string>();
@@ -21,6 +22,7 @@ export function faultDelayMs(activity: string): number {
   return Number.isFinite(value) && value > 0 ? value : 0;
 }
 
-export function faultActive(name: string): boolean {
-  return faults.has(name);
+/** The message an activity must fail with, or undefined when it runs normally. */
+export function faultFailure(activity: string): string | undefined {
+  return faults.get(`stage-fail:${activity}`);
 }

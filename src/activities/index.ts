@@ -1,4 +1,4 @@
-import { faultDelayMs } from '../faults.js';
+import { faultDelayMs, faultFailure } from '../faults.js';
 import type { Pool } from '../store/pool.js';
 import type { CredentialSealer } from '../broker/sealing.js';
 import { approvalActivities } from './approval.js';
@@ -19,15 +19,17 @@ export interface ActivityDeps {
   sealer: CredentialSealer;
 }
 
-/** An activity that first sleeps when a test injected a delay for it (see src/faults.ts). */
-function withInjectedDelay<A extends unknown[], R>(
+/** An activity as a test's injected faults shape it (see src/faults.ts); itself otherwise. */
+function withInjectedFaults<A extends unknown[], R>(
   name: string,
   activity: (...args: A) => Promise<R>,
 ) {
   const delayMs = faultDelayMs(name);
-  if (delayMs === 0) return activity;
+  const failure = faultFailure(name);
+  if (delayMs === 0 && failure === undefined) return activity;
   return async (...args: A): Promise<R> => {
-    await new Promise((resolve) => setTimeout(resolve, delayMs));
+    if (delayMs > 0) await new Promise((resolve) => setTimeout(resolve, delayMs));
+    if (failure !== undefined) throw new Error(failure);
     return activity(...args);
   };
 }
@@ -37,16 +39,16 @@ export function createActivities({ pool, publicUrl, sealer }: ActivityDeps) {
   const frozen = new FrozenRuns(pool);
   const approval = approvalActivities(pool, frozen, publicUrl);
   return {
-    budget: withInjectedDelay('budget', budgetStage(pool)),
-    capability: withInjectedDelay('capability', capabilityStage(frozen, pool)),
-    schema: withInjectedDelay('schema', schemaStage(frozen)),
-    trustTier: withInjectedDelay('trustTier', trustTierStage(frozen)),
-    policy: withInjectedDelay('policy', policyStage(frozen)),
-    recordDecision: withInjectedDelay('recordDecision', recordDecisionActivity(pool)),
+    budget: withInjectedFaults('budget', budgetStage(pool)),
+    capability: withInjectedFaults('capability', capabilityStage(frozen, pool)),
+    schema: withInjectedFaults('schema', schemaStage(frozen)),
+    trustTier: withInjectedFaults('trustTier', trustTierStage(frozen)),
+    policy: withInjectedFaults('policy', policyStage(frozen)),
+    recordDecision: withInjectedFaults('recordDecision', recordDecisionActivity(pool)),
     requestApproval: approval.requestApproval,
     checkApproval: approval.checkApproval,
     expireApproval: approval.expireApproval,
-    broker: withInjectedDelay('broker', brokerActivity(pool, frozen, sealer)),
+    broker: withInjectedFaults('broker', brokerActivity(pool, frozen, sealer)),
   };
 }
 
