@@ -29,7 +29,10 @@ function toProblem(err: unknown): Problem {
     fastifyError.statusCode < 500
   ) {
     if (fastifyError.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
-      return new Problem(413, `the body is larger than ${bodyLimitBytes} bytes`);
+      return new Problem(
+        413,
+        `the body is larger than this endpoint accepts (${fastifyError.message ?? ''})`,
+      );
     }
     return new Problem(fastifyError.statusCode, fastifyError.message ?? 'bad request');
   }

@@ -40,7 +40,7 @@ export const tokenOverhead = {
 } as const;
 
 /** The body limit already caps every string; these bound the counts of things. */
-const maxTextLength = 1_048_576;
+const maxTextLength = 16 * 1_048_576;
 const maxMessages = 100_000;
 const maxBlocks = 10_000;
 const maxTools = 1_000;

@@ -17,12 +17,13 @@ export interface ToolCallRow {
   decision: 'allow' | 'deny' | null;
   source: DenySource | null;
   answer: GateAnswer | null;
+  awaits_result: boolean;
   created_at: Date;
   decided_at: Date | null;
 }
 
 const columns = `session_id, tool_call_id, run_id, tool, request_digest, status, decision, source,
-  answer, created_at, decided_at`;
+  answer, awaits_result, created_at, decided_at`;
 
 /**
  * Records a call the first time it is seen. Returns the row and whether this insert made it;
@@ -36,14 +37,16 @@ export async function insertToolCall(
     runId: string;
     tool: string;
     requestDigest: string;
+    /** An executed brokered call: its answer is final only with its result. */
+    awaitsResult: boolean;
   },
 ): Promise<{ row: ToolCallRow; created: boolean }> {
   const inserted = await db.query<ToolCallRow>(
-    `insert into tool_calls (session_id, tool_call_id, run_id, tool, request_digest)
-     values ($1, $2, $3, $4, $5)
+    `insert into tool_calls (session_id, tool_call_id, run_id, tool, request_digest, awaits_result)
+     values ($1, $2, $3, $4, $5, $6)
      on conflict (session_id, tool_call_id) do nothing
      returning ${columns}`,
-    [call.sessionId, call.toolCallId, call.runId, call.tool, call.requestDigest],
+    [call.sessionId, call.toolCallId, call.runId, call.tool, call.requestDigest, call.awaitsResult],
   );
   if (inserted.rows[0]) return { row: inserted.rows[0], created: true };
   const existing = await findToolCall(db, call.sessionId, call.toolCallId);
@@ -84,8 +87,22 @@ export async function recordToolCallDecision(
   return existing.answer;
 }
 
+/**
+ * The call's state as a runner may rely on it: a decision is final unless an allowed executed
+ * brokered call still waits for its result, which then reads as still evaluating.
+ */
 export function stateOf(row: ToolCallRow): ToolCallState {
-  return row.answer ?? { status: 'evaluating' };
+  const answer = row.answer;
+  if (!answer) return { status: 'evaluating' };
+  if (
+    answer.status === 'decided' &&
+    answer.decision === 'allow' &&
+    row.awaits_result &&
+    !answer.result
+  ) {
+    return { status: 'evaluating' };
+  }
+  return answer;
 }
 
 /** Marks a call as waiting for a person; the answer a retried PUT gets until it is decided. */

@@ -280,4 +280,26 @@ describe('bad input is refused with a 4xx naming the field, and books nothing', 
     assert.equal(operator.status, 403);
     assert.equal((await reservationsOf(h.db, run.session_id)).length, 0);
   });
+
+  test("a long context fits the model-request body limit (16 MiB), which is wider than a tool call's; beyond it is a 413", async () => {
+    const run = await createRun(h.api, h.seed, { budget: { max_tokens: 50_000_000 } });
+    const long = modelInput('word '.repeat(600_000)); // 3 MB of prompt
+    const admitted = await admit(h.api, run, {
+      request_id: 'long',
+      model: 'claude-sonnet-4',
+      max_output_tokens: 1000,
+      input: long,
+    });
+    assert.equal(admitted.status, 201, JSON.stringify(admitted.body));
+    assert.equal(admitted.body.booked_tokens, 1000 + boundOf(long));
+    const huge = modelInput('word '.repeat(4_000_000)); // 20 MB
+    const refused = await admit(h.api, run, {
+      request_id: 'huge',
+      model: 'claude-sonnet-4',
+      max_output_tokens: 1000,
+      input: huge,
+    });
+    assert.equal(refused.status, 413);
+    assert.equal((await reservationsOf(h.db, run.session_id)).length, 1);
+  });
 });

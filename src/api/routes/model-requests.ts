@@ -85,38 +85,46 @@ function usageView(reservation: ReservationRow, usage: UsageRow) {
   };
 }
 
+/** 16 MiB: a 200k-token context of multi-byte text, with room to spare. */
+export const modelRequestBodyLimit = 16 * 1024 * 1024;
+
 export function modelRequestRoutes(app: FastifyInstance, ctx: ApiContext) {
-  app.post('/v1/sessions/:session_id/model-requests', async (request, reply) => {
-    const { session_id } = validate(sessionParams, request.params, 'path');
-    const run = await ctx.auth.runner(request, session_id);
-    const body = validate(admissionBody, request.body, 'body');
-    const inputBoundTokens = inputTokenBound(body.input);
-    refuseWhatCanNeverFit(run.max_tokens, body.max_output_tokens, inputBoundTokens);
-    const requestDigest = digestOf({
-      model: body.model,
-      max_output_tokens: body.max_output_tokens,
-      input: body.input,
-    });
-    const { reservation } = await admitModelRequest(ctx.pool, {
-      runId: run.id,
-      sessionId: session_id,
-      requestId: body.request_id,
-      requestDigest,
-      model: body.model,
-      maxOutputTokens: body.max_output_tokens,
-      inputBoundTokens,
-    });
-    if (reservation.request_digest !== requestDigest) {
-      throw new Problem(
-        409,
-        `model request ${body.request_id} was already made with a different body`,
-      );
-    }
-    if (reservation.status === 'refused') throw budgetExhausted(reservation);
-    return reply
-      .code(201)
-      .send({ reservation_id: reservation.id, booked_tokens: reservation.booked_tokens });
-  });
+  // A model request carries the whole prompt: long contexts are far larger than a tool call.
+  app.post(
+    '/v1/sessions/:session_id/model-requests',
+    { bodyLimit: modelRequestBodyLimit },
+    async (request, reply) => {
+      const { session_id } = validate(sessionParams, request.params, 'path');
+      const run = await ctx.auth.runner(request, session_id);
+      const body = validate(admissionBody, request.body, 'body');
+      const inputBoundTokens = inputTokenBound(body.input);
+      refuseWhatCanNeverFit(run.max_tokens, body.max_output_tokens, inputBoundTokens);
+      const requestDigest = digestOf({
+        model: body.model,
+        max_output_tokens: body.max_output_tokens,
+        input: body.input,
+      });
+      const { reservation } = await admitModelRequest(ctx.pool, {
+        runId: run.id,
+        sessionId: session_id,
+        requestId: body.request_id,
+        requestDigest,
+        model: body.model,
+        maxOutputTokens: body.max_output_tokens,
+        inputBoundTokens,
+      });
+      if (reservation.request_digest !== requestDigest) {
+        throw new Problem(
+          409,
+          `model request ${body.request_id} was already made with a different body`,
+        );
+      }
+      if (reservation.status === 'refused') throw budgetExhausted(reservation);
+      return reply
+        .code(201)
+        .send({ reservation_id: reservation.id, booked_tokens: reservation.booked_tokens });
+    },
+  );
 
   app.post('/v1/sessions/:session_id/model-requests/:request_id/usage', async (request) => {
     const params = validate(requestParams, request.params, 'path');

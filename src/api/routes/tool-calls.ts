@@ -3,16 +3,11 @@ import { z } from 'zod';
 import { MAX_ARGUMENT_DEPTH } from '../../domain/argument-validation.js';
 import { digestOf } from '../../domain/digest.js';
 import { jsonDepthWithin } from '../../domain/json-depth.js';
-import {
-  inReadingOrder,
-  type GateAnswer,
-  type GateRequest,
-  type ToolCallState,
-} from '../../domain/gate.js';
+import { inReadingOrder, type GateRequest, type ToolCallState } from '../../domain/gate.js';
 import { payload, redact } from '../../domain/redaction.js';
 import { appendEvent } from '../../store/ledger.js';
 import { withTransaction } from '../../store/pool.js';
-import { findToolCall, insertToolCall, stateOf, type ToolCallRow } from '../../store/tool-calls.js';
+import { findToolCall, insertToolCall, stateOf } from '../../store/tool-calls.js';
 import type { ApiContext } from '../context.js';
 import { askGate } from '../gate-client.js';
 import { Problem, notFound } from '../problem.js';
@@ -39,11 +34,6 @@ function answerWith(reply: FastifyReply, ctx: ApiContext, state: ToolCallState) 
     return reply.code(200).send(inReadingOrder(state));
   }
   return reply.code(202).send(inReadingOrder(state));
-}
-
-async function recordedAnswer(ctx: ApiContext, row: ToolCallRow): Promise<GateAnswer | undefined> {
-  const current = await findToolCall(ctx.pool, row.session_id, row.tool_call_id);
-  return current?.answer ?? undefined;
 }
 
 export function toolCallRoutes(app: FastifyInstance, ctx: ApiContext) {
@@ -73,6 +63,9 @@ export function toolCallRoutes(app: FastifyInstance, ctx: ApiContext) {
         runId: run.id,
         tool: body.tool,
         requestDigest,
+        awaitsResult:
+          gateRequest.execute &&
+          run.toolset.find((t) => t.name === body.tool)?.class === 'brokered',
       });
       if (created) {
         await appendEvent(
@@ -94,21 +87,18 @@ export function toolCallRoutes(app: FastifyInstance, ctx: ApiContext) {
         `tool call ${params.tool_call_id} was already made with a different request`,
       );
     }
-    // A recorded decision answers at once, unless an allowed brokered call is still executing.
-    const executing =
-      gateRequest.execute && run.toolset.find((t) => t.name === body.tool)?.class === 'brokered';
-    if (
-      row.answer?.status === 'decided' &&
-      !(executing && row.answer.decision === 'allow' && !row.answer.result)
-    ) {
-      return answerWith(reply, ctx, row.answer);
-    }
+    // A final recorded decision answers at once; anything else goes to the gate, which re-attaches.
+    const recorded = stateOf(row);
+    if (recorded.status === 'decided') return answerWith(reply, ctx, recorded);
     const answer = await askGate(ctx.temporal, ctx.taskQueue, gateRequest, ctx.gateWaitMs);
     if (answer !== 'closed') return answerWith(reply, ctx, answer);
-    const recorded = await recordedAnswer(ctx, row);
-    if (!recorded)
+    // A closed gate is never started again: its decision is in the record.
+    const current = await findToolCall(ctx.pool, row.session_id, row.tool_call_id);
+    const final = current && stateOf(current);
+    if (final?.status !== 'decided') {
       throw new Problem(503, 'the gate closed without a recorded answer; send the call again');
-    return answerWith(reply, ctx, recorded);
+    }
+    return answerWith(reply, ctx, final);
   });
 
   app.get('/v1/sessions/:session_id/tool-calls/:tool_call_id', async (request, reply) => {
