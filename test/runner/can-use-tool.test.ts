@@ -1,0 +1,154 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { gateCanUseTool } from '../../src/runner/can-use-tool.js';
+import { GateClient } from '../../src/runner/gate-client.js';
+import { useHarness } from '../support/harness.js';
+import { createRun, defaultPolicy, expectStatus, type CreatedRun } from '../support/seed.js';
+
+const h = useHarness({
+  policy: {
+    ...defaultPolicy,
+    rules: [
+      { id: 'reads', match: { effect: 'read' }, verdict: 'allow' },
+      {
+        id: 'no-rm',
+        match: { tool: 'Bash', args: [{ path: '/command', op: 'glob', value: 'rm *' }] },
+        verdict: 'deny',
+      },
+      { id: 'bash-asks', match: { tool: 'Bash' }, verdict: 'require_approval' },
+    ],
+  },
+  api: { approvalRecheckS: 1 },
+});
+
+const canUseToolFor = (run: CreatedRun) =>
+  gateCanUseTool(
+    new GateClient({
+      baseUrl: h.api.url,
+      sessionId: run.session_id,
+      sessionToken: run.session_token,
+      waitS: 5,
+    }),
+  );
+
+describe("the agent SDK's permission callback, backed by the gate", () => {
+  test('an allowed call is allowed with its input unchanged; a policy deny is a deny with the reason', async () => {
+    const canUseTool = canUseToolFor(await createRun(h.api, h.seed));
+    const signal = new AbortController().signal;
+    assert.deepEqual(await canUseTool('Read', { file_path: 'a' }, { signal, toolUseID: 't1' }), {
+      behavior: 'allow',
+      updatedInput: { file_path: 'a' },
+    });
+    const denied = await canUseTool('Bash', { command: 'rm -rf /' }, { signal, toolUseID: 't2' });
+    assert.ok(denied.behavior === 'deny');
+    assert.match(denied.message, /no-rm/);
+  });
+
+  test('a schema denial reaches the model as a message naming the failing path, without ending the run', async () => {
+    const canUseTool = canUseToolFor(await createRun(h.api, h.seed));
+    const denied = await canUseTool(
+      'Read',
+      {},
+      { signal: new AbortController().signal, toolUseID: 't1' },
+    );
+    assert.ok(denied.behavior === 'deny');
+    assert.equal(denied.interrupt, false);
+    assert.match(denied.message, /file_path/);
+  });
+
+  test('a call that needs approval waits for the human, then allows', async () => {
+    const run = await createRun(h.api, h.seed);
+    const canUseTool = canUseToolFor(run);
+    const pending = canUseTool(
+      'Bash',
+      { command: 'make deploy' },
+      { signal: new AbortController().signal, toolUseID: 'deploy' },
+    );
+    let approval;
+    for (let i = 0; i < 50 && !approval; i += 1) {
+      const list = await expectStatus(
+        h.api.call('GET', '/v1/approvals', { token: h.seed.admin.token }),
+        200,
+      );
+      approval = list.approvals.find((a: any) => a.session_id === run.session_id);
+      if (!approval) await new Promise((r) => setTimeout(r, 100));
+    }
+    assert.ok(approval);
+    await expectStatus(
+      h.api.call('POST', `/v1/approvals/${run.session_id}/deploy/decision`, {
+        token: h.seed.admin.token,
+        body: { decision: 'approve' },
+      }),
+      200,
+    );
+    assert.deepEqual(await pending, {
+      behavior: 'allow',
+      updatedInput: { command: 'make deploy' },
+    });
+  });
+
+  test('an aborted wait denies; the same tool-use id asked again re-attaches to the one approval', async () => {
+    const run = await createRun(h.api, h.seed);
+    const canUseTool = canUseToolFor(run);
+    const abort = new AbortController();
+    const waiting = canUseTool(
+      'Bash',
+      { command: 'make it' },
+      { signal: abort.signal, toolUseID: 'x' },
+    );
+    await new Promise((r) => setTimeout(r, 500));
+    abort.abort();
+    assert.equal((await waiting).behavior, 'deny');
+    const again = canUseTool(
+      'Bash',
+      { command: 'make it' },
+      { signal: new AbortController().signal, toolUseID: 'x' },
+    );
+    await new Promise((r) => setTimeout(r, 300));
+    await expectStatus(
+      h.api.call('POST', `/v1/approvals/${run.session_id}/x/decision`, {
+        token: h.seed.admin.token,
+        body: { decision: 'approve' },
+      }),
+      200,
+    );
+    assert.equal((await again).behavior, 'allow');
+    const { rows } = await h.db.query(
+      'select count(*)::int as n from approvals where session_id = $1',
+      [run.session_id],
+    );
+    assert.equal(rows[0].n, 1);
+  });
+
+  test('a run whose budget is spent is denied with interrupt, ending the run', async () => {
+    const run = await createRun(h.api, h.seed, { budget: { max_tokens: 100 } });
+    await expectStatus(
+      h.api.call('POST', `/v1/sessions/${run.session_id}/model-requests`, {
+        token: run.session_token,
+        body: {
+          request_id: 'r1',
+          model: 'claude-sonnet-4',
+          max_output_tokens: 1,
+          input: { messages: [{ role: 'user', content: 'x' }] },
+        },
+      }),
+      201,
+    );
+    await expectStatus(
+      h.api.call('POST', `/v1/sessions/${run.session_id}/model-requests/r1/usage`, {
+        token: run.session_token,
+        body: { input_tokens: 60, output_tokens: 60 },
+      }),
+      200,
+    );
+    const denied = await canUseToolFor(run)(
+      'Read',
+      { file_path: 'a' },
+      { signal: new AbortController().signal },
+    );
+    assert.deepEqual(
+      denied.behavior === 'deny' && [denied.interrupt, /budget/.test(denied.message)],
+      [true, true],
+    );
+  });
+});
