@@ -132,10 +132,14 @@ async function awaitApproval(
   setHandler(approvalDecidedSignal, () => {
     woken = true;
   });
+  let expiryRefused = false;
   for (;;) {
     const untilExpiry = expiresAt - Date.now();
     if (untilExpiry > 0) {
       await condition(() => woken, Math.min(request.approval_recheck_s * 1000, untilExpiry));
+    } else if (expiryRefused) {
+      // PostgreSQL's clock, which settles the race with people, is not there yet: no busy loop.
+      await condition(() => woken, 1000);
     }
     woken = false;
     const state =
@@ -143,6 +147,7 @@ async function awaitApproval(
         ? await recorder.expireApproval(request.session_id, request.tool_call_id)
         : await recorder.checkApproval(request.session_id, request.tool_call_id);
     if (state.status === 'decided') return state.answer;
+    expiryRefused = Date.now() >= expiresAt;
   }
 }
 
