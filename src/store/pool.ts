@@ -13,6 +13,11 @@ export function createPool(connectionString: string, max = 20): Pool {
   return pool;
 }
 
+/** Whether PostgreSQL answers at all (for readiness). */
+export async function pingDatabase(pool: Pool): Promise<void> {
+  await pool.query('select 1');
+}
+
 /** The single row an INSERT ... RETURNING or a lookup by key must produce. */
 export function one<T>(rows: T[]): T {
   const [row] = rows;

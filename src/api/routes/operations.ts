@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { pingDatabase } from '../../store/pool.js';
 import type { ApiContext } from '../context.js';
 
 async function within<T>(ms: number, work: Promise<T>): Promise<T> {
@@ -22,7 +23,7 @@ export function operationRoutes(app: FastifyInstance, ctx: ApiContext) {
 
   app.get('/readyz', async (_request, reply) => {
     const checks = await Promise.allSettled([
-      within(2000, ctx.pool.query('select 1')),
+      within(2000, pingDatabase(ctx.pool)),
       within(2000, ctx.temporal.connection.workflowService.getSystemInfo({})),
     ]);
     const [postgres, temporal] = checks.map((c) =>

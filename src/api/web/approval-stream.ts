@@ -4,7 +4,7 @@ import type { ApiContext } from '../context.js';
 import { EventStreams } from '../event-stream.js';
 import { Problem } from '../problem.js';
 import { pendingVersion } from './approval-list-page.js';
-import { findWebSessionMember, signedIn } from './session.js';
+import { sessionMember, signedIn } from './session.js';
 
 /**
  * The pending set is re-read every second. A member's set changes through approvals in any
@@ -42,7 +42,7 @@ export function approvalStreamRoute(web: FastifyInstance, ctx: ApiContext) {
     while (!stream.signal.aborted) {
       try {
         // The session is checked on every tick, so a suspension ends the stream within a second.
-        const member = await findWebSessionMember(ctx.pool, session.sessionId);
+        const member = await sessionMember(ctx, session.sessionId);
         if (!member) {
           stream.send({ event: 'signed-out', data: '' });
           break;

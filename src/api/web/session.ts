@@ -1,7 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Member } from '../../store/members.js';
-import type { Queryable } from '../../store/pool.js';
+import {
+  deleteWebSession,
+  findWebSessionMember,
+  insertWebSession,
+} from '../../store/web-sessions.js';
 import type { ApiContext } from '../context.js';
 import { hashToken } from '../tokens.js';
 import { clearCookie, readCookie, setCookie } from './cookies.js';
@@ -27,37 +31,12 @@ export function overHttps(request: FastifyRequest, publicUrl: string): boolean {
   return request.protocol === 'https' || publicUrl.startsWith('https:');
 }
 
-async function insertWebSession(db: Queryable, sessionId: string, memberId: string): Promise<void> {
-  // Housekeeping on the way in: this member's expired sign-ins are of no further use.
-  await db.query('delete from web_sessions where member_id = $1 and expires_at <= now()', [
-    memberId,
-  ]);
-  await db.query(
-    `insert into web_sessions (id_hash, member_id, expires_at)
-     values ($1, $2, now() + make_interval(secs => $3))`,
-    [hashToken(sessionId), memberId, sessionLifetimeS],
-  );
-}
-
 /**
- * The member behind a session id, checked on every request: an expired session, or a member
- * suspended since signing in, finds nothing.
+ * The member behind a session id as of now, checked on every request: an expired session, or a
+ * member suspended since signing in, finds nothing.
  */
-export async function findWebSessionMember(
-  db: Queryable,
-  sessionId: string,
-): Promise<Member | undefined> {
-  const { rows } = await db.query<Member>(
-    `select m.id, m.workspace_id, m.name, m.role, m.status
-     from web_sessions s join members m on m.id = s.member_id
-     where s.id_hash = $1 and s.expires_at > now() and m.status = 'active'`,
-    [hashToken(sessionId)],
-  );
-  return rows[0];
-}
-
-async function deleteWebSession(db: Queryable, sessionId: string): Promise<void> {
-  await db.query('delete from web_sessions where id_hash = $1', [hashToken(sessionId)]);
+export function sessionMember(ctx: ApiContext, sessionId: string): Promise<Member | undefined> {
+  return findWebSessionMember(ctx.pool, hashToken(sessionId));
 }
 
 export async function signedIn(
@@ -66,7 +45,7 @@ export async function signedIn(
 ): Promise<SignedIn | undefined> {
   const sessionId = readCookie(request, sessionCookie);
   if (!sessionId) return undefined;
-  const member = await findWebSessionMember(ctx.pool, sessionId);
+  const member = await sessionMember(ctx, sessionId);
   return member && { member, sessionId, csrf: csrfTokenFor(sessionId) };
 }
 
@@ -78,9 +57,9 @@ export async function startWebSession(
   member: Member,
 ): Promise<void> {
   const previous = readCookie(request, sessionCookie);
-  if (previous) await deleteWebSession(ctx.pool, previous);
+  if (previous) await deleteWebSession(ctx.pool, hashToken(previous));
   const sessionId = 'fgw_' + randomBytes(32).toString('base64url');
-  await insertWebSession(ctx.pool, sessionId, member.id);
+  await insertWebSession(ctx.pool, hashToken(sessionId), member.id, sessionLifetimeS);
   setCookie(reply, sessionCookie, sessionId, {
     maxAgeS: sessionLifetimeS,
     secure: overHttps(request, ctx.publicUrl),
@@ -93,6 +72,6 @@ export async function endWebSession(
   reply: FastifyReply,
   session: SignedIn,
 ): Promise<void> {
-  await deleteWebSession(ctx.pool, session.sessionId);
+  await deleteWebSession(ctx.pool, hashToken(session.sessionId));
   clearCookie(reply, sessionCookie, overHttps(request, ctx.publicUrl));
 }
