@@ -27,14 +27,21 @@ export function schemaStage(frozen: FrozenRuns) {
     // The tool's digest covers its schema, so it keys the compiled-validator cache.
     const result = validateArguments(tool.input_schema, tool.digest, request.arguments);
     if (result.valid) return { outcome: 'pass' };
+    if (result.kind === 'schema') {
+      return {
+        outcome: 'deny',
+        source: 'schema',
+        reason: `"${tool.name}" is uncallable: ${result.message}`,
+        render: 'tool_error',
+      };
+    }
     return {
       outcome: 'deny',
       source: 'schema',
-      reason:
-        result.kind === 'schema'
-          ? `"${tool.name}" is uncallable: ${result.message}`
-          : `the arguments do not match the schema of "${tool.name}": ${result.message}`,
+      reason: `the arguments do not match the schema of "${tool.name}": ${result.message}`,
       render: 'tool_error',
+      // The failing paths name argument keys, which are the caller's payload: the ledger gets a count.
+      ledger_reason: `the arguments do not match the schema of "${tool.name}" (${result.errors.length} failing path${result.errors.length === 1 ? '' : 's'})`,
     };
   };
 }

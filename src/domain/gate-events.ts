@@ -13,7 +13,8 @@ export function toolDecisionEvent(
     decision: recorded.decision,
     stage: decision.stage,
     source: recorded.source ?? null,
-    reason: recorded.reason,
+    // Never the arguments, not even a key of theirs: a schema denial's paths stay with the runner.
+    reason: decision.ledger_reason ?? recorded.reason,
     rule_id: recorded.rule_id ?? null,
     verdict: decision.verdict ?? null,
     original_verdict: decision.original_verdict ?? null,

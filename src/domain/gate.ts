@@ -13,7 +13,14 @@ export type CheckStage = (typeof checkStages)[number];
 
 export type StageOutcome =
   | { outcome: 'pass' }
-  | { outcome: 'deny'; source: DenySource; reason: string; render?: 'tool_error' };
+  | {
+      outcome: 'deny';
+      source: DenySource;
+      reason: string;
+      render?: 'tool_error';
+      /** The reason as the ledger may keep it, when `reason` quotes the arguments (their keys). */
+      ledger_reason?: string;
+    };
 
 /** What the runner asked for: the workflow's input. */
 export interface GateRequest {
@@ -72,6 +79,8 @@ export interface GateDecision {
   verdict?: string;
   original_verdict?: string;
   decided_by?: string;
+  /** What tool.decision records as the reason, when the answer's reason quotes the arguments. */
+  ledger_reason?: string;
 }
 
 /** A tool call's state as GET .../tool-calls/{id} shows it. */

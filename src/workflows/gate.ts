@@ -79,7 +79,11 @@ async function evaluate(request: GateRequest): Promise<Evaluation> {
       return failedClosed(check.source, err);
     }
     if (outcome.outcome === 'deny') {
-      const decision = deny(outcome.source, outcome.reason);
+      const decision = deny(
+        outcome.source,
+        outcome.reason,
+        outcome.ledger_reason === undefined ? {} : { ledger_reason: outcome.ledger_reason },
+      );
       if (outcome.render) decision.answer.render = outcome.render;
       return decision;
     }

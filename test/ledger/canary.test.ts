@@ -6,7 +6,12 @@ import { startNodeProcess } from '../../src/devstack/stack.js';
 import type { ManagedProcess } from '../../src/devstack/child-process.js';
 import { startTestApi, type TestApi } from '../support/api.js';
 import { testConfig } from '../support/env.js';
-import { startRugpullUpstream, type RugpullUpstream } from '../support/rugpull-upstream.js';
+import {
+  createNoteTool,
+  searchNotesTool,
+  startRugpullUpstream,
+  type RugpullUpstream,
+} from '../support/rugpull-upstream.js';
 import {
   createRun,
   defaultPolicy,
@@ -40,7 +45,15 @@ before(async () => {
     true,
     workerLog,
   );
-  upstream = await startRugpullUpstream({ token: credentialCanary });
+  // search_notes refuses unknown argument keys, so a key can fail the schema stage.
+  const strictSearch = {
+    ...searchNotesTool,
+    inputSchema: { ...searchNotesTool.inputSchema, additionalProperties: false },
+  };
+  upstream = await startRugpullUpstream({
+    token: credentialCanary,
+    tools: [strictSearch, createNoteTool],
+  });
   db = new pg.Pool({ connectionString: testConfig().databaseUrl });
 });
 after(async () => {
@@ -96,6 +109,16 @@ test('canaries in tool arguments, tool results and a credential appear nowhere i
     200,
   );
   assert.equal(badSchema.source, 'schema');
+  // A key of the arguments is theirs too: the runner sees the failing path, the ledger does not.
+  const badKey = await expectStatus(
+    toolCall(api, run, 'bad-key', {
+      tool: 'mcp__notes__search_notes',
+      arguments: { query: 'q', [argCanary]: 1 },
+    }),
+    200,
+  );
+  assert.equal(badKey.source, 'schema');
+  assert.match(badKey.reason, new RegExp(argCanary));
   await expectStatus(
     toolCall(api, run, 'approved', { tool: 'Grep', arguments: { pattern: argCanary } }),
     202,
