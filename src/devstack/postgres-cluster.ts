@@ -1,5 +1,7 @@
 import { chownSync, existsSync, mkdirSync, readFileSync, readdirSync, statSync } from 'node:fs';
-import { userInfo } from 'node:os';
+import { tmpdir, userInfo } from 'node:os';
+import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import path from 'node:path';
 import pg from 'pg';
 import { run, waitFor } from './child-process.js';
@@ -24,6 +26,33 @@ function clusterOwnerIds(): { uid: number; gid: number } | undefined {
     throw new Error('running as root, but there is no "postgres" system user to run PostgreSQL as');
   }
   return { uid: Number(entry[1]), gid: Number(entry[2]) };
+}
+
+/**
+ * The cluster's data folder: the profile's, inside the project, unless the `postgres` user
+ * cannot reach it (a project under a private home folder, when we run as root); then a folder
+ * of the system's temporary directory named after the project's path.
+ */
+const reachable = new Map<string, string>();
+export function clusterDataDir(profile: StackProfile): string {
+  const wanted = profile.postgres.dataDir;
+  const known = reachable.get(wanted);
+  if (known) return known;
+  let dataDir = wanted;
+  if (clusterOwnerIds()) {
+    const parent = path.dirname(wanted);
+    mkdirSync(parent, { recursive: true, mode: 0o755 });
+    const probe = spawnSync('runuser', ['-u', 'postgres', '--', 'test', '-x', parent]);
+    if (probe.status !== 0) {
+      const key = createHash('sha256').update(wanted).digest('hex').slice(0, 12);
+      dataDir = path.join(tmpdir(), `fluidbox-gate-${key}`, path.basename(wanted));
+      process.stderr.write(
+        `the postgres user cannot reach ${path.relative(process.cwd(), wanted) || wanted}; using ${dataDir}\n`,
+      );
+    }
+  }
+  reachable.set(wanted, dataDir);
+  return dataDir;
 }
 
 /** The data folder must belong to the user the server runs as. */
@@ -68,7 +97,8 @@ async function isReady(profile: StackProfile): Promise<boolean> {
  * profile's database. Loopback only, trust authentication: a developer's local cluster.
  */
 export async function ensurePostgresCluster(profile: StackProfile): Promise<PostgresCluster> {
-  const { dataDir, port } = profile.postgres;
+  const { port } = profile.postgres;
+  const dataDir = clusterDataDir(profile);
   if (!existsSync(path.join(dataDir, 'PG_VERSION'))) {
     process.stderr.write(`creating a PostgreSQL cluster in ${path.basename(dataDir)}/\n`);
     prepareDataDir(dataDir);
@@ -121,9 +151,7 @@ export async function stopPostgresCluster(
   profile: StackProfile,
   mode: 'fast' | 'immediate' = 'fast',
 ) {
-  await run(
-    ...asClusterOwner('pg_ctl', ['-D', profile.postgres.dataDir, '-m', mode, '-w', 'stop']),
-  );
+  await run(...asClusterOwner('pg_ctl', ['-D', clusterDataDir(profile), '-m', mode, '-w', 'stop']));
 }
 
 async function createDatabase(profile: StackProfile) {

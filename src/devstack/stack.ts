@@ -4,6 +4,7 @@ import path from 'node:path';
 import { migrateUp } from '../store/migrate.js';
 import { startProcess, waitFor, type ManagedProcess } from './child-process.js';
 import {
+  clusterDataDir,
   ensurePostgresCluster,
   stopPostgresCluster,
   type PostgresCluster,
@@ -88,10 +89,11 @@ function sealingKey(profile: StackProfile): string {
 
 /** A test run starts from nothing: a cluster left running by a crashed run is stopped first. */
 async function wipeData(profile: StackProfile) {
-  if (existsSync(path.join(profile.postgres.dataDir, 'postmaster.pid'))) {
+  const dataDir = clusterDataDir(profile);
+  if (existsSync(path.join(dataDir, 'postmaster.pid'))) {
     await stopPostgresCluster(profile, 'immediate').catch(() => undefined);
   }
-  rmSync(profile.postgres.dataDir, { recursive: true, force: true });
+  rmSync(dataDir, { recursive: true, force: true });
   for (const suffix of ['', '-wal', '-shm'])
     rmSync(profile.temporal.sqliteFile + suffix, { force: true });
 }
