@@ -1,0 +1,81 @@
+/**
+ * `npm run seed`: a workspace to try the gate with, through the API of a running stack
+ * (GATE_API_URL, default the dev stack's; GATE_OPERATOR_KEY). Creates a workspace, an admin and
+ * an approver, a bundle of the agent's built-in tools (Bash, Read, Write, Edit, Grep, Glob,
+ * WebFetch), a policy (reads allowed, everything else asks a person) and one run, and prints
+ * their ids and one-time tokens as JSON.
+ */
+import { randomUUID } from 'node:crypto';
+import { agentBuiltInTools } from '../domain/mcp-tools.js';
+import { runtimeConfig } from '../runtime-config.js';
+
+export class SeedError extends Error {
+  override name = 'SeedError';
+}
+
+export async function seed(apiUrl: string, operatorKey: string) {
+  const call = async (path: string, body: unknown) => {
+    const response = await fetch(`${apiUrl}${path}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${operatorKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    const answer = (await response.json()) as Record<string, unknown>;
+    if (!response.ok)
+      throw new SeedError(`POST ${path}: ${response.status} ${String(answer.detail)}`);
+    return answer;
+  };
+  const workspace = (await call('/v1/workspaces', { name: 'demo' })).id as string;
+  const admin = await call(`/v1/workspaces/${workspace}/members`, { name: 'admin', role: 'admin' });
+  const approver = await call(`/v1/workspaces/${workspace}/members`, {
+    name: 'approver',
+    role: 'approver',
+  });
+  const bundle = await call('/v1/capability-bundles', {
+    workspace,
+    name: 'builtins',
+    version: '1',
+    tools: agentBuiltInTools,
+  });
+  const policy = await call('/v1/policies', {
+    workspace,
+    name: 'default',
+    rules: [{ id: 'reads', match: { effect: 'read' }, verdict: 'allow' }],
+    default: 'require_approval',
+    autonomous_fallback: 'deny',
+    approval: { timeout_s: 3600, on_timeout: 'deny' },
+  });
+  const run = await call('/v1/runs', {
+    workspace,
+    session_id: `demo-${randomUUID()}`,
+    invoked_by: admin.user_id,
+    source: { kind: 'manual' },
+    autonomy: 'supervised',
+    policy_id: policy.id,
+    tools: { bundles: [bundle.id] },
+    budget: { max_tokens: 1_000_000 },
+  });
+  return {
+    workspace,
+    admin: { user_id: admin.user_id, user_token: admin.user_token },
+    approver: { user_id: approver.user_id, user_token: approver.user_token },
+    bundle: bundle.id,
+    policy: policy.id,
+    run: { run_id: run.run_id, session_id: run.session_id, session_token: run.session_token },
+  };
+}
+
+if (process.argv[1]?.endsWith('seed.ts')) {
+  const config = runtimeConfig();
+  const apiUrl = process.env.GATE_API_URL ?? `http://${config.apiHost}:${config.apiPort}`;
+  if (!config.operatorKey) {
+    process.stderr.write('set GATE_OPERATOR_KEY to the key `npm run dev` printed\n');
+    process.exit(2);
+  }
+  try {
+    process.stdout.write(`${JSON.stringify(await seed(apiUrl, config.operatorKey), null, 2)}\n`);
+  } catch (err) {
+    process.stderr.write(`${(err as Error).message}\n`);
+    process.exit(1);
+  }
+}

@@ -1,0 +1,40 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { seed } from '../../src/cli/seed.js';
+import { startTestApi } from '../support/api.js';
+import { expectStatus, toolCall } from '../support/seed.js';
+
+test('npm run seed makes a workspace whose built-in tools are gated as the policy says', async () => {
+  const api = await startTestApi();
+  try {
+    const demo = await seed(api.url, api.operatorKey);
+    const run = {
+      session_id: demo.run.session_id as string,
+      session_token: demo.run.session_token as string,
+    };
+    const read = await expectStatus(
+      toolCall(api, run, 'r1', { tool: 'Read', arguments: { file_path: 'README.md' } }),
+      200,
+    );
+    assert.equal(read.decision, 'allow');
+    const fetch = await expectStatus(
+      toolCall(api, run, 'w1', {
+        tool: 'WebFetch',
+        arguments: { url: 'https://example.com', prompt: 'x' },
+      }),
+      202,
+    );
+    assert.equal(fetch.status, 'pending_approval');
+    const bad = await expectStatus(toolCall(api, run, 'b1', { tool: 'Bash', arguments: {} }), 200);
+    assert.equal(bad.source, 'schema');
+    await expectStatus(
+      api.call('POST', `/v1/approvals/${run.session_id}/w1/decision`, {
+        token: demo.approver.user_token as string,
+        body: { decision: 'deny' },
+      }),
+      200,
+    );
+  } finally {
+    await api.close();
+  }
+});
