@@ -12,6 +12,7 @@ import type { AddressInfo } from 'node:net';
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { createApi } from '../api/main.js';
+import { createDemoRun, seed } from './seed.js';
 import { validateArguments } from '../domain/argument-validation.js';
 import { evaluatePolicy, type Rule } from '../domain/policy.js';
 import { payload, redact } from '../domain/redaction.js';
@@ -81,43 +82,8 @@ async function main() {
   };
   try {
     const base = urls.local ?? '';
-    const ws = (await call(base, 'POST', '/v1/workspaces', operatorKey, { name: 'bench' }))
-      .id as string;
-    const member = await call(base, 'POST', `/v1/workspaces/${ws}/members`, operatorKey, {
-      name: 'b',
-      role: 'admin',
-    });
-    const bundle = await call(base, 'POST', '/v1/capability-bundles', operatorKey, {
-      workspace: ws,
-      name: 'builtins',
-      version: '1',
-      tools: [
-        {
-          name: 'Read',
-          effect: 'read',
-          input_schema: { type: 'object', properties: { file_path: { type: 'string' } } },
-        },
-      ],
-    });
-    const policy = await call(base, 'POST', '/v1/policies', operatorKey, {
-      workspace: ws,
-      name: 'p',
-      rules: [{ id: 'reads', match: { effect: 'read' }, verdict: 'allow' }],
-      default: 'deny',
-      autonomous_fallback: 'deny',
-      approval: { timeout_s: 60, on_timeout: 'deny' },
-    });
-    const newRun = async () =>
-      call(base, 'POST', '/v1/runs', operatorKey, {
-        workspace: ws,
-        session_id: `bench-${randomUUID()}`,
-        invoked_by: member.user_id,
-        source: { kind: 'manual' },
-        autonomy: 'supervised',
-        policy_id: policy.id,
-        tools: { bundles: [bundle.id] },
-        budget: { max_tokens: 1_000_000 },
-      }) as Promise<{ session_id: string; session_token: string }>;
+    const demo = await seed(base, operatorKey);
+    const newRun = () => createDemoRun(base, operatorKey, demo);
     const timeCall = async (
       url: string,
       run: { session_id: string; session_token: string },

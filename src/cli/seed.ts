@@ -13,8 +13,8 @@ export class SeedError extends Error {
   override name = 'SeedError';
 }
 
-export async function seed(apiUrl: string, operatorKey: string) {
-  const call = async (path: string, body: unknown) => {
+function operatorCalls(apiUrl: string, operatorKey: string) {
+  return async (path: string, body: unknown) => {
     const response = await fetch(`${apiUrl}${path}`, {
       method: 'POST',
       headers: { authorization: `Bearer ${operatorKey}`, 'content-type': 'application/json' },
@@ -25,12 +25,44 @@ export async function seed(apiUrl: string, operatorKey: string) {
       throw new SeedError(`POST ${path}: ${response.status} ${String(answer.detail)}`);
     return answer;
   };
-  const workspace = (await call('/v1/workspaces', { name: 'demo' })).id as string;
-  const admin = await call(`/v1/workspaces/${workspace}/members`, { name: 'admin', role: 'admin' });
-  const approver = await call(`/v1/workspaces/${workspace}/members`, {
-    name: 'approver',
-    role: 'approver',
+}
+
+export interface DemoWorkspace {
+  workspace: string;
+  admin: { user_id: string; user_token: string };
+  approver: { user_id: string; user_token: string };
+  bundle: string;
+  policy: string;
+}
+
+/** One more run in the demo workspace, invoked by its admin. */
+export async function createDemoRun(apiUrl: string, operatorKey: string, demo: DemoWorkspace) {
+  const run = await operatorCalls(apiUrl, operatorKey)('/v1/runs', {
+    workspace: demo.workspace,
+    session_id: `demo-${randomUUID()}`,
+    invoked_by: demo.admin.user_id,
+    source: { kind: 'manual' },
+    autonomy: 'supervised',
+    policy_id: demo.policy,
+    tools: { bundles: [demo.bundle] },
+    budget: { max_tokens: 1_000_000 },
   });
+  return {
+    run_id: run.run_id as string,
+    session_id: run.session_id as string,
+    session_token: run.session_token as string,
+  };
+}
+
+export async function seed(apiUrl: string, operatorKey: string) {
+  const call = operatorCalls(apiUrl, operatorKey);
+  const workspace = (await call('/v1/workspaces', { name: 'demo' })).id as string;
+  const member = async (name: string, role: string) => {
+    const created = await call(`/v1/workspaces/${workspace}/members`, { name, role });
+    return { user_id: created.user_id as string, user_token: created.user_token as string };
+  };
+  const admin = await member('admin', 'admin');
+  const approver = await member('approver', 'approver');
   const bundle = await call('/v1/capability-bundles', {
     workspace,
     name: 'builtins',
@@ -45,24 +77,14 @@ export async function seed(apiUrl: string, operatorKey: string) {
     autonomous_fallback: 'deny',
     approval: { timeout_s: 3600, on_timeout: 'deny' },
   });
-  const run = await call('/v1/runs', {
+  const demo: DemoWorkspace = {
     workspace,
-    session_id: `demo-${randomUUID()}`,
-    invoked_by: admin.user_id,
-    source: { kind: 'manual' },
-    autonomy: 'supervised',
-    policy_id: policy.id,
-    tools: { bundles: [bundle.id] },
-    budget: { max_tokens: 1_000_000 },
-  });
-  return {
-    workspace,
-    admin: { user_id: admin.user_id, user_token: admin.user_token },
-    approver: { user_id: approver.user_id, user_token: approver.user_token },
-    bundle: bundle.id,
-    policy: policy.id,
-    run: { run_id: run.run_id, session_id: run.session_id, session_token: run.session_token },
+    admin,
+    approver,
+    bundle: bundle.id as string,
+    policy: policy.id as string,
   };
+  return { ...demo, run: await createDemoRun(apiUrl, operatorKey, demo) };
 }
 
 if (process.argv[1]?.endsWith('seed.ts')) {

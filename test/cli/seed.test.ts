@@ -9,8 +9,8 @@ test('npm run seed makes a workspace whose built-in tools are gated as the polic
   try {
     const demo = await seed(api.url, api.operatorKey);
     const run = {
-      session_id: demo.run.session_id as string,
-      session_token: demo.run.session_token as string,
+      session_id: demo.run.session_id,
+      session_token: demo.run.session_token,
     };
     const read = await expectStatus(
       toolCall(api, run, 'r1', { tool: 'Read', arguments: { file_path: 'README.md' } }),
@@ -29,7 +29,7 @@ test('npm run seed makes a workspace whose built-in tools are gated as the polic
     assert.equal(bad.source, 'schema');
     await expectStatus(
       api.call('POST', `/v1/approvals/${run.session_id}/w1/decision`, {
-        token: demo.approver.user_token as string,
+        token: demo.approver.user_token,
         body: { decision: 'deny' },
       }),
       200,
