@@ -110,7 +110,8 @@ export function toolCallRoutes(app: FastifyInstance, ctx: ApiContext) {
       const row = await findToolCall(ctx.pool, params.session_id, params.tool_call_id);
       if (!row) throw notFound(`tool call ${params.tool_call_id}`);
       const state = stateOf(row);
-      if (state.status === 'decided' || Date.now() >= deadline)
+      // A runner that hung up gets no more polling on its behalf.
+      if (state.status === 'decided' || Date.now() >= deadline || request.socket.destroyed)
         return answerWith(reply, ctx, state);
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
