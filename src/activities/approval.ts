@@ -1,5 +1,5 @@
-import type { DecidedAnswer, GateRequest, PendingAnswer } from '../domain/gate.js';
-import { redact } from '../domain/redaction.js';
+import type { DecidedAnswer, GateRequest, PendingAnswer } from '../domain/gate/vocabulary.js';
+import { redact } from '../domain/ledger/redaction.js';
 import { settleAndRecord } from '../store/approval-settlement.js';
 import { findApproval, insertApproval, type ApprovalRow } from '../store/approvals.js';
 import { appendEvent } from '../store/ledger.js';

@@ -1,8 +1,8 @@
 import { PhotographError, callToolHttp } from '../broker/photograph.js';
 import type { CredentialSealer } from '../broker/sealing.js';
-import type { DecidedAnswer, GateRequest } from '../domain/gate.js';
-import { payload, redact } from '../domain/redaction.js';
-import type { FrozenTool } from '../domain/tools.js';
+import type { DecidedAnswer, GateRequest } from '../domain/gate/vocabulary.js';
+import { payload, redact } from '../domain/ledger/redaction.js';
+import type { FrozenTool } from '../domain/tools/tools.js';
 import { claimBrokeredCall, finishBrokeredCall } from '../store/brokered-calls.js';
 import { findConnection } from '../store/connections.js';
 import { appendEvent } from '../store/ledger.js';

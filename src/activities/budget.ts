@@ -1,4 +1,4 @@
-import type { GateRequest, StageOutcome } from '../domain/gate.js';
+import type { GateRequest, StageOutcome } from '../domain/gate/vocabulary.js';
 import { findBudget } from '../store/budget.js';
 import type { Pool } from '../store/pool.js';
 

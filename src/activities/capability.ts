@@ -1,5 +1,5 @@
-import type { GateRequest, StageOutcome } from '../domain/gate.js';
-import type { FrozenTool } from '../domain/tools.js';
+import type { GateRequest, StageOutcome } from '../domain/gate/vocabulary.js';
+import type { FrozenTool } from '../domain/tools/tools.js';
 import { findBindingState } from '../store/connections.js';
 import type { Pool } from '../store/pool.js';
 import type { FrozenRuns } from './frozen-runs.js';

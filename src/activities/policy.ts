@@ -1,6 +1,6 @@
-import { applyAutonomy, type EffectiveVerdict } from '../domain/autonomy.js';
-import type { GateRequest } from '../domain/gate.js';
-import { evaluatePolicy } from '../domain/policy.js';
+import { applyAutonomy, type EffectiveVerdict } from '../domain/gate/autonomy.js';
+import type { GateRequest } from '../domain/gate/vocabulary.js';
+import { evaluatePolicy } from '../domain/policy/policy.js';
 import type { FrozenRuns } from './frozen-runs.js';
 
 export interface PolicyStageResult extends EffectiveVerdict {

@@ -1,5 +1,5 @@
-import { validateArguments } from '../domain/argument-validation.js';
-import type { GateRequest, StageOutcome } from '../domain/gate.js';
+import { validateArguments } from '../domain/tools/argument-validation.js';
+import type { GateRequest, StageOutcome } from '../domain/gate/vocabulary.js';
 import type { FrozenRuns } from './frozen-runs.js';
 
 /**

@@ -1,4 +1,4 @@
-import type { GateRequest, StageOutcome } from '../domain/gate.js';
+import type { GateRequest, StageOutcome } from '../domain/gate/vocabulary.js';
 import type { FrozenRuns } from './frozen-runs.js';
 
 /**

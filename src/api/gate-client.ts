@@ -3,8 +3,8 @@ import {
   WorkflowExecutionAlreadyStartedError,
   type Client,
 } from '@temporalio/client';
-import type { GateAnswer, GateRequest } from '../domain/gate.js';
-import { asSessionId, asToolCallId, gateWorkflowId } from '../domain/ids.js';
+import type { GateAnswer, GateRequest } from '../domain/gate/vocabulary.js';
+import { asSessionId, asToolCallId, gateWorkflowId } from '../domain/gate/ids.js';
 import { gateWorkflowType, toolCallUpdate } from '../workflows/messages.js';
 
 export class GateStillEvaluatingError extends Error {

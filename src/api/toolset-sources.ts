@@ -1,10 +1,10 @@
-import { guardToolSchemas } from '../domain/schema-guard.js';
+import { guardToolSchemas } from '../domain/tools/schema-guard.js';
 import {
   DuplicateToolError,
   freezeToolSet,
   type FrozenTool,
   type ToolSource,
-} from '../domain/tools.js';
+} from '../domain/tools/tools.js';
 import { findCapabilityBundles } from '../store/capability-bundles.js';
 import { findConnections } from '../store/connections.js';
 import type { Queryable } from '../store/pool.js';

@@ -6,7 +6,7 @@
  * their ids and one-time tokens as JSON.
  */
 import { randomUUID } from 'node:crypto';
-import { agentBuiltInTools } from '../domain/mcp-tools.js';
+import { agentBuiltInTools } from '../domain/tools/mcp-tools.js';
 import { runtimeConfig } from '../runtime-config.js';
 
 export class SeedError extends Error {

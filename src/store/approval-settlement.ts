@@ -1,8 +1,8 @@
 import type pg from 'pg';
-import { decisionFromApproval } from '../domain/approval.js';
-import type { DecidedAnswer } from '../domain/gate.js';
-import { toolDecisionEvent } from '../domain/gate-events.js';
-import { redact } from '../domain/redaction.js';
+import { decisionFromApproval } from '../domain/gate/approval.js';
+import type { DecidedAnswer } from '../domain/gate/vocabulary.js';
+import { toolDecisionEvent } from '../domain/gate/decision-event.js';
+import { redact } from '../domain/ledger/redaction.js';
 import { findApproval, settleApproval, type ApprovalRow } from './approvals.js';
 import { appendEvent } from './ledger.js';
 import { recordToolCallDecision } from './tool-calls.js';

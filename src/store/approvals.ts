@@ -1,4 +1,4 @@
-import type { ApprovalStatus, Authority } from '../domain/approval.js';
+import type { ApprovalStatus, Authority } from '../domain/gate/approval.js';
 import type { Queryable } from './pool.js';
 
 export interface ApprovalRow {

@@ -1,5 +1,5 @@
-import type { FrozenTool } from '../domain/tools.js';
-import type { RunSource, TrustTier } from '../domain/trust-tier.js';
+import type { FrozenTool } from '../domain/tools/tools.js';
+import type { RunSource, TrustTier } from '../domain/gate/trust-tier.js';
 import type { Queryable } from './pool.js';
 
 export type Autonomy = 'supervised' | 'autonomous';

@@ -4,7 +4,7 @@ import type {
   GateAnswer,
   PendingAnswer,
   ToolCallState,
-} from '../domain/gate.js';
+} from '../domain/gate/vocabulary.js';
 import type { Queryable } from './pool.js';
 
 export interface ToolCallRow {

@@ -15,7 +15,7 @@ import type {
   GateRequest,
   PendingAnswer,
   StageOutcome,
-} from '../domain/gate.js';
+} from '../domain/gate/vocabulary.js';
 import { approvalDecidedSignal, stateQuery, toolCallUpdate } from './messages.js';
 
 // Stage checks retry briefly, then fail closed: a stage that cannot answer denies. They are

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { Client, Connection } from '@temporalio/client';
-import { gateWorkflowId, asSessionId, asToolCallId } from '../../src/domain/ids.js';
+import { gateWorkflowId, asSessionId, asToolCallId } from '../../src/domain/gate/ids.js';
 import { testConfig } from '../support/env.js';
 import { createRun, defaultPolicy, expectStatus, toolCall } from '../support/seed.js';
 import { useHarness } from '../support/harness.js';

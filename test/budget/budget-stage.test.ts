@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { budgetStage } from '../../src/activities/budget.js';
-import type { GateRequest } from '../../src/domain/gate.js';
+import type { GateRequest } from '../../src/domain/gate/vocabulary.js';
 import { createPool, type Pool } from '../../src/store/pool.js';
 import { testConfig } from '../support/env.js';
 import { createRun, expectStatus, toolCall, type CreatedRun } from '../support/seed.js';

@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { inputTokenBound, modelInputSchema } from '../../src/domain/input-token-bound.js';
+import { inputTokenBound, modelInputSchema } from '../../src/domain/budget/input-token-bound.js';
 import type { TestApi } from '../support/api.js';
 
 type Runner = { session_id: string; session_token: string };

@@ -4,7 +4,7 @@ import { after, before, test } from 'node:test';
 import { Client, Connection } from '@temporalio/client';
 import pg from 'pg';
 import { startNodeProcess } from '../../src/devstack/stack.js';
-import { asSessionId, asToolCallId, gateWorkflowId } from '../../src/domain/ids.js';
+import { asSessionId, asToolCallId, gateWorkflowId } from '../../src/domain/gate/ids.js';
 import { startTestApi, type TestApi } from '../support/api.js';
 import { testConfig } from '../support/env.js';
 import { createRun, seedWorkspace, toolCall } from '../support/seed.js';

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
-import { eventHash, genesisHash } from '../../src/domain/hash-chain.js';
-import { payload, redact, Redacted } from '../../src/domain/redaction.js';
+import { eventHash, genesisHash } from '../../src/domain/ledger/hash-chain.js';
+import { payload, redact, Redacted } from '../../src/domain/ledger/redaction.js';
 import { appendEvent, readEvents } from '../../src/store/ledger.js';
 import { createPool, withTransaction, type Pool } from '../../src/store/pool.js';
 import { testConfig } from '../support/env.js';

@@ -1,8 +1,8 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { mayDecide } from '../../domain/approval.js';
-import { inReadingOrder } from '../../domain/gate.js';
-import { asSessionId, asToolCallId, gateWorkflowId } from '../../domain/ids.js';
+import { mayDecide } from '../../domain/gate/approval.js';
+import { inReadingOrder } from '../../domain/gate/vocabulary.js';
+import { asSessionId, asToolCallId, gateWorkflowId } from '../../domain/gate/ids.js';
 import { settleAndRecord, type Settlement } from '../../store/approval-settlement.js';
 import { findApproval, listPendingApprovalsFor, type ApprovalRow } from '../../store/approvals.js';
 import { lockMember, type Member } from '../../store/members.js';

@@ -1,12 +1,12 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { PhotographError, photographStdio } from '../../broker/photograph.js';
-import { photographMcpTools, type UnusableMcpTool } from '../../domain/mcp-tools.js';
+import { photographMcpTools, type UnusableMcpTool } from '../../domain/tools/mcp-tools.js';
 import {
   declaredToolSchema,
   photographDeclaredTool,
   type PhotographedTool,
-} from '../../domain/tools.js';
+} from '../../domain/tools/tools.js';
 import { insertCapabilityBundle } from '../../store/capability-bundles.js';
 import { workspaceExists } from '../../store/workspaces.js';
 import type { ApiContext } from '../context.js';

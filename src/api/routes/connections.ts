@@ -3,10 +3,14 @@ import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { PhotographError, photographHttp } from '../../broker/photograph.js';
 import type { BearerCredential } from '../../broker/sealing.js';
-import { digestOf } from '../../domain/digest.js';
-import { diffPhotographs, photographMcpTools, type McpPhotograph } from '../../domain/mcp-tools.js';
-import { guardToolSchemas } from '../../domain/schema-guard.js';
-import type { PhotographedTool } from '../../domain/tools.js';
+import { digestOf } from '../../domain/ledger/digest.js';
+import {
+  diffPhotographs,
+  photographMcpTools,
+  type McpPhotograph,
+} from '../../domain/tools/mcp-tools.js';
+import { guardToolSchemas } from '../../domain/tools/schema-guard.js';
+import type { PhotographedTool } from '../../domain/tools/tools.js';
 import {
   findConnection,
   insertConnection,

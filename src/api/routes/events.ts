@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { ChainVerifier } from '../../domain/hash-chain.js';
+import { ChainVerifier } from '../../domain/ledger/hash-chain.js';
 import { readChainedEvents, readEvents, type LedgerEvent } from '../../store/ledger.js';
 import { findRunBySessionId } from '../../store/runs.js';
 import type { ApiContext } from '../context.js';

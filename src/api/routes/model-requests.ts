@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import { digestOf } from '../../domain/digest.js';
-import { inputTokenBound, modelInputSchema } from '../../domain/input-token-bound.js';
+import { digestOf } from '../../domain/ledger/digest.js';
+import { inputTokenBound, modelInputSchema } from '../../domain/budget/input-token-bound.js';
 import {
   admitModelRequest,
   reconcileModelRequest,

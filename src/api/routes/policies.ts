@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import { policyBodySchema } from '../../domain/policy.js';
+import { policyBodySchema } from '../../domain/policy/policy.js';
 import { findPolicyVersion, insertPolicy, insertPolicyVersion } from '../../store/policies.js';
 import { workspaceExists } from '../../store/workspaces.js';
 import type { ApiContext } from '../context.js';

@@ -1,12 +1,12 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import { externalIdPattern } from '../../domain/ids.js';
-import { toolSetDigest } from '../../domain/tools.js';
-import { runSourceSchema, trustTierOf } from '../../domain/trust-tier.js';
+import { externalIdPattern } from '../../domain/gate/ids.js';
+import { toolSetDigest } from '../../domain/tools/tools.js';
+import { runSourceSchema, trustTierOf } from '../../domain/gate/trust-tier.js';
 import { findBudget } from '../../store/budget.js';
 import { findMember } from '../../store/members.js';
 import { findPolicyVersion } from '../../store/policies.js';
-import { redact } from '../../domain/redaction.js';
+import { redact } from '../../domain/ledger/redaction.js';
 import { appendEvent } from '../../store/ledger.js';
 import { withTransaction } from '../../store/pool.js';
 import { findRun, insertRun, type FrozenRun } from '../../store/runs.js';

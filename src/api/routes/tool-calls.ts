@@ -1,10 +1,14 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { z } from 'zod';
-import { MAX_ARGUMENT_DEPTH } from '../../domain/argument-validation.js';
-import { digestOf } from '../../domain/digest.js';
-import { jsonDepthWithin } from '../../domain/json-depth.js';
-import { inReadingOrder, type GateRequest, type ToolCallState } from '../../domain/gate.js';
-import { payload, redact } from '../../domain/redaction.js';
+import { MAX_ARGUMENT_DEPTH } from '../../domain/tools/argument-validation.js';
+import { digestOf } from '../../domain/ledger/digest.js';
+import { jsonDepthWithin } from '../../domain/tools/json-depth.js';
+import {
+  inReadingOrder,
+  type GateRequest,
+  type ToolCallState,
+} from '../../domain/gate/vocabulary.js';
+import { payload, redact } from '../../domain/ledger/redaction.js';
 import { appendEvent } from '../../store/ledger.js';
 import { withTransaction } from '../../store/pool.js';
 import { findToolCall, insertToolCall, stateOf } from '../../store/tool-calls.js';

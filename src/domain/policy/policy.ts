@@ -1,8 +1,8 @@
 import picomatch from 'picomatch';
 import { z } from 'zod';
-import { canonicalJson } from './digest.js';
+import { canonicalJson } from '../ledger/digest.js';
 import { parseJsonPointer, resolveJsonPointer } from './json-pointer.js';
-import { effectSchema, type Effect, type ToolClass } from './tools.js';
+import { effectSchema, type Effect, type ToolClass } from '../tools/tools.js';
 
 export const verdictSchema = z.enum(['allow', 'deny', 'require_approval']);
 export type Verdict = z.infer<typeof verdictSchema>;

@@ -1,4 +1,4 @@
-import type { PolicyVerdict, Verdict } from './policy.js';
+import type { PolicyVerdict, Verdict } from '../policy/policy.js';
 
 export interface EffectiveVerdict extends PolicyVerdict {
   /** What the policy said, before autonomy rewrote require_approval; the ledger records both. */

@@ -8,9 +8,9 @@ import {
   jsonTextBound,
   modelInputSchema,
   type ModelInput,
-} from '../../src/domain/input-token-bound.js';
-import { canonicalJson } from '../../src/domain/digest.js';
-import { modelInput, randomInt, seededRandom } from './support.js';
+} from '../../../src/domain/budget/input-token-bound.js';
+import { canonicalJson } from '../../../src/domain/ledger/digest.js';
+import { modelInput, randomInt, seededRandom } from '../../budget/support.js';
 
 const encodings = [
   { name: 'cl100k_base', tokenizer: new Tiktoken(cl100kBase) },

@@ -5,7 +5,7 @@ import {
   guardSchema,
   guardToolSchemas,
   schemaDialect,
-} from '../../src/domain/schema-guard.js';
+} from '../../../src/domain/tools/schema-guard.js';
 
 function refused(schema: unknown, reason: RegExp, limits = {}): void {
   const result = guardSchema(schema, limits);

@@ -1,4 +1,4 @@
-import { digestOf } from './digest.js';
+import { digestOf } from '../ledger/digest.js';
 import { jsonDepthWithin } from './json-depth.js';
 
 /** Far above the schema guard's depth limit, far below what would overflow a digest. */

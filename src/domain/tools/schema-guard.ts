@@ -1,6 +1,6 @@
 import RE2 from 're2';
 import { foreignText, pointerToken } from './foreign-text.js';
-import { JsonPointerError, parseJsonPointer } from './json-pointer.js';
+import { JsonPointerError, parseJsonPointer } from '../policy/json-pointer.js';
 import { safeFormats } from './safe-formats.js';
 import {
   boundValidationCost,

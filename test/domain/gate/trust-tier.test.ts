@@ -4,7 +4,7 @@ import {
   runSourceSchema,
   sourceFromPullRequestEvent,
   trustTierOf,
-} from '../../src/domain/trust-tier.js';
+} from '../../../src/domain/gate/trust-tier.js';
 
 const cases: [string, unknown, 'trusted' | 'read_only'][] = [
   ['a manual run', { kind: 'manual' }, 'trusted'],

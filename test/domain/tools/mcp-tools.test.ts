@@ -6,8 +6,8 @@ import {
   mcpToolName,
   photographMcpTools,
   type McpListedTool,
-} from '../../src/domain/mcp-tools.js';
-import { declaredToolSchema, photographDeclaredTool } from '../../src/domain/tools.js';
+} from '../../../src/domain/tools/mcp-tools.js';
+import { declaredToolSchema, photographDeclaredTool } from '../../../src/domain/tools/tools.js';
 
 const schema = { type: 'object', properties: { q: { type: 'string' } } };
 const listed = (name: string, extra: Partial<McpListedTool> = {}): McpListedTool => ({

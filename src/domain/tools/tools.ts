@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { digestOf } from './digest.js';
+import { digestOf } from '../ledger/digest.js';
 import { jsonDepthWithin } from './json-depth.js';
 
 /**

@@ -1,4 +1,4 @@
-import type { GateDecision } from './gate.js';
+import type { GateDecision } from './vocabulary.js';
 
 export type ApprovalStatus = 'pending' | 'approved' | 'denied' | 'expired';
 export type Authority = 'owner' | 'workspace_approvers';

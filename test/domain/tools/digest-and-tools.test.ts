@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { canonicalJson, digestOf } from '../../src/domain/digest.js';
+import { canonicalJson, digestOf } from '../../../src/domain/ledger/digest.js';
 import {
   DuplicateToolError,
   freezeToolSet,
   photographDeclaredTool,
   toolSetDigest,
-} from '../../src/domain/tools.js';
+} from '../../../src/domain/tools/tools.js';
 
 describe('canonical digests (RFC 8785)', () => {
   test('keys are sorted and numbers and strings are serialised canonically', () => {

@@ -1,5 +1,5 @@
-import type { DecidedAnswer, GateDecision } from './gate.js';
-import { redact, type Redacted } from './redaction.js';
+import type { DecidedAnswer, GateDecision } from './vocabulary.js';
+import { redact, type Redacted } from '../ledger/redaction.js';
 
 /** The tool.decision event of a recorded answer, with how the decision was reached. */
 export function toolDecisionEvent(

@@ -6,8 +6,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type pg from 'pg';
-import { redact, type Redacted } from '../../src/domain/redaction.js';
-import { appendEvent } from '../../src/store/ledger.js';
+import { redact, type Redacted } from '../../../src/domain/ledger/redaction.js';
+import { appendEvent } from '../../../src/store/ledger.js';
 
 function typeChecksOnly(tx: pg.PoolClient) {
   const plain = { type: 'tool.requested', data: {}, idempotencyKey: 'k' } as const;

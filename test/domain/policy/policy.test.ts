@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { applyAutonomy } from '../../src/domain/autonomy.js';
-import { evaluatePolicy, policyBodySchema, type Rule } from '../../src/domain/policy.js';
+import { applyAutonomy } from '../../../src/domain/gate/autonomy.js';
+import { evaluatePolicy, policyBodySchema, type Rule } from '../../../src/domain/policy/policy.js';
 
 const call = (
   tool: string,

@@ -3,8 +3,8 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { ArgumentValidator } from '../../src/domain/argument-validation.js';
-import { guardSchema, guardToolSchemas } from '../../src/domain/schema-guard.js';
+import { ArgumentValidator } from '../../../src/domain/tools/argument-validation.js';
+import { guardSchema, guardToolSchemas } from '../../../src/domain/tools/schema-guard.js';
 
 /**
  * The hostile-schema corpus: every schema ends uncallable (with the reason expected) or
@@ -30,7 +30,7 @@ interface Fixture {
   probeGenerator?: { kind: string; count: number; valid: boolean };
 }
 
-const directory = new URL('../fixtures/hostile-schemas/', import.meta.url);
+const directory = new URL('../../fixtures/hostile-schemas/', import.meta.url);
 
 function generatedProbe(generator: NonNullable<Fixture['probeGenerator']>): Probe {
   const { kind, count, valid } = generator;

@@ -6,8 +6,8 @@ import {
   VALIDATOR_CACHE_SIZE,
   validateArguments,
   type ArgumentValidation,
-} from '../../src/domain/argument-validation.js';
-import { digestOf } from '../../src/domain/digest.js';
+} from '../../../src/domain/tools/argument-validation.js';
+import { digestOf } from '../../../src/domain/ledger/digest.js';
 
 const readFile = {
   type: 'object',
