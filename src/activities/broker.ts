@@ -56,8 +56,8 @@ export function brokerActivity(pool: Pool, frozen: FrozenRuns, sealer: Credentia
     request: GateRequest,
     answer: DecidedAnswer,
   ): Promise<DecidedAnswer> {
-    const run = await frozen.run(request.run_id);
-    const tool = run.toolset.find((t) => t.name === request.tool);
+    const { run, called } = await frozen.call(request);
+    const tool = called.frozen;
     if (answer.decision !== 'allow' || !request.execute || tool?.class !== 'brokered')
       return answer;
 

@@ -17,7 +17,9 @@ import proto from '@temporalio/proto';
 
 const { temporal } = proto;
 import { Worker } from '@temporalio/worker';
-import { runtimeConfig } from '../runtime-config.js';
+import { configOrExit } from '../config.js';
+import { withDevStackDefaults } from '../devstack/stack-environment.js';
+import { connectionOptions } from '../temporal/connection-options.js';
 import { workflowsPath } from '../worker.js';
 import { gateWorkflowType } from '../workflows/messages.js';
 
@@ -26,8 +28,8 @@ export async function exportHistories(
   query: string,
   limit: number,
 ): Promise<number> {
-  const config = runtimeConfig();
-  const connection = await Connection.connect({ address: config.temporalAddress });
+  const { temporal: config } = configOrExit(withDevStackDefaults());
+  const connection = await Connection.connect(connectionOptions(config));
   try {
     const client = new Client({ connection, namespace: config.namespace });
     mkdirSync(folder, { recursive: true });

@@ -7,7 +7,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { agentBuiltInTools } from '../domain/tools/mcp-tools.js';
-import { runtimeConfig } from '../runtime-config.js';
+import { configOrExit } from '../config.js';
+import { withDevStackDefaults } from '../devstack/stack-environment.js';
 
 export class SeedError extends Error {
   override name = 'SeedError';
@@ -88,14 +89,15 @@ export async function seed(apiUrl: string, operatorKey: string) {
 }
 
 if (process.argv[1]?.endsWith('seed.ts')) {
-  const config = runtimeConfig();
-  const apiUrl = process.env.GATE_API_URL ?? `http://${config.apiHost}:${config.apiPort}`;
-  if (!config.operatorKey) {
+  const config = configOrExit(withDevStackDefaults());
+  const apiUrl = process.env.GATE_API_URL ?? `http://${config.api.host}:${config.api.port}`;
+  const { operatorKey } = config.api;
+  if (!operatorKey) {
     process.stderr.write('set GATE_OPERATOR_KEY to the key `npm run dev` printed\n');
     process.exit(2);
   }
   try {
-    process.stdout.write(`${JSON.stringify(await seed(apiUrl, config.operatorKey), null, 2)}\n`);
+    process.stdout.write(`${JSON.stringify(await seed(apiUrl, operatorKey), null, 2)}\n`);
   } catch (err) {
     process.stderr.write(`${(err as Error).message}\n`);
     process.exit(1);

@@ -29,7 +29,7 @@ try {
     GATE_TEST_TEMPORAL_BIN: stack.temporalBinary,
     GATE_TEST_PROFILE: 'test',
   };
-  const worker = startNodeProcess('worker', 'src/worker.ts', env, true);
+  const worker = startNodeProcess('worker', 'src/worker.ts', env, { quiet: true });
   try {
     const runner = startProcess(
       'test',

@@ -6,6 +6,7 @@ import { redact } from '../domain/ledger/redaction.js';
 import { findApproval, settleApproval, type ApprovalRow } from './approvals.js';
 import { appendEvent } from './ledger.js';
 import { recordToolCallDecision } from './tool-calls.js';
+import type { SessionId, ToolCallId } from '../domain/gate/ids.js';
 
 export type Settlement =
   | { outcome: 'decided'; approval: ApprovalRow; answer: DecidedAnswer }
@@ -20,8 +21,8 @@ export type Settlement =
  */
 export async function settleAndRecord(
   tx: pg.PoolClient,
-  sessionId: string,
-  toolCallId: string,
+  sessionId: SessionId,
+  toolCallId: ToolCallId,
   settle: Parameters<typeof settleApproval>[3],
   decidedByName: string | null = null,
 ): Promise<Settlement> {

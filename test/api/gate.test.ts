@@ -11,7 +11,7 @@ let temporal: Client;
 
 before(async () => {
   temporal = new Client({
-    connection: await Connection.connect({ address: testConfig().temporalAddress }),
+    connection: await Connection.connect({ address: testConfig().temporal.address }),
   });
 });
 after(async () => {

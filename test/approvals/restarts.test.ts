@@ -16,9 +16,10 @@ import {
   stackProfile,
   type StackProfile,
 } from '../../src/devstack/stack-config.js';
-import { startNodeProcess } from '../../src/devstack/stack.js';
 import { startTemporalServer } from '../../src/devstack/temporal-server.js';
 import { startTestApi, type TestApi } from '../support/api.js';
+import type { Faults } from '../support/fault-worker.js';
+import { startFaultWorker } from '../support/worker-processes.js';
 import { testConfig } from '../support/env.js';
 import {
   createRun,
@@ -47,8 +48,8 @@ after(async () => {
   await db.end();
 });
 
-function startWorker(name: string, env: NodeJS.ProcessEnv): ManagedProcess {
-  return startNodeProcess(name, 'src/worker.ts', { ...process.env, ...env }, true);
+function startWorker(name: string, env: NodeJS.ProcessEnv, faults: Faults = {}): ManagedProcess {
+  return startFaultWorker(name, env, faults);
 }
 
 /** Opens `count` pending approvals across several runs; returns each call's runner and id. */
@@ -118,7 +119,7 @@ async function assertEveryRunnerGetsItsDecision(
 describe('restarts against the real services', () => {
   test('the worker killed while 100 approvals are pending, all decided while it is down: every runner gets its decision, nothing duplicates', async () => {
     const taskQueue = `restart-approvals-${randomUUID()}`;
-    const api = await startTestApi({ taskQueue, approvalRecheckS: 2 });
+    const api = await startTestApi({ temporal: { taskQueue }, approvalRecheckS: 2 });
     let worker = startWorker('worker-1', { GATE_TASK_QUEUE: taskQueue });
     try {
       const { seed, calls } = await openApprovals(api, 100);
@@ -129,7 +130,7 @@ describe('restarts against the real services', () => {
       await assertEveryRunnerGetsItsDecision(api, calls, expected);
       // The workflows themselves closed with the row's decision.
       const { Client, Connection } = await import('@temporalio/client');
-      const connection = await Connection.connect({ address: testConfig().temporalAddress });
+      const connection = await Connection.connect({ address: testConfig().temporal.address });
       try {
         const client = new Client({ connection });
         const results = await Promise.all(
@@ -164,7 +165,7 @@ describe('restarts against the real services', () => {
     const address = `${profile.temporal.ip}:${profile.temporal.port}`;
     const binary = process.env.GATE_TEST_TEMPORAL_BIN ?? '';
     let server = await startTemporalServer(binary, profile, { quiet: true });
-    const api = await startTestApi({ temporalAddress: address, approvalRecheckS: 2 });
+    const api = await startTestApi({ temporal: { address }, approvalRecheckS: 2 });
     let worker = startWorker('worker-t1', { TEMPORAL_ADDRESS: address });
     try {
       const { seed, calls } = await openApprovals(api, 20);
@@ -186,11 +187,12 @@ describe('restarts against the real services', () => {
     const profile = stackProfile(loadStackConfig(), 'test');
     if (process.env.DATABASE_URL !== postgresUrl(profile)) return; // only against the cluster we own
     const taskQueue = `pg-down-${randomUUID()}`;
-    const api = await startTestApi({ taskQueue });
-    const worker = startWorker('worker-pg', {
-      GATE_TASK_QUEUE: taskQueue,
-      GATE_FAULTS: 'stage-delay:policy=1500',
-    });
+    const api = await startTestApi({ temporal: { taskQueue } });
+    const worker = startWorker(
+      'worker-pg',
+      { GATE_TASK_QUEUE: taskQueue },
+      { delayMs: { policy: 1500 } },
+    );
     try {
       const seed = await seedWorkspace(api, {
         ...defaultPolicy,

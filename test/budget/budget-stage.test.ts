@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { budgetStage } from '../../src/activities/budget.js';
+import { asRunId, asSessionId, asToolCallId } from '../../src/domain/gate/ids.js';
 import type { GateRequest } from '../../src/domain/gate/vocabulary.js';
 import { createPool, type Pool } from '../../src/store/pool.js';
 import { testConfig } from '../support/env.js';
@@ -25,9 +26,9 @@ const allowance = 10_000;
 /** The stage reads only the run; the rest of the request (still growing) does not matter here. */
 function gateRequest(run: CreatedRun): GateRequest {
   return {
-    run_id: run.run_id,
-    session_id: run.session_id,
-    tool_call_id: 'c1',
+    run_id: asRunId(run.run_id),
+    session_id: asSessionId(run.session_id),
+    tool_call_id: asToolCallId('c1'),
     tool: 'Read',
     arguments: { file_path: 'a' },
     execute: false,

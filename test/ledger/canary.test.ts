@@ -35,15 +35,14 @@ let db: pg.Pool;
 
 before(async () => {
   api = await startTestApi(
-    { taskQueue, approvalRecheckS: 1 },
+    { temporal: { taskQueue }, approvalRecheckS: 1 },
     { logger: { level: 'trace', stream: { write: (line: string) => void apiLog.push(line) } } },
   );
   worker = startNodeProcess(
     'canary-worker',
     'src/worker.ts',
     { ...process.env, GATE_TASK_QUEUE: taskQueue },
-    true,
-    workerLog,
+    { quiet: true, capture: workerLog },
   );
   // search_notes refuses unknown argument keys, so a key can fail the schema stage.
   const strictSearch = {

@@ -2,31 +2,46 @@
  * The gate's vocabulary, shared by the workflow, its activities and the API.
  * Types only, plus constants: safe to import from workflow code.
  */
+import type { RunId, SessionId, ToolCallId } from './ids.js';
+
 export type Decision = 'allow' | 'deny';
 
 export type DenySource =
   'budget' | 'capability' | 'binding' | 'schema' | 'trust_tier' | 'policy' | 'approval';
 
-/** The stages before policy, in the design document's order. Each either passes or denies. */
-export const checkStages = ['budget', 'capability', 'schema', 'trust_tier'] as const;
-export type CheckStage = (typeof checkStages)[number];
+/** A stage's denial: its source, the reason the runner reads, and how the ledger keeps it. */
+export interface Denial {
+  outcome: 'deny';
+  source: DenySource;
+  reason: string;
+  render?: 'tool_error';
+  /** The reason as the ledger may keep it, when `reason` quotes the arguments (their keys). */
+  ledger_reason?: string;
+}
 
-export type StageOutcome =
-  | { outcome: 'pass' }
-  | {
-      outcome: 'deny';
-      source: DenySource;
-      reason: string;
-      render?: 'tool_error';
-      /** The reason as the ledger may keep it, when `reason` quotes the arguments (their keys). */
-      ledger_reason?: string;
-    };
+/** What a stage before policy answers: pass on to the next stage, or deny. */
+export type StageOutcome = { outcome: 'pass' } | Denial;
+
+/** What the policy stage answers: the effective verdict and what an approval needs, or a denial. */
+export type PolicyOutcome = Denial | PolicyRuling;
+
+export interface PolicyRuling {
+  outcome: 'verdict';
+  verdict: 'allow' | 'deny' | 'require_approval';
+  /** What the policy said before autonomy rewrote require_approval; the ledger records both. */
+  original_verdict: 'allow' | 'deny' | 'require_approval';
+  /** The rule that matched, or null when the policy's default decided. */
+  rule_id: string | null;
+  policy_id: string;
+  policy_version: number;
+  approval: { timeout_s: number; on_timeout: 'allow' | 'deny' };
+}
 
 /** What the runner asked for: the workflow's input. */
 export interface GateRequest {
-  run_id: string;
-  session_id: string;
-  tool_call_id: string;
+  run_id: RunId;
+  session_id: SessionId;
+  tool_call_id: ToolCallId;
   tool: string;
   arguments: Record<string, unknown>;
   execute: boolean;

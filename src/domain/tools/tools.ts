@@ -77,6 +77,11 @@ export function photographDeclaredTool(tool: DeclaredTool): PhotographedTool {
   return { ...entry, digest: toolDigest(entry) };
 }
 
+/** The digest of a bundle's or connection's photograph: order-independent, over tool digests. */
+export function photographDigest(photograph: { tools: readonly { digest: string }[] }): string {
+  return digestOf(photograph.tools.map((t) => t.digest).sort());
+}
+
 /** The digest of a set of tools: order-independent, over each tool's frozen entry. */
 export function toolSetDigest(tools: readonly { name: string }[]): string {
   return digestOf([...tools].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)));

@@ -8,7 +8,7 @@ import {
 import { findCapabilityBundles } from '../store/capability-bundles.js';
 import { findConnections } from '../store/connections.js';
 import type { Queryable } from '../store/pool.js';
-import { Problem, badInput, type FieldError } from './problem.js';
+import { ForbiddenError, InvalidInputError, type FieldError } from './errors.js';
 
 export interface ToolsRequest {
   bundles: string[];
@@ -33,7 +33,7 @@ async function toolSources(
   bundleIds.forEach((id, index) => {
     const bundle = bundles.find((b) => b.id === id);
     if (!bundle)
-      errors.push({ path: `body.tools.bundles[${index}]`, message: `bundle ${id} does not exist` });
+      errors.push({ path: `tools.bundles[${index}]`, message: `bundle ${id} does not exist` });
     else
       sources.push({
         class: 'sandbox',
@@ -49,7 +49,7 @@ async function toolSources(
     request.connections.map((c) => c.id),
   );
   request.connections.forEach((attached, index) => {
-    const path = `body.tools.connections[${index}]`;
+    const path = `tools.connections[${index}]`;
     const connection = connections.find((c) => c.id === attached.id);
     if (connection?.status !== 'active') {
       errors.push({
@@ -60,8 +60,7 @@ async function toolSources(
     }
     if (connection.kind === 'personal' && connection.owner_user_id !== invokedBy) {
       // One person's custody of their own credential: nobody else's run may carry it.
-      throw new Problem(
-        403,
+      throw new ForbiddenError(
         `connection ${connection.name} is personal: only a run its owner invokes may attach it`,
       );
     }
@@ -85,7 +84,7 @@ async function toolSources(
       tools: selected ? connection.tools.filter((t) => selected.has(t.name)) : connection.tools,
     });
   });
-  if (errors.length > 0) throw badInput('some attached tools cannot be used', errors);
+  if (errors.length > 0) throw new InvalidInputError('some attached tools cannot be used', errors);
   return sources;
 }
 
@@ -102,7 +101,7 @@ export async function freezeRunTools(
     return freezeToolSet(sources, uncallable);
   } catch (err) {
     if (err instanceof DuplicateToolError)
-      throw badInput(err.message, [{ path: 'body.tools', message: err.message }]);
+      throw new InvalidInputError(err.message, [{ path: 'tools', message: err.message }]);
     throw err;
   }
 }
