@@ -6,7 +6,7 @@ import pg from 'pg';
 import { asSessionId, asToolCallId, gateWorkflowId } from '../../src/domain/gate/ids.js';
 import { startTestApi, type TestApi } from '../support/api.js';
 import type { Faults } from '../support/fault-worker.js';
-import { startFaultWorker } from '../support/worker-processes.js';
+import { startWorkerProcess } from '../support/worker-processes.js';
 import { testConfig } from '../support/env.js';
 import { createRun, seedWorkspace, toolCall } from '../support/seed.js';
 
@@ -29,7 +29,7 @@ after(async () => {
 });
 
 function startWorker(name: string, faults: Faults = {}) {
-  return startFaultWorker(name, { GATE_TASK_QUEUE: taskQueue }, faults);
+  return startWorkerProcess(name, { GATE_TASK_QUEUE: taskQueue }, { faults });
 }
 
 async function until<T>(
@@ -53,7 +53,7 @@ test('a worker killed after the workflow started and before it answered: the ret
   const workflowId = gateWorkflowId(asSessionId(run.session_id), asToolCallId('c1'));
 
   // Worker A stalls inside the capability stage, so the workflow has started and not answered.
-  const workerA = startWorker('worker-a', { delayMs: { capability: 600_000 } });
+  const workerA = await startWorker('worker-a', { delayMs: { capability: 600_000 } });
   const firstPut = toolCall(api, run, 'c1', body);
   // The cheap stages are local activities: they leave no pending activity to see, so wait for
   // worker A to have started the workflow task that runs them, and let it reach the stall.
@@ -69,7 +69,7 @@ test('a worker killed after the workflow started and before it answered: the ret
   workerA.child.kill('SIGKILL');
   await workerA.exited;
 
-  const workerB = startWorker('worker-b');
+  const workerB = await startWorker('worker-b');
   try {
     const [first, retried] = await Promise.all([firstPut, toolCall(api, run, 'c1', body)]);
     assert.equal(first.status, 200);

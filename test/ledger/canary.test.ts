@@ -2,9 +2,9 @@ import assert from 'node:assert/strict';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { after, before, test } from 'node:test';
 import pg from 'pg';
-import { startNodeProcess } from '../../src/devstack/stack.js';
 import type { ManagedProcess } from '../../src/devstack/child-process.js';
 import { startTestApi, type TestApi } from '../support/api.js';
+import { startWorkerProcess } from '../support/worker-processes.js';
 import { testConfig } from '../support/env.js';
 import {
   createNoteTool,
@@ -38,11 +38,10 @@ before(async () => {
     { temporal: { taskQueue }, approvalRecheckS: 1 },
     { logger: { level: 'trace', stream: { write: (line: string) => void apiLog.push(line) } } },
   );
-  worker = startNodeProcess(
+  worker = await startWorkerProcess(
     'canary-worker',
-    'src/worker.ts',
-    { ...process.env, GATE_TASK_QUEUE: taskQueue },
-    { quiet: true, capture: workerLog },
+    { GATE_TASK_QUEUE: taskQueue },
+    { output: workerLog },
   );
   // search_notes refuses unknown argument keys, so a key can fail the schema stage.
   const strictSearch = {
