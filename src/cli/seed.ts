@@ -1,6 +1,6 @@
 /**
  * `npm run seed`: a workspace to try the gate with, through the API of a running stack
- * (GATE_API_URL, default the dev stack's; GATE_OPERATOR_KEY). Creates a workspace, an admin and
+ * (GATE_PUBLIC_URL, default the dev stack's; GATE_OPERATOR_KEY). Creates a workspace, an admin and
  * an approver, a bundle of the agent's built-in tools (Bash, Read, Write, Edit, Grep, Glob,
  * WebFetch), a policy (reads allowed, everything else asks a person) and one run, and prints
  * their ids and one-time tokens as JSON.
@@ -90,14 +90,13 @@ export async function seed(apiUrl: string, operatorKey: string) {
 
 if (process.argv[1]?.endsWith('seed.ts')) {
   const config = configOrExit(withDevStackDefaults());
-  const apiUrl = process.env.GATE_API_URL ?? `http://${config.api.host}:${config.api.port}`;
-  const { operatorKey } = config.api;
+  const { operatorKey, publicUrl } = config.api;
   if (!operatorKey) {
     process.stderr.write('set GATE_OPERATOR_KEY to the key `npm run dev` printed\n');
     process.exit(2);
   }
   try {
-    process.stdout.write(`${JSON.stringify(await seed(apiUrl, operatorKey), null, 2)}\n`);
+    process.stdout.write(`${JSON.stringify(await seed(publicUrl, operatorKey), null, 2)}\n`);
   } catch (err) {
     process.stderr.write(`${(err as Error).message}\n`);
     process.exit(1);

@@ -1,8 +1,7 @@
 /** Stops the test stack's PostgreSQL for a moment: runs alone, after the concurrent tests. */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { after, before, test } from 'node:test';
-import pg from 'pg';
+import { test } from 'node:test';
 import {
   ensurePostgresCluster,
   postgresUrl,
@@ -19,16 +18,9 @@ import {
   toolCall,
 } from '../support/seed.js';
 import { startWorkerProcess } from '../support/worker-processes.js';
+import { useStorePool } from '../support/store-pool.js';
 
-let db: pg.Pool;
-before(() => {
-  db = new pg.Pool({ connectionString: testConfig().databaseUrl });
-  // PostgreSQL is stopped on purpose: idle clients losing their connection is expected.
-  db.on('error', () => undefined);
-});
-after(async () => {
-  await db.end();
-});
+const db = useStorePool(10);
 
 test('PostgreSQL briefly down: calls answer 503 (never 500) while it is away, a call in flight still gets exactly one decision, and all works after', async () => {
   const profile = stackProfile(loadStackConfig(), 'test');
@@ -74,7 +66,7 @@ test('PostgreSQL briefly down: calls answer 503 (never 500) while it is away, a 
       200,
     );
     assert.ok(['allow', 'deny'].includes(settled.decision));
-    const { rows } = await db.query<{ n: number }>(
+    const { rows } = await db.pool.query<{ n: number }>(
       `select count(*)::int as n from ledger_events where stream_id = $1 and type = 'tool.decision'`,
       [run.session_id],
     );

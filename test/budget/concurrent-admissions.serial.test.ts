@@ -3,10 +3,8 @@
  * row lock, run alone after the concurrent tests so it neither disturbs them nor is disturbed.
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { admitModelRequest } from '../../src/store/budget.js';
-import { createPool, type Pool } from '../../src/store/pool.js';
-import { testConfig } from '../support/env.js';
 import { useHarness } from '../support/harness.js';
 import { createRun } from '../support/seed.js';
 import {
@@ -15,29 +13,18 @@ import {
   budgetOf,
   eventsOf,
   modelInput,
+  modelRequest,
   randomInt,
   reservationsOf,
   seededRandom,
 } from './support.js';
+import { useStorePool } from '../support/store-pool.js';
 
 const h = useHarness();
-let store: Pool;
-
-before(() => {
-  store = createPool(testConfig().databaseUrl, 40);
-});
-after(async () => {
-  await store.end();
-});
+const store = useStorePool(40);
 
 const input = modelInput();
 const inputBound = boundOf(input);
-const request = (requestId: string, maxOutputTokens: number) => ({
-  request_id: requestId,
-  model: 'claude-sonnet-4-5',
-  max_output_tokens: maxOutputTokens,
-  input,
-});
 
 describe('admission is atomic', () => {
   test('200 concurrent admissions against a budget that fits exactly 37: exactly 37 admitted, total booked within the allowance (20 rounds, random sizes)', async () => {
@@ -56,12 +43,12 @@ describe('admission is atomic', () => {
       const admitted = await Promise.all(
         booked.map(async (size, i) => {
           if (viaHttp) {
-            const answer = await admit(h.api, run, request(`r${i}`, size - inputBound));
+            const answer = await admit(h.api, run, modelRequest(`r${i}`, size - inputBound));
             assert.ok([201, 402].includes(answer.status), JSON.stringify(answer.body));
             if (answer.status === 201) assert.equal(answer.body.booked_tokens, size);
             return answer.status === 201;
           }
-          const { reservation } = await admitModelRequest(store, {
+          const { reservation } = await admitModelRequest(store.pool, {
             runId: run.run_id,
             sessionId: run.session_id,
             requestId: `r${i}`,

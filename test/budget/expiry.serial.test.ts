@@ -3,10 +3,8 @@
  * at their own sessions.
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { expireStaleReservations, startReservationSweeper } from '../../src/store/budget.js';
-import { createPool, type Pool } from '../../src/store/pool.js';
-import { testConfig } from '../support/env.js';
 import { createRun, expectStatus } from '../support/seed.js';
 import {
   admit,
@@ -14,42 +12,31 @@ import {
   budgetOf,
   eventsOf,
   modelInput,
+  modelRequest,
   reportUsage,
   reservationsOf,
   usageOf,
 } from './support.js';
 import { useHarness } from '../support/harness.js';
+import { useStorePool } from '../support/store-pool.js';
 
 const h = useHarness();
-let store: Pool;
-
-before(() => {
-  store = createPool(testConfig().databaseUrl, 30);
-});
-after(async () => {
-  await store.end();
-});
+const store = useStorePool(30);
 
 const input = modelInput();
 const inputBound = boundOf(input);
-const request = (requestId: string, maxOutputTokens: number) => ({
-  request_id: requestId,
-  model: 'claude-haiku-4-5',
-  max_output_tokens: maxOutputTokens,
-  input,
-});
 
 describe('reservations never drained expire', () => {
   test('the sweep expires a stale hold and releases it once, with several sweepers at once', async () => {
     const run = await createRun(h.api, h.seed, { budget: { max_tokens: 100_000 } });
     for (const id of ['e1', 'e2', 'e3'])
-      await expectStatus(admit(h.api, run, request(id, 1_000)), 201);
+      await expectStatus(admit(h.api, run, modelRequest(id, 1_000)), 201);
     // Not stale yet: a sweep with a long deadline leaves every hold alone.
-    await expireStaleReservations(store, { expireAfterMs: 60_000 });
+    await expireStaleReservations(store.pool, { expireAfterMs: 60_000 });
     assert.equal((await budgetOf(h.db, run.run_id)).held_tokens, 3 * (1_000 + inputBound));
 
     await Promise.all(
-      Array.from({ length: 6 }, () => expireStaleReservations(store, { expireAfterMs: 0 })),
+      Array.from({ length: 6 }, () => expireStaleReservations(store.pool, { expireAfterMs: 0 })),
     );
     const rows = await reservationsOf(h.db, run.session_id);
     assert.deepEqual(
@@ -70,14 +57,14 @@ describe('reservations never drained expire', () => {
       ['e1', 'e2', 'e3'].map((id) => ({ request_id: id, released_tokens: 1_000 + inputBound })),
     );
 
-    await expireStaleReservations(store, { expireAfterMs: 0 });
+    await expireStaleReservations(store.pool, { expireAfterMs: 0 });
     assert.equal((await eventsOf(h.db, run.session_id, 'model.expired')).length, 3);
   });
 
   test('a late drain after expiry reconciles exactly once, counting usage and releasing nothing twice', async () => {
     const run = await createRun(h.api, h.seed, { budget: { max_tokens: 100_000 } });
-    await expectStatus(admit(h.api, run, request('late', 2_000)), 201);
-    await expireStaleReservations(store, { expireAfterMs: 0 });
+    await expectStatus(admit(h.api, run, modelRequest('late', 2_000)), 201);
+    await expireStaleReservations(store.pool, { expireAfterMs: 0 });
     assert.equal((await budgetOf(h.db, run.run_id)).held_tokens, 0);
 
     const usage = { input_tokens: 70, output_tokens: 700 };
@@ -113,12 +100,12 @@ describe('reservations never drained expire', () => {
   test('a sweep racing the drains: every hold is released exactly once and all usage counted', async () => {
     const run = await createRun(h.api, h.seed, { budget: { max_tokens: 1_000_000 } });
     const ids = Array.from({ length: 30 }, (_, i) => `race${i}`);
-    for (const id of ids) await expectStatus(admit(h.api, run, request(id, 500)), 201);
+    for (const id of ids) await expectStatus(admit(h.api, run, modelRequest(id, 500)), 201);
     const usage = { input_tokens: 10, output_tokens: 20 };
     await Promise.all([
       ...ids.map((id) => expectStatus(reportUsage(h.api, run, id, usage), 200)),
-      expireStaleReservations(store, { expireAfterMs: 0 }),
-      expireStaleReservations(store, { expireAfterMs: 0 }),
+      expireStaleReservations(store.pool, { expireAfterMs: 0 }),
+      expireStaleReservations(store.pool, { expireAfterMs: 0 }),
     ]);
     assert.deepEqual(await budgetOf(h.db, run.run_id), {
       max_tokens: 1_000_000,
@@ -134,9 +121,9 @@ describe('reservations never drained expire', () => {
 
   test('the sweeper started with the worker expires stale holds on its own and stops cleanly', async () => {
     const run = await createRun(h.api, h.seed, { budget: { max_tokens: 100_000 } });
-    await expectStatus(admit(h.api, run, request('swept', 100)), 201);
+    await expectStatus(admit(h.api, run, modelRequest('swept', 100)), 201);
     const errors: unknown[] = [];
-    const stop = startReservationSweeper(store, {
+    const stop = startReservationSweeper(store.pool, {
       intervalMs: 50,
       expireAfterMs: 200,
       onError: (err) => errors.push(err),

@@ -1,22 +1,14 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { expireStaleReservations } from '../../src/store/budget.js';
-import { createPool, type Pool } from '../../src/store/pool.js';
-import { testConfig } from '../support/env.js';
 import { createRun, expectStatus } from '../support/seed.js';
 import { admit, boundOf, eventsOf, reportUsage } from './support.js';
 import { useHarness } from '../support/harness.js';
+import { useStorePool } from '../support/store-pool.js';
 
 const h = useHarness();
-let store: Pool;
-
-before(() => {
-  store = createPool(testConfig().databaseUrl, 5);
-});
-after(async () => {
-  await store.end();
-});
+const store = useStorePool(5);
 
 /** The canary in every part of the prompt that could leak: texts, tool input, tool definitions. */
 function promptWith(canary: string) {
@@ -66,7 +58,7 @@ describe('the ledger records model requests with counts only', () => {
       200,
     );
     await expectStatus(admit(h.api, run, body('abandoned')), 201);
-    await expireStaleReservations(store, { expireAfterMs: 0 });
+    await expireStaleReservations(store.pool, { expireAfterMs: 0 });
 
     const events = (await eventsOf(h.db, run.session_id)).filter((e) =>
       e.type.startsWith('model.'),

@@ -29,6 +29,16 @@ export function modelInput(text = 'Summarise the change.') {
   };
 }
 
+/** A model request's admission body: `max_output_tokens` on top of `input`'s bound. */
+export function modelRequest(requestId: string, maxOutputTokens: number, input = modelInput()) {
+  return {
+    request_id: requestId,
+    model: 'claude-sonnet-4-5',
+    max_output_tokens: maxOutputTokens,
+    input,
+  };
+}
+
 /** What the gate will book for `input`: computed by the same bound function it uses. */
 export function boundOf(input: unknown): number {
   return inputTokenBound(modelInputSchema.parse(input));

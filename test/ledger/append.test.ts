@@ -1,34 +1,21 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { eventHash, genesisHash } from '../../src/domain/ledger/hash-chain.js';
 import { payload, redact, Redacted } from '../../src/domain/ledger/redaction.js';
 import { appendEvent } from '../../src/store/ledger.js';
-import { createPool, withTransaction, type Pool } from '../../src/store/pool.js';
-import { testConfig } from '../support/env.js';
+import { withTransaction } from '../../src/store/pool.js';
+import { useStorePool } from '../support/store-pool.js';
+import { requested } from './support.js';
 
-let pool: Pool;
-before(() => {
-  pool = createPool(testConfig().databaseUrl, 60);
-});
-after(async () => {
-  await pool.end();
-});
-
-const requested = (n: number) =>
-  redact('tool.requested', {
-    tool_call_id: `call-${n}`,
-    tool: 'Read',
-    execute: false,
-    arguments: payload({ n }),
-  });
+const store = useStorePool(60);
 
 describe('appends', () => {
   test('each event links to the previous one by hash, from the genesis hash', async () => {
     const stream = `stream-${randomUUID()}`;
     for (let n = 0; n < 3; n += 1)
-      await withTransaction(pool, (tx) => appendEvent(tx, stream, requested(n)));
-    const { rows } = await pool.query(
+      await withTransaction(store.pool, (tx) => appendEvent(tx, stream, requested(n)));
+    const { rows } = await store.pool.query(
       `select seq, type, to_char(at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as at, data,
          idempotency_key, prev_hash, hash from ledger_events where stream_id = $1 order by seq`,
       [stream],
@@ -43,10 +30,12 @@ describe('appends', () => {
 
   test('a retried append with the same idempotency key adds nothing and returns the original seq', async () => {
     const stream = `stream-${randomUUID()}`;
-    const first = await withTransaction(pool, (tx) => appendEvent(tx, stream, requested(1)));
-    await withTransaction(pool, (tx) => appendEvent(tx, stream, requested(2)));
+    const first = await withTransaction(store.pool, (tx) => appendEvent(tx, stream, requested(1)));
+    await withTransaction(store.pool, (tx) => appendEvent(tx, stream, requested(2)));
     const again = await Promise.all(
-      [1, 2, 3, 4].map(() => withTransaction(pool, (tx) => appendEvent(tx, stream, requested(1)))),
+      [1, 2, 3, 4].map(() =>
+        withTransaction(store.pool, (tx) => appendEvent(tx, stream, requested(1))),
+      ),
     );
     assert.equal(first.appended, true);
     for (const result of again) {
@@ -54,7 +43,7 @@ describe('appends', () => {
       assert.equal(result.seq, first.seq);
       assert.equal(result.hash, first.hash);
     }
-    const { rows } = await pool.query(
+    const { rows } = await store.pool.query(
       'select count(*)::int as n from ledger_events where stream_id = $1',
       [stream],
     );
@@ -63,13 +52,13 @@ describe('appends', () => {
 
   test('the past cannot be updated or deleted through SQL while the append-only trigger stands', async () => {
     const stream = `stream-${randomUUID()}`;
-    await withTransaction(pool, (tx) => appendEvent(tx, stream, requested(1)));
+    await withTransaction(store.pool, (tx) => appendEvent(tx, stream, requested(1)));
     await assert.rejects(
-      pool.query(`update ledger_events set data = '{}' where stream_id = $1`, [stream]),
+      store.pool.query(`update ledger_events set data = '{}' where stream_id = $1`, [stream]),
       /immutable/,
     );
     await assert.rejects(
-      pool.query('delete from ledger_events where stream_id = $1', [stream]),
+      store.pool.query('delete from ledger_events where stream_id = $1', [stream]),
       /immutable/,
     );
   });

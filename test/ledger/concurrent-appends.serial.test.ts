@@ -4,27 +4,13 @@
  */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { after, before, test } from 'node:test';
-import { payload, redact } from '../../src/domain/ledger/redaction.js';
+import { test } from 'node:test';
 import { appendEvent, readEvents } from '../../src/store/ledger.js';
-import { createPool, withTransaction, type Pool } from '../../src/store/pool.js';
-import { testConfig } from '../support/env.js';
+import { withTransaction } from '../../src/store/pool.js';
+import { useStorePool } from '../support/store-pool.js';
+import { requested } from './support.js';
 
-let pool: Pool;
-before(() => {
-  pool = createPool(testConfig().databaseUrl, 60);
-});
-after(async () => {
-  await pool.end();
-});
-
-const requested = (n: number) =>
-  redact('tool.requested', {
-    tool_call_id: `call-${n}`,
-    tool: 'Read',
-    execute: false,
-    arguments: payload({ n }),
-  });
+const store = useStorePool(60);
 
 class RollBackOnPurpose extends Error {}
 
@@ -35,7 +21,7 @@ test('1000 concurrent appends, a share rolled back: seq is exactly 1..committed,
   const reader = (async () => {
     let last = 0;
     for (;;) {
-      const events = await readEvents(pool, stream, last, 1000);
+      const events = await readEvents(store.pool, stream, last, 1000);
       for (const event of events) {
         seen.push(event.seq);
         last = event.seq;
@@ -50,7 +36,7 @@ test('1000 concurrent appends, a share rolled back: seq is exactly 1..committed,
   const outcomes = await Promise.all(
     Array.from({ length: 1000 }, async (_, n) => {
       try {
-        await withTransaction(pool, async (tx) => {
+        await withTransaction(store.pool, async (tx) => {
           await appendEvent(tx, stream, requested(n));
           if (n % 7 === 3) throw new RollBackOnPurpose();
         });
@@ -69,7 +55,7 @@ test('1000 concurrent appends, a share rolled back: seq is exactly 1..committed,
     1000 - Array.from({ length: 1000 }, (_, n) => n).filter((n) => n % 7 === 3).length,
   );
 
-  const { rows } = await pool.query<{ seq: number }>(
+  const { rows } = await store.pool.query<{ seq: number }>(
     'select seq from ledger_events where stream_id = $1 order by seq',
     [stream],
   );
@@ -78,7 +64,7 @@ test('1000 concurrent appends, a share rolled back: seq is exactly 1..committed,
     Array.from({ length: committed }, (_, i) => i + 1),
   );
   // The reader, reading `after=last` while appends committed, saw every seq once, in order.
-  const tail = await readEvents(pool, stream, seen.at(-1) ?? 0, 1000);
+  const tail = await readEvents(store.pool, stream, seen.at(-1) ?? 0, 1000);
   for (const event of tail) seen.push(event.seq);
   assert.deepEqual(
     seen,

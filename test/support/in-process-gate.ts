@@ -49,6 +49,17 @@ export const allowByRule: PolicyOutcome = {
   approval: { timeout_s: 600, on_timeout: 'deny' },
 };
 
+/** requestApproval answering a pending approval that expires `ms` from now. */
+export function pendingFor(ms: number): NonNullable<Script['requestApproval']> {
+  return (request: GateRequest) => ({
+    status: 'pending_approval',
+    approval: {
+      url: `http://gate.test/approvals/${request.session_id}/${request.tool_call_id}`,
+      expires_at: new Date(Date.now() + ms).toISOString(),
+    },
+  });
+}
+
 const defaults: Required<Script> = {
   budget: () => pass,
   capability: () => pass,
@@ -56,13 +67,7 @@ const defaults: Required<Script> = {
   trustTier: () => pass,
   policy: () => allowByRule,
   recordDecision: (_request: GateRequest, decision: GateDecision) => decision.answer,
-  requestApproval: (request: GateRequest) => ({
-    status: 'pending_approval',
-    approval: {
-      url: `http://gate.test/approvals/${request.session_id}/${request.tool_call_id}`,
-      expires_at: new Date(Date.now() + 600_000).toISOString(),
-    },
-  }),
+  requestApproval: pendingFor(600_000),
   checkApproval: (): ApprovalState => ({
     status: 'pending',
     expires_at: new Date(Date.now() + 600_000).toISOString(),

@@ -16,7 +16,12 @@ import type {
   StageOutcome,
 } from '../../src/domain/gate/vocabulary.js';
 import { stateQuery } from '../../src/workflows/messages.js';
-import { allowByRule, useInProcessGate, type ScriptedCall } from '../support/in-process-gate.js';
+import {
+  allowByRule,
+  pendingFor,
+  useInProcessGate,
+  type ScriptedCall,
+} from '../support/in-process-gate.js';
 
 const gate = useInProcessGate();
 const bound = { timeout: 30_000 };
@@ -210,13 +215,7 @@ describe('the approval pause', { ...bound, concurrency: true }, () => {
     };
     const call = gate.call({
       policy: () => requireApproval,
-      requestApproval: (request) => ({
-        status: 'pending_approval',
-        approval: {
-          url: `http://gate.test/approvals/${request.session_id}/${request.tool_call_id}`,
-          expires_at: new Date(Date.now() + 300).toISOString(),
-        },
-      }),
+      requestApproval: pendingFor(300),
       expireApproval: () => expired,
     });
     assert.equal((await ask(call)).status, 'pending_approval');
@@ -229,13 +228,7 @@ describe('the approval pause', { ...bound, concurrency: true }, () => {
     let attempts = 0;
     const call = gate.call({
       policy: () => requireApproval,
-      requestApproval: (request) => ({
-        status: 'pending_approval',
-        approval: {
-          url: `http://gate.test/approvals/${request.session_id}/${request.tool_call_id}`,
-          expires_at: new Date(Date.now() + 100).toISOString(),
-        },
-      }),
+      requestApproval: pendingFor(100),
       expireApproval: () => {
         attempts += 1;
         return attempts === 1 ? { status: 'pending', expires_at: '' } : approved;
