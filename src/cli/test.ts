@@ -3,18 +3,26 @@
  * `test` ports of temporal-dev.yaml (so a running `npm run dev` is untouched) and a shared
  * worker, then runs the test files with Node's test runner in two phases, and stops all it
  * started, also when tests fail:
- *   1. every file that shares nothing with others, several at a time;
+ *   1. every file that shares nothing with others, several at a time, the slowest first;
  *   2. the `*.serial.test.ts` files, which stop or disturb shared services, one at a time.
  */
-import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { startProcess } from '../devstack/child-process.js';
+import { finished } from 'node:stream/promises';
+import { run } from 'node:test';
+import { spec } from 'node:test/reporters';
+import { bundleWorkflowCode } from '@temporalio/worker';
 import { projectRoot } from '../devstack/stack-config.js';
 import { startNodeProcess, startStack } from '../devstack/stack.js';
+import { workflowsPath } from '../worker.js';
+import { keepDurations, slowestFirst } from './test-durations.js';
 
 /** Files at once in the first phase: most of their time is spent waiting on services. */
 const concurrency = 4;
+
+/** Where each file's duration is kept between runs (`.data/` is never committed). */
+const durationsFile = path.join(projectRoot, '.data', 'test-durations.json');
 
 function testFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
@@ -30,44 +38,59 @@ interface Phase {
   concurrency: number;
 }
 
-/** The runner's own counts of a phase, read from its TAP report. */
-type Tally = Record<'tests' | 'pass' | 'fail' | 'cancelled' | 'duration_ms', number>;
-
-function tallyOf(tapFile: string): Tally {
-  const text = readFileSync(tapFile, 'utf8');
-  const count = (key: string) =>
-    Number(new RegExp(`^# ${key} ([\\d.]+)$`, 'm').exec(text)?.[1] ?? 0);
-  return {
-    tests: count('tests'),
-    pass: count('pass'),
-    fail: count('fail'),
-    cancelled: count('cancelled'),
-    duration_ms: count('duration_ms'),
-  };
+/** The counts the runner's own summary gives (its `ℹ tests N` lines), and whether all passed. */
+interface PhaseResult {
+  ok: boolean;
+  counts: Record<string, number>;
 }
 
-async function runPhase(phase: Phase, env: NodeJS.ProcessEnv, tapFile: string) {
+/** Runs one phase with the spec reporter on stdout; keeps each file's duration for next time. */
+async function runPhase(phase: Phase): Promise<PhaseResult> {
   process.stdout.write(
     `\n▶ ${phase.name}: ${phase.files.length} files, ${phase.concurrency} at a time\n`,
   );
-  const runner = startProcess(
-    'test',
-    process.execPath,
-    [
-      '--import',
-      'tsx',
-      '--test',
-      `--test-concurrency=${phase.concurrency}`,
-      '--test-reporter=spec',
-      '--test-reporter-destination=stdout',
-      '--test-reporter=tap',
-      `--test-reporter-destination=${tapFile}`,
-      ...phase.files,
-    ],
-    { env, cwd: projectRoot, stdio: ['ignore', 'inherit', 'inherit'] },
-  );
-  const code = await runner.exited;
-  return { ok: code === 0, tally: tallyOf(tapFile) };
+  const stream = run({
+    files: slowestFirst(phase.files, durationsFile),
+    concurrency: phase.concurrency,
+  });
+  const result: PhaseResult = { ok: true, counts: {} };
+  const durations: Record<string, number> = {};
+  const addDuration = (test: {
+    file?: string;
+    nesting: number;
+    details: { duration_ms: number };
+  }) => {
+    if (test.file !== undefined && test.nesting === 0) {
+      durations[test.file] = (durations[test.file] ?? 0) + test.details.duration_ms;
+    }
+  };
+  stream.on('test:pass', addDuration);
+  stream.on('test:fail', (test) => {
+    result.ok = false;
+    addDuration(test);
+  });
+  stream.on('test:diagnostic', ({ message, nesting }) => {
+    const count = /^(tests|pass|fail|cancelled|duration_ms) ([\d.]+)$/.exec(message);
+    if (nesting === 0 && count) result.counts[count[1] ?? ''] = Number(count[2]);
+  });
+  const report = stream.pipe(new spec());
+  report.pipe(process.stdout, { end: false });
+  await finished(report);
+  keepDurations(durations, durationsFile);
+  return result;
+}
+
+/**
+ * The workflow bundled once for the whole run, while the services start: every test process and
+ * every worker a test starts loads it instead of bundling again.
+ */
+async function bundleOnce(folder: string): Promise<string> {
+  const noop = () => undefined;
+  const logger = { log: noop, trace: noop, debug: noop, info: noop, warn: noop, error: noop };
+  const { code } = await bundleWorkflowCode({ workflowsPath, logger });
+  const file = path.join(folder, 'workflow-bundle.js');
+  writeFileSync(file, code);
+  return file;
 }
 
 const only = process.argv.slice(2).map((f) => path.resolve(f));
@@ -78,33 +101,36 @@ const phases: Phase[] = [
   { name: 'serial', files: files.filter(isSerial), concurrency: 1 },
 ].filter((phase) => phase.files.length > 0);
 
+const scratch = mkdtempSync(path.join(tmpdir(), 'gate-test-'));
+const bundled = bundleOnce(scratch);
+bundled.catch(() => undefined); // awaited below; a failure surfaces there
 const stack = await startStack('test', { fresh: true, quietTemporal: true });
-const reports = mkdtempSync(path.join(tmpdir(), 'gate-test-'));
 let exitCode = 1;
 try {
-  const env = {
+  // The test files run in child processes of this one, with its environment.
+  Object.assign(process.env, {
     ...stack.env,
     GATE_TEST_TEMPORAL_BIN: stack.temporalBinary,
     GATE_TEST_PROFILE: 'test',
-  };
-  const worker = startNodeProcess('worker', 'src/worker.ts', env, { quiet: true });
+    GATE_TEST_WORKFLOW_BUNDLE: await bundled,
+  });
+  const worker = startNodeProcess('worker', 'src/worker.ts', process.env, { quiet: true });
   try {
     const started = Date.now();
-    const results: { ok: boolean; tally: Tally }[] = [];
-    for (const [index, phase] of phases.entries()) {
-      results.push(await runPhase(phase, env, path.join(reports, `phase-${index}.tap`)));
-    }
-    const sum = (key: keyof Tally) => results.reduce((n, r) => n + r.tally[key], 0);
+    const results: PhaseResult[] = [];
+    for (const phase of phases) results.push(await runPhase(phase));
+    const sum = (key: string) => results.reduce((n, r) => n + (r.counts[key] ?? 0), 0);
     process.stdout.write(
       `\nall phases: ℹ tests ${sum('tests')}  ℹ pass ${sum('pass')}  ℹ fail ${sum('fail')}  ` +
-        `ℹ cancelled ${sum('cancelled')}  ℹ wall_ms ${Date.now() - started}\n`,
+        `ℹ cancelled ${sum('cancelled')}  ℹ duration_ms ${sum('duration_ms').toFixed(0)}  ` +
+        `ℹ wall_ms ${Date.now() - started}\n`,
     );
     exitCode = results.every((r) => r.ok) ? 0 : 1;
   } finally {
     await worker.stop();
   }
 } finally {
-  rmSync(reports, { recursive: true, force: true });
+  rmSync(scratch, { recursive: true, force: true });
   await stack.stop();
 }
 process.exit(exitCode);

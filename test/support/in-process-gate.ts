@@ -131,8 +131,8 @@ export function useInProcessGate(): InProcessGate {
   );
 
   before(async () => {
-    // The worker's routine chatter stays out of the test report; its warnings do not.
-    Runtime.install({ logger: new DefaultLogger('WARN') });
+    // Activities fail here on purpose: only the worker's errors belong in the test report.
+    Runtime.install({ logger: new DefaultLogger('ERROR') });
     const config = testConfig();
     gate.env = await TestWorkflowEnvironment.createFromExistingServer({
       address: config.temporal.address,

@@ -8,11 +8,12 @@ import { gateWorkflowBundle } from './workflow-bundle.js';
 
 let bundleFile: Promise<string> | undefined;
 
-/** The workflow bundle written once per test process, so each worker started skips bundling. */
+/** The workflow bundle as a file, so each worker started skips bundling. */
 function workflowBundleFile(): Promise<string> {
-  bundleFile ??= gateWorkflowBundle().then(({ code }) => {
+  bundleFile ??= gateWorkflowBundle().then((bundle) => {
+    if ('codePath' in bundle) return bundle.codePath;
     const file = path.join(mkdtempSync(path.join(tmpdir(), 'gate-bundle-')), 'workflows.js');
-    writeFileSync(file, code);
+    writeFileSync(file, bundle.code);
     return file;
   });
   return bundleFile;

@@ -1,8 +1,8 @@
-import { bundleWorkflowCode, type WorkflowBundle } from '@temporalio/worker';
+import { bundleWorkflowCode, type WorkflowBundleOption } from '@temporalio/worker';
 import { workflowsPath } from '../../src/worker.js';
 
 const noop = () => undefined;
-export const quietLogger = {
+const quietLogger = {
   log: noop,
   trace: noop,
   debug: noop,
@@ -11,10 +11,16 @@ export const quietLogger = {
   error: noop,
 };
 
-let bundle: Promise<WorkflowBundle> | undefined;
+let bundle: Promise<WorkflowBundleOption> | undefined;
 
-/** The gate workflow's code bundled for the sandbox, once per test process. */
-export function gateWorkflowBundle(): Promise<WorkflowBundle> {
-  bundle ??= bundleWorkflowCode({ workflowsPath, logger: quietLogger });
+/**
+ * The gate workflow's code bundled for the sandbox: the one `npm test` built for the whole run
+ * (GATE_TEST_WORKFLOW_BUNDLE), else bundled here once per test process.
+ */
+export function gateWorkflowBundle(): Promise<WorkflowBundleOption> {
+  const prebuilt = process.env.GATE_TEST_WORKFLOW_BUNDLE;
+  bundle ??= prebuilt
+    ? Promise.resolve({ codePath: prebuilt })
+    : bundleWorkflowCode({ workflowsPath, logger: quietLogger });
   return bundle;
 }

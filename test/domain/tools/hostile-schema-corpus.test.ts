@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync, readdirSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
-import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ArgumentValidator } from '../../../src/domain/tools/argument-validation.js';
 import { guardSchema, guardToolSchemas } from '../../../src/domain/tools/schema-guard.js';
@@ -191,7 +191,7 @@ describe('hostile schema corpus', () => {
   after(() => {
     monitor.disable();
     console.log(
-      `hostile corpus: ${fixtures.length} schemas; worst synchronous run ${worstSyncMs.toFixed(1)} ms, ` +
+      `hostile corpus: ${fixtures.length} schemas; worst synchronous run ${worstSyncMs.toFixed(1)} ms of processor time, ` +
         `worst event-loop delay ${worstDelayMs.toFixed(1)} ms ` +
         `(worst on a first attempt ${worstFirstAttemptMs.toFixed(1)} ms)`,
     );
@@ -209,25 +209,27 @@ describe('hostile schema corpus', () => {
     test(`${fixture.name}: ${fixture.expect}, without blocking the event loop for ${BLOCKING_LIMIT_MS} ms`, async () => {
       const run = prepare(fixture);
       const attempts: string[] = [];
-      // The test machine is shared: a schema that blocks the loop does so on every attempt,
-      // a process the scheduler set aside only on some. Three attempts tell them apart.
+      // The blocking is the processor time the synchronous run takes: on a shared machine the
+      // wall clock also counts the time the scheduler gave to others. The loop's delay is
+      // reported beside it. A collection can land in any run: three attempts tell it apart.
       for (let attempt = 1; attempt <= ATTEMPTS; attempt++) {
         monitor.reset();
         // The monitor drops the first interval after a reset: let one pass before the work.
         await sleep(15);
-        const started = performance.now();
+        const cpuBefore = process.cpuUsage();
         run(attempt);
-        const syncMs = performance.now() - started;
+        const cpu = process.cpuUsage(cpuBefore);
+        const syncMs = (cpu.user + cpu.system) / 1000;
         // Let the monitor's timer fire: a blocked loop shows up as that timer's lateness.
         await sleep(20);
         const delayMs = monitor.max / 1e6;
         if (attempt === 1) worstFirstAttemptMs = Math.max(worstFirstAttemptMs, delayMs);
-        if (syncMs < BLOCKING_LIMIT_MS && delayMs < BLOCKING_LIMIT_MS) {
+        worstDelayMs = Math.max(worstDelayMs, delayMs);
+        if (syncMs < BLOCKING_LIMIT_MS) {
           worstSyncMs = Math.max(worstSyncMs, syncMs);
-          worstDelayMs = Math.max(worstDelayMs, delayMs);
           return;
         }
-        attempts.push(`ran ${syncMs.toFixed(1)} ms, delayed the loop ${delayMs.toFixed(1)} ms`);
+        attempts.push(`ran ${syncMs.toFixed(1)} ms of processor time`);
       }
       assert.fail(`${fixture.name} blocked the event loop: ${attempts.join('; ')}`);
     });

@@ -1,6 +1,6 @@
 /**
- * A thousand appends to one stream at once: a load test of the ledger's locking, run alone after
- * the concurrent tests so it neither disturbs them nor is disturbed.
+ * A thousand appends to one stream at once: a load test of the ledger's locking. The pool waits
+ * for a connection as long as a busy shared machine needs (see useStorePool).
  */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
