@@ -33,6 +33,7 @@ const environmentSchema = z.object({
     .positive('must be a positive number of seconds')
     .default(900),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  GATE_WORKFLOW_BUNDLE: z.string().optional(),
 });
 
 /** Where the gate workflows run. (Room here for a cluster's TLS and API key.) */
@@ -62,6 +63,8 @@ export interface GateConfig {
   sealingKey: string | undefined;
   /** When an undrained model reservation expires and its hold is released. */
   reservationTtlS: number;
+  /** A workflow bundle built beforehand (`npm run bundle`): the worker starts without bundling. */
+  workflowBundlePath: string | undefined;
 }
 
 export class ConfigError extends Error {
@@ -100,6 +103,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GateConfig {
     stageActivities: e.GATE_STAGE_ACTIVITIES,
     sealingKey: e.GATE_SEALING_KEY,
     reservationTtlS: e.GATE_RESERVATION_TTL_S,
+    workflowBundlePath: e.GATE_WORKFLOW_BUNDLE,
   };
 }
 

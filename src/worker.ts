@@ -1,6 +1,12 @@
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
+import {
+  NativeConnection,
+  Worker,
+  bundleWorkflowCode,
+  type WorkerOptions,
+} from '@temporalio/worker';
 import { createActivities } from './activities/index.js';
 import { CredentialSealer } from './broker/sealing.js';
 import { configOrExit, type GateConfig } from './config.js';
@@ -18,6 +24,24 @@ export type GateWorkerExtras = Partial<
   Pick<WorkerOptions, 'workflowBundle' | 'workflowsPath' | 'interceptors'>
 >;
 
+/** The workflow code a worker runs: a bundle given or built beforehand, else the source. */
+function workflowCode(
+  config: GateConfig,
+  extra: GateWorkerExtras,
+): Pick<WorkerOptions, 'workflowBundle' | 'workflowsPath'> {
+  if (extra.workflowBundle) return { workflowBundle: extra.workflowBundle };
+  if (config.workflowBundlePath) return { workflowBundle: { codePath: config.workflowBundlePath } };
+  return { workflowsPath: extra.workflowsPath ?? workflowsPath };
+}
+
+/** Bundles the workflow code for the sandbox into `file`, for workers to start without bundling. */
+export async function bundleWorkflowTo(file: string): Promise<void> {
+  const noop = () => undefined;
+  const logger = { log: noop, trace: noop, debug: noop, info: noop, warn: noop, error: noop };
+  const { code } = await bundleWorkflowCode({ workflowsPath, logger });
+  writeFileSync(file, code);
+}
+
 /** Creates a gate worker and starts the reservation sweep; the caller runs it, then closes. */
 export async function createGateWorker(config: GateConfig, extra: GateWorkerExtras = {}) {
   const expireAfterMs = config.reservationTtlS * 1000;
@@ -32,9 +56,7 @@ export async function createGateWorker(config: GateConfig, extra: GateWorkerExtr
       publicUrl: config.api.publicUrl,
       sealer: CredentialSealer.fromBase64(config.sealingKey),
     }),
-    ...(extra.workflowBundle
-      ? { workflowBundle: extra.workflowBundle }
-      : { workflowsPath: extra.workflowsPath ?? workflowsPath }),
+    ...workflowCode(config, extra),
     ...(extra.interceptors && { interceptors: extra.interceptors }),
   });
   // The sweep releases holds of model requests never drained; a late drain still counts.

@@ -37,6 +37,7 @@ describe('configuration from the environment', () => {
       stageActivities: 'local',
       sealingKey: undefined,
       reservationTtlS: 900,
+      workflowBundlePath: undefined,
     });
   });
 
@@ -54,6 +55,7 @@ describe('configuration from the environment', () => {
       GATE_STAGE_ACTIVITIES: 'remote',
       GATE_RESERVATION_TTL_S: '60',
       LOG_LEVEL: 'warn',
+      GATE_WORKFLOW_BUNDLE: '/srv/gate/workflow-bundle.js',
     });
     assert.deepEqual(config.temporal, {
       address: 'temporal.internal:7233',
@@ -71,6 +73,7 @@ describe('configuration from the environment', () => {
     assert.equal(config.stageActivities, 'remote');
     assert.equal(config.sealingKey, 'c2VhbGluZw==');
     assert.equal(config.reservationTtlS, 60);
+    assert.equal(config.workflowBundlePath, '/srv/gate/workflow-bundle.js');
   });
 
   test('an empty variable counts as unset', () => {

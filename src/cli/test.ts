@@ -6,16 +6,15 @@
  *   1. every file that shares nothing with others, several at a time, the slowest first;
  *   2. the `*.serial.test.ts` files, which stop or disturb shared services, one at a time.
  */
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { finished } from 'node:stream/promises';
 import { run } from 'node:test';
 import { spec } from 'node:test/reporters';
-import { bundleWorkflowCode } from '@temporalio/worker';
 import { projectRoot } from '../devstack/stack-config.js';
 import { startNodeProcess, startStack } from '../devstack/stack.js';
-import { workflowsPath } from '../worker.js';
+import { bundleWorkflowTo } from '../worker.js';
 import { keepDurations, slowestFirst } from './test-durations.js';
 
 /** Files at once in the first phase: most of their time is spent waiting on services. */
@@ -80,19 +79,6 @@ async function runPhase(phase: Phase): Promise<PhaseResult> {
   return result;
 }
 
-/**
- * The workflow bundled once for the whole run, while the services start: every test process and
- * every worker a test starts loads it instead of bundling again.
- */
-async function bundleOnce(folder: string): Promise<string> {
-  const noop = () => undefined;
-  const logger = { log: noop, trace: noop, debug: noop, info: noop, warn: noop, error: noop };
-  const { code } = await bundleWorkflowCode({ workflowsPath, logger });
-  const file = path.join(folder, 'workflow-bundle.js');
-  writeFileSync(file, code);
-  return file;
-}
-
 const only = process.argv.slice(2).map((f) => path.resolve(f));
 const files = only.length > 0 ? only : testFiles(path.join(projectRoot, 'test')).sort();
 const isSerial = (file: string) => file.endsWith('.serial.test.ts');
@@ -101,18 +87,22 @@ const phases: Phase[] = [
   { name: 'serial', files: files.filter(isSerial), concurrency: 1 },
 ].filter((phase) => phase.files.length > 0);
 
+// The workflow is bundled once for the whole run, while the services start: the shared worker,
+// every worker a test starts and every test process load it instead of bundling again.
 const scratch = mkdtempSync(path.join(tmpdir(), 'gate-test-'));
-const bundled = bundleOnce(scratch);
+const bundleFile = path.join(scratch, 'workflow-bundle.js');
+const bundled = bundleWorkflowTo(bundleFile);
 bundled.catch(() => undefined); // awaited below; a failure surfaces there
 const stack = await startStack('test', { fresh: true, quietTemporal: true });
 let exitCode = 1;
 try {
+  await bundled;
   // The test files run in child processes of this one, with its environment.
   Object.assign(process.env, {
     ...stack.env,
+    GATE_WORKFLOW_BUNDLE: bundleFile,
     GATE_TEST_TEMPORAL_BIN: stack.temporalBinary,
     GATE_TEST_PROFILE: 'test',
-    GATE_TEST_WORKFLOW_BUNDLE: await bundled,
   });
   const worker = startNodeProcess('worker', 'src/worker.ts', process.env, { quiet: true });
   try {

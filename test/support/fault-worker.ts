@@ -1,8 +1,7 @@
 /**
  * A test-only worker entry point: the production gate worker, with named activities delayed or
  * failing on every attempt, so a crash test can kill it mid-call. Its faults come as JSON in its
- * first argument, the prebuilt workflow bundle's path in its second; `startFaultWorker`
- * (./worker-processes.ts) starts it.
+ * first argument; `startWorkerProcess` (./worker-processes.ts) starts it.
  */
 import type { ActivityInterceptorsFactory } from '@temporalio/worker';
 import type { GateActivities } from '../../src/activities/index.js';
@@ -31,8 +30,5 @@ function faultInterceptor(faults: Faults): ActivityInterceptorsFactory {
   });
 }
 
-const [faultsJson = '{}', bundlePath] = process.argv.slice(2);
-await runGateWorker(configOrExit(), {
-  interceptors: { activity: [faultInterceptor(JSON.parse(faultsJson) as Faults)] },
-  ...(bundlePath && { workflowBundle: { codePath: bundlePath } }),
-});
+const faults = JSON.parse(process.argv[2] ?? '{}') as Faults;
+await runGateWorker(configOrExit(), { interceptors: { activity: [faultInterceptor(faults)] } });

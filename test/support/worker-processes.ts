@@ -32,8 +32,8 @@ export async function startWorkerProcess(
   const worker = startNodeProcess(
     name,
     'test/support/fault-worker.ts',
-    { ...process.env, ...env },
-    { quiet: true, capture: output, args: [JSON.stringify(faults), await workflowBundleFile()] },
+    { ...process.env, GATE_WORKFLOW_BUNDLE: await workflowBundleFile(), ...env },
+    { quiet: true, capture: output, args: [JSON.stringify(faults)] },
   );
   await waitFor(
     `${name} to poll`,

@@ -15,10 +15,10 @@ let bundle: Promise<WorkflowBundleOption> | undefined;
 
 /**
  * The gate workflow's code bundled for the sandbox: the one `npm test` built for the whole run
- * (GATE_TEST_WORKFLOW_BUNDLE), else bundled here once per test process.
+ * (GATE_WORKFLOW_BUNDLE, as the workers get it), else bundled here once per test process.
  */
 export function gateWorkflowBundle(): Promise<WorkflowBundleOption> {
-  const prebuilt = process.env.GATE_TEST_WORKFLOW_BUNDLE;
+  const prebuilt = process.env.GATE_WORKFLOW_BUNDLE;
   bundle ??= prebuilt
     ? Promise.resolve({ codePath: prebuilt })
     : bundleWorkflowCode({ workflowsPath, logger: quietLogger });
