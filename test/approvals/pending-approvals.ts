@@ -20,11 +20,12 @@ const bash = (n: number) => ({ tool: 'Bash', arguments: { command: `deploy ${n}`
 /** Opens `count` pending approvals across several runs; returns each call's runner and id. */
 export async function openApprovals(api: TestApi, count: number, perRun = 5) {
   const seed = await seedWorkspace(api, approvalPolicy);
-  const calls: { run: CreatedRun; id: string }[] = [];
-  for (let r = 0; r < count / perRun; r += 1) {
-    const run = await createRun(api, seed);
-    for (let c = 0; c < perRun; c += 1) calls.push({ run, id: `c${c}` });
-  }
+  const runs: CreatedRun[] = await Promise.all(
+    Array.from({ length: count / perRun }, () => createRun(api, seed)),
+  );
+  const calls = runs.flatMap((run) =>
+    Array.from({ length: perRun }, (_, c) => ({ run, id: `c${c}` })),
+  );
   const answers = await Promise.all(calls.map(({ run, id }, n) => toolCall(api, run, id, bash(n))));
   for (const answer of answers) assert.equal(answer.status, 202, JSON.stringify(answer.body));
   return { seed, calls };
