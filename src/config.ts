@@ -5,12 +5,16 @@
  */
 import { z } from 'zod';
 
-const port = z.coerce.number().int().min(0).max(65535);
-const seconds = (min: number, max: number) =>
-  z.coerce
-    .number()
-    .min(min, `must be a number of seconds from ${min} to ${max}`)
-    .max(max, `must be a number of seconds from ${min} to ${max}`);
+const portError = 'must be a port number from 0 to 65535';
+const port = z.coerce
+  .number({ error: portError })
+  .int(portError)
+  .min(0, portError)
+  .max(65535, portError);
+const seconds = (min: number, max: number) => {
+  const error = `must be a number of seconds from ${min} to ${max}`;
+  return z.coerce.number({ error }).min(min, error).max(max, error);
+};
 
 const environmentSchema = z.object({
   DATABASE_URL: z
