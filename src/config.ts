@@ -22,7 +22,7 @@ const environmentSchema = z.object({
     .regex(/^postgres(ql)?:\/\//, 'must be a PostgreSQL URL (postgres://…)'),
   TEMPORAL_ADDRESS: z
     .string({ error: 'must be set to the Temporal frontend, host:port' })
-    .regex(/^[^\s:/]+:\d{1,5}$/, 'must be host:port'),
+    .regex(/^(\[[0-9A-Fa-f:.]+\]|[^\s:/[\]]+):\d{1,5}$/, 'must be host:port'),
   TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
   GATE_TASK_QUEUE: z.string().min(1).default('fluidbox-gate'),
   GATE_API_HOST: z.string().min(1).default('127.0.0.1'),
@@ -33,7 +33,7 @@ const environmentSchema = z.object({
   GATE_APPROVAL_RECHECK_S: seconds(0.1, 3600).default(10),
   GATE_STAGE_ACTIVITIES: z.enum(['local', 'remote']).default('local'),
   GATE_RESERVATION_TTL_S: z.coerce
-    .number()
+    .number({ error: 'must be a positive number of seconds' })
     .positive('must be a positive number of seconds')
     .default(900),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),

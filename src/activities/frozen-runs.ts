@@ -59,10 +59,6 @@ export class FrozenRuns {
     return entry;
   }
 
-  async run(runId: RunId): Promise<FrozenRun> {
-    return (await this.indexed(runId)).run;
-  }
-
   /** The one lookup of a call's frozen tool: absent when the run did not freeze that name. */
   async call(request: Pick<GateRequest, 'run_id' | 'tool'>): Promise<FrozenCall> {
     const { run, tools } = await this.indexed(request.run_id);

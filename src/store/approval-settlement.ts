@@ -3,10 +3,10 @@ import { decisionFromApproval } from '../domain/gate/approval.js';
 import type { DecidedAnswer } from '../domain/gate/vocabulary.js';
 import { toolDecisionEvent } from '../domain/gate/decision-event.js';
 import { redact } from '../domain/ledger/redaction.js';
+import type { SessionId, ToolCallId } from '../domain/gate/ids.js';
 import { findApproval, settleApproval, type ApprovalRow } from './approvals.js';
 import { appendEvent } from './ledger.js';
 import { recordToolCallDecision } from './tool-calls.js';
-import type { SessionId, ToolCallId } from '../domain/gate/ids.js';
 
 export type Settlement =
   | { outcome: 'decided'; approval: ApprovalRow; answer: DecidedAnswer }

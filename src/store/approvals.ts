@@ -1,6 +1,6 @@
 import type { ApprovalStatus, Authority } from '../domain/gate/approval.js';
-import type { Queryable } from './pool.js';
 import type { RunId, SessionId, ToolCallId } from '../domain/gate/ids.js';
+import type { Queryable } from './pool.js';
 
 export interface ApprovalRow {
   session_id: SessionId;

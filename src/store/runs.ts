@@ -1,7 +1,7 @@
 import type { FrozenTool } from '../domain/tools/tools.js';
 import type { RunSource, TrustTier } from '../domain/gate/trust-tier.js';
-import type { Queryable } from './pool.js';
 import type { RunId, SessionId } from '../domain/gate/ids.js';
+import type { Queryable } from './pool.js';
 
 export type Autonomy = 'supervised' | 'autonomous';
 

@@ -5,8 +5,8 @@ import type {
   PendingAnswer,
   ToolCallState,
 } from '../domain/gate/vocabulary.js';
-import type { Queryable } from './pool.js';
 import type { RunId, SessionId, ToolCallId } from '../domain/gate/ids.js';
+import type { Queryable } from './pool.js';
 
 export interface ToolCallRow {
   session_id: SessionId;

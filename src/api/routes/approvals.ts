@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { decideApproval } from '../../application/decide-approval.js';
-import { mayDecide } from '../../domain/gate/approval.js';
+import { offeredTo } from '../../domain/gate/approval.js';
 import { inReadingOrder } from '../../domain/gate/vocabulary.js';
 import { findApproval, listPendingApprovalsFor, type ApprovalRow } from '../../store/approvals.js';
 import type { Member } from '../../store/members.js';
@@ -36,7 +36,7 @@ function approvalView(row: ApprovalRow, member: Member) {
     requested_at: row.requested_at,
     expires_at: row.expires_at,
     decided_at: row.decided_at,
-    may_decide: row.status === 'pending' && mayDecide(row, member),
+    may_decide: offeredTo(row, member),
   };
 }
 

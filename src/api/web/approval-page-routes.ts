@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { decideApproval } from '../../application/decide-approval.js';
-import { mayDecide } from '../../domain/gate/approval.js';
+import { offeredTo } from '../../domain/gate/approval.js';
 import type { SessionId, ToolCallId } from '../../domain/gate/ids.js';
 import { findMember, type Member } from '../../store/members.js';
 import { findApproval, listPendingApprovalsFor } from '../../store/approvals.js';
@@ -67,10 +67,7 @@ async function loadDetail(
     },
     decidedByName: decidedBy?.name,
     // Past its expiry a pending approval can only expire: offer no buttons for it.
-    mayDecide:
-      approval.status === 'pending' &&
-      mayDecide(approval, member) &&
-      approval.expires_at.getTime() > Date.now(),
+    mayDecide: offeredTo(approval, member) && approval.expires_at.getTime() > Date.now(),
   };
 }
 

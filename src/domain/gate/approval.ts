@@ -49,3 +49,16 @@ export function mayDecide(
   if (approval.authority === 'owner') return member.id === approval.owner_user_id;
   return member.role === 'approver' || member.role === 'admin';
 }
+
+/** Whether a member is offered an approval to decide: still pending, and within their authority. */
+export function offeredTo(
+  approval: {
+    status: ApprovalStatus;
+    authority: Authority;
+    owner_user_id: string | null;
+    workspace_id: string;
+  },
+  member: { id: string; workspace_id: string; role: string; status: string },
+): boolean {
+  return approval.status === 'pending' && mayDecide(approval, member);
+}
