@@ -7,6 +7,7 @@ import {
   Connection,
   WithStartWorkflowOperation,
   WorkflowExecutionAlreadyStartedError,
+  WorkflowUpdateRPCTimeoutOrCancelledError,
 } from '@temporalio/client';
 import type { TemporalConfig } from '../config.js';
 import { gateWorkflowId, type SessionId, type ToolCallId } from '../domain/gate/ids.js';
@@ -16,6 +17,9 @@ import { connectionOptions } from './connection-options.js';
 
 export class GateStillEvaluatingError extends Error {
   override name = 'GateStillEvaluatingError';
+  constructor() {
+    super('the gate is still evaluating this call; send it again');
+  }
 }
 
 /** How long a wake-up signal may take before it is given up: the workflow re-checks anyway. */
@@ -55,9 +59,7 @@ export class GateWorkflowClient {
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(() => {
-        reject(
-          new GateStillEvaluatingError('the gate is still evaluating this call; send it again'),
-        );
+        reject(new GateStillEvaluatingError());
       }, waitMs);
     });
     try {
@@ -70,6 +72,9 @@ export class GateWorkflowClient {
       ]);
     } catch (err) {
       if (err instanceof WorkflowExecutionAlreadyStartedError) return 'closed';
+      // Temporal gave up waiting for the update on its side: the same answer as our own wait.
+      if (err instanceof WorkflowUpdateRPCTimeoutOrCancelledError)
+        throw new GateStillEvaluatingError();
       throw err;
     } finally {
       clearTimeout(timer);

@@ -47,7 +47,7 @@ const cases: [string, unknown, number, string?][] = [
     400,
     'upstream-invalid-request',
   ],
-  ['the gate still evaluating', new GateStillEvaluatingError('again'), 503],
+  ['the gate still evaluating', new GateStillEvaluatingError(), 503],
   ['PostgreSQL away', withCode('connect ECONNREFUSED', 'ECONNREFUSED'), 503],
   ['Temporal away', new ServiceError('unavailable'), 503],
   [

@@ -7,6 +7,7 @@ import {
   defaultPolicy,
   seedWorkspace,
   toolCall,
+  untilNot503,
   type CreatedRun,
 } from '../support/seed.js';
 
@@ -26,7 +27,10 @@ export async function openApprovals(api: TestApi, count: number, perRun = 5) {
   const calls = runs.flatMap((run) =>
     Array.from({ length: perRun }, (_, c) => ({ run, id: `c${c}` })),
   );
-  const answers = await Promise.all(calls.map(({ run, id }, n) => toolCall(api, run, id, bash(n))));
+  // A busy machine can make the gate answer 503 (still evaluating): sent again, as a runner does.
+  const answers = await Promise.all(
+    calls.map(({ run, id }, n) => untilNot503(() => toolCall(api, run, id, bash(n)))),
+  );
   for (const answer of answers) assert.equal(answer.status, 202, JSON.stringify(answer.body));
   return { seed, calls };
 }

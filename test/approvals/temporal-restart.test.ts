@@ -31,10 +31,7 @@ test('the Temporal server restarted (SQLite file kept) while approvals are pendi
   const address = `${profile.temporal.ip}:${profile.temporal.port}`;
   const binary = process.env.GATE_TEST_TEMPORAL_BIN ?? '';
   let server = await startTemporalServer(binary, profile, { quiet: true });
-  const api = await startTestApi(
-    { temporal: { address }, approvalRecheckS: 2 },
-    { gateWaitMs: 90_000 },
-  );
+  const api = await startTestApi({ temporal: { address }, approvalRecheckS: 2 });
   let worker = await startWorkerProcess('worker-t1', { TEMPORAL_ADDRESS: address });
   try {
     const { seed, calls } = await openApprovals(api, 20);

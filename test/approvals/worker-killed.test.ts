@@ -11,10 +11,7 @@ const db = useStorePool(10);
 
 test('the worker killed while 100 approvals are pending, all decided while it is down: every runner gets its decision, nothing duplicates', async () => {
   const taskQueue = `restart-approvals-${randomUUID()}`;
-  const api = await startTestApi(
-    { temporal: { taskQueue }, approvalRecheckS: 2 },
-    { gateWaitMs: 90_000 },
-  );
+  const api = await startTestApi({ temporal: { taskQueue }, approvalRecheckS: 2 });
   let worker = await startWorkerProcess('worker-1', { GATE_TASK_QUEUE: taskQueue });
   try {
     const { seed, calls } = await openApprovals(api, 100);

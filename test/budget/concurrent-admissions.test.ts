@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { admitModelRequest } from '../../src/store/budget.js';
 import { useHarness } from '../support/harness.js';
-import { createRun } from '../support/seed.js';
+import { createRun, untilNot503 } from '../support/seed.js';
 import {
   admit,
   boundOf,
@@ -26,16 +26,6 @@ const store = useStorePool(40);
 
 const input = modelInput();
 const inputBound = boundOf(input);
-
-/** Sends a request again while it answers 503, with a short pause, for at most a minute. */
-async function untilNot503<T extends { status: number }>(send: () => Promise<T>): Promise<T> {
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    const answer = await send();
-    if (answer.status !== 503 || Date.now() > deadline) return answer;
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-}
 
 describe('admission is atomic', () => {
   test('200 concurrent admissions against a budget that fits exactly 37: exactly 37 admitted, total booked within the allowance (20 rounds, random sizes)', async () => {

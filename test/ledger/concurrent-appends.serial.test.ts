@@ -1,6 +1,6 @@
 /**
- * A thousand appends to one stream at once: a load test of the ledger's locking. The pool waits
- * for a connection as long as a busy shared machine needs (see useStorePool).
+ * A thousand appends to one stream at once: a load test of the ledger's locking. The appends
+ * queue on one row lock, so the file runs alone, after the concurrent ones.
  */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
