@@ -1,52 +1,65 @@
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
+import {
+  NativeConnection,
+  Worker,
+  bundleWorkflowCode,
+  type WorkerOptions,
+} from '@temporalio/worker';
 import { createActivities } from './activities/index.js';
 import { CredentialSealer } from './broker/sealing.js';
-import { runtimeConfig, type RuntimeConfig } from './runtime-config.js';
+import { configOrExit, type GateConfig } from './config.js';
 import { startReservationSweeper } from './store/budget.js';
 import { createPool } from './store/pool.js';
+import { connectionOptions } from './temporal/connection-options.js';
 
 export const workflowsPath = path.join(
   path.dirname(fileURLToPath(import.meta.url)),
   'workflows/index.ts',
 );
 
-/**
- * GATE_RESERVATION_TTL_S (default 900): seconds a model reservation may go undrained before the
- * sweep releases its hold; well past the longest streamed response. A late drain still counts.
- */
-function reservationTtlMs(env: NodeJS.ProcessEnv = process.env): number {
-  const seconds = Number(env.GATE_RESERVATION_TTL_S ?? 900);
-  if (!Number.isFinite(seconds) || seconds <= 0) {
-    throw new Error(
-      `GATE_RESERVATION_TTL_S must be a positive number of seconds, not "${env.GATE_RESERVATION_TTL_S ?? ''}"`,
-    );
-  }
-  return seconds * 1000;
+/** What a caller may add to a gate worker: a prebuilt bundle, or activity interceptors. */
+export type GateWorkerExtras = Partial<
+  Pick<WorkerOptions, 'workflowBundle' | 'workflowsPath' | 'interceptors'>
+>;
+
+/** The workflow code a worker runs: a bundle given or built beforehand, else the source. */
+function workflowCode(
+  config: GateConfig,
+  extra: GateWorkerExtras,
+): Pick<WorkerOptions, 'workflowBundle' | 'workflowsPath'> {
+  if (extra.workflowBundle) return { workflowBundle: extra.workflowBundle };
+  if (config.workflowBundlePath) return { workflowBundle: { codePath: config.workflowBundlePath } };
+  return { workflowsPath: extra.workflowsPath ?? workflowsPath };
+}
+
+/** Bundles the workflow code for the sandbox into `file`, for workers to start without bundling. */
+export async function bundleWorkflowTo(file: string): Promise<void> {
+  const noop = () => undefined;
+  const logger = { log: noop, trace: noop, debug: noop, info: noop, warn: noop, error: noop };
+  const { code } = await bundleWorkflowCode({ workflowsPath, logger });
+  writeFileSync(file, code);
 }
 
 /** Creates a gate worker and starts the reservation sweep; the caller runs it, then closes. */
-export async function createGateWorker(
-  config: RuntimeConfig,
-  extra: Partial<Pick<WorkerOptions, 'workflowBundle' | 'workflowsPath'>> = {},
-) {
-  const expireAfterMs = reservationTtlMs();
+export async function createGateWorker(config: GateConfig, extra: GateWorkerExtras = {}) {
+  const expireAfterMs = config.reservationTtlS * 1000;
   const pool = createPool(config.databaseUrl);
-  const connection = await NativeConnection.connect({ address: config.temporalAddress });
+  const connection = await NativeConnection.connect(connectionOptions(config.temporal));
   const worker = await Worker.create({
     connection,
-    namespace: config.namespace,
-    taskQueue: config.taskQueue,
+    namespace: config.temporal.namespace,
+    taskQueue: config.temporal.taskQueue,
     activities: createActivities({
       pool,
-      publicUrl: config.publicUrl,
+      publicUrl: config.api.publicUrl,
       sealer: CredentialSealer.fromBase64(config.sealingKey),
     }),
-    ...(extra.workflowBundle
-      ? { workflowBundle: extra.workflowBundle }
-      : { workflowsPath: extra.workflowsPath ?? workflowsPath }),
+    ...workflowCode(config, extra),
+    ...(extra.interceptors && { interceptors: extra.interceptors }),
   });
+  // The sweep releases holds of model requests never drained; a late drain still counts.
   const stopSweeper = startReservationSweeper(pool, {
     expireAfterMs,
     intervalMs: Math.min(30_000, expireAfterMs / 4),
@@ -59,9 +72,14 @@ export async function createGateWorker(
   return { worker, close };
 }
 
-if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const { worker, close } = await createGateWorker(runtimeConfig());
+/** Runs a gate worker until the process is told to stop. */
+export async function runGateWorker(config: GateConfig, extra: GateWorkerExtras = {}) {
+  const { worker, close } = await createGateWorker(config, extra);
   process.stderr.write(`worker polling task queue ${worker.options.taskQueue}\n`);
   await worker.run();
   await close();
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  await runGateWorker(configOrExit());
 }

@@ -1,12 +1,17 @@
-import type { DecidedAnswer, GateRequest, PendingAnswer } from '../domain/gate.js';
-import { redact } from '../domain/redaction.js';
+import type { SessionId, ToolCallId } from '../domain/gate/ids.js';
+import type {
+  DecidedAnswer,
+  GateRequest,
+  PendingAnswer,
+  PolicyRuling,
+} from '../domain/gate/vocabulary.js';
+import { redact } from '../domain/ledger/redaction.js';
 import { settleAndRecord } from '../store/approval-settlement.js';
 import { findApproval, insertApproval, type ApprovalRow } from '../store/approvals.js';
 import { appendEvent } from '../store/ledger.js';
 import { withTransaction, type Pool } from '../store/pool.js';
 import { findToolCall, recordPendingApproval } from '../store/tool-calls.js';
 import type { FrozenRuns } from './frozen-runs.js';
-import type { PolicyStageResult } from './policy.js';
 
 export type ApprovalState =
   { status: 'pending'; expires_at: string } | { status: 'decided'; answer: DecidedAnswer };
@@ -36,11 +41,10 @@ export function approvalActivities(pool: Pool, frozen: FrozenRuns, publicUrl: st
    */
   async function requestApproval(
     request: GateRequest,
-    policy: PolicyStageResult,
+    policy: PolicyRuling,
   ): Promise<PendingAnswer> {
-    const run = await frozen.run(request.run_id);
-    const tool = run.toolset.find((t) => t.name === request.tool);
-    const owner = tool?.binding?.owner_user_id ?? null;
+    const { run, called } = await frozen.call(request);
+    const owner = called.frozen?.binding?.owner_user_id ?? null;
     return withTransaction(pool, async (tx) => {
       const { row, created } = await insertApproval(tx, {
         session_id: request.session_id,
@@ -75,7 +79,10 @@ export function approvalActivities(pool: Pool, frozen: FrozenRuns, publicUrl: st
   }
 
   /** Reads the row: the only source of truth for a decision. Signals merely wake the reader. */
-  async function checkApproval(sessionId: string, toolCallId: string): Promise<ApprovalState> {
+  async function checkApproval(
+    sessionId: SessionId,
+    toolCallId: ToolCallId,
+  ): Promise<ApprovalState> {
     const row = await findApproval(pool, sessionId, toolCallId);
     if (!row) throw new Error(`approval ${sessionId}/${toolCallId} does not exist`);
     if (row.status === 'pending')
@@ -84,7 +91,10 @@ export function approvalActivities(pool: Pool, frozen: FrozenRuns, publicUrl: st
   }
 
   /** Settles an expired approval with the policy's on_timeout, by the same compare-and-swap as a person. */
-  async function expireApproval(sessionId: string, toolCallId: string): Promise<ApprovalState> {
+  async function expireApproval(
+    sessionId: SessionId,
+    toolCallId: ToolCallId,
+  ): Promise<ApprovalState> {
     const settlement = await withTransaction(pool, (tx) =>
       settleAndRecord(tx, sessionId, toolCallId, { by: 'expiry' }),
     );

@@ -1,8 +1,9 @@
 import { PhotographError, callToolHttp } from '../broker/photograph.js';
 import type { CredentialSealer } from '../broker/sealing.js';
-import type { DecidedAnswer, GateRequest } from '../domain/gate.js';
-import { payload, redact } from '../domain/redaction.js';
-import type { FrozenTool } from '../domain/tools.js';
+import { checkBrokerBinding } from '../domain/gate/broker-binding.js';
+import type { DecidedAnswer, GateRequest } from '../domain/gate/vocabulary.js';
+import { payload, redact } from '../domain/ledger/redaction.js';
+import type { FrozenTool } from '../domain/tools/tools.js';
 import { claimBrokeredCall, finishBrokeredCall } from '../store/brokered-calls.js';
 import { findConnection } from '../store/connections.js';
 import { appendEvent } from '../store/ledger.js';
@@ -21,27 +22,16 @@ const toolError = (text: string) => ({ isError: true, content: [{ type: 'text', 
 export function brokerActivity(pool: Pool, frozen: FrozenRuns, sealer: CredentialSealer) {
   async function execute(tool: FrozenTool, request: GateRequest, workspaceId: string) {
     const binding = tool.binding;
-    const connection = binding && (await findConnection(pool, binding.connection_id));
-    if (
-      !binding ||
-      connection?.status !== 'active' ||
-      connection.auth_generation !== binding.auth_generation
-    ) {
-      return toolError(
-        'the connection is no longer bound as the run froze it; nothing was executed',
-      );
-    }
-    if (connection.owner_user_id) {
-      const owner = await findMember(pool, workspaceId, connection.owner_user_id);
-      if (owner?.status !== 'active')
-        return toolError("the personal connection's owner is not an active member");
-    }
+    const connection = binding ? await findConnection(pool, binding.connection_id) : undefined;
+    const owner = connection?.owner_user_id
+      ? await findMember(pool, workspaceId, connection.owner_user_id)
+      : undefined;
+    const check = checkBrokerBinding(binding, connection, owner);
+    if (!check.holds) return toolError(check.reason);
+    const bound = check.connection;
     try {
-      const credential = sealer.unseal(
-        connection.id,
-        sealer.fromStored(connection.sealed_credential),
-      );
-      return await callToolHttp(connection.url, credential, {
+      const credential = sealer.unseal(bound.id, sealer.fromStored(bound.sealed_credential));
+      return await callToolHttp(bound.url, credential, {
         name: tool.mcp_name ?? tool.name,
         arguments: request.arguments,
       });
@@ -56,8 +46,8 @@ export function brokerActivity(pool: Pool, frozen: FrozenRuns, sealer: Credentia
     request: GateRequest,
     answer: DecidedAnswer,
   ): Promise<DecidedAnswer> {
-    const run = await frozen.run(request.run_id);
-    const tool = run.toolset.find((t) => t.name === request.tool);
+    const { run, called } = await frozen.call(request);
+    const tool = called.frozen;
     if (answer.decision !== 'allow' || !request.execute || tool?.class !== 'brokered')
       return answer;
 

@@ -1,5 +1,5 @@
-import type { DecidedAnswer, GateDecision, GateRequest } from '../domain/gate.js';
-import { toolDecisionEvent } from '../domain/gate-events.js';
+import type { DecidedAnswer, GateDecision, GateRequest } from '../domain/gate/vocabulary.js';
+import { toolDecisionEvent } from '../domain/gate/decision-event.js';
 import { appendEvent } from '../store/ledger.js';
 import { withTransaction, type Pool } from '../store/pool.js';
 import { recordToolCallDecision } from '../store/tool-calls.js';

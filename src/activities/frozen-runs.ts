@@ -1,3 +1,7 @@
+import type { RunId } from '../domain/gate/ids.js';
+import type { CalledTool } from '../domain/gate/stage-verdicts.js';
+import type { GateRequest } from '../domain/gate/vocabulary.js';
+import type { FrozenTool } from '../domain/tools/tools.js';
 import type { Pool } from '../store/pool.js';
 import { findPolicyVersion, type PolicyVersion } from '../store/policies.js';
 import { findRun, type FrozenRun } from '../store/runs.js';
@@ -28,16 +32,37 @@ export class FrozenRunNotFoundError extends Error {
   override name = 'FrozenRunNotFoundError';
 }
 
+/** A run with its tools indexed by name, so every stage finds the called tool the same way. */
+interface IndexedRun {
+  run: FrozenRun;
+  tools: ReadonlyMap<string, FrozenTool>;
+}
+
+/** A gated call's frozen context: its run, and the tool it names as the run froze it. */
+export interface FrozenCall {
+  run: FrozenRun;
+  called: CalledTool;
+}
+
 export class FrozenRuns {
-  private readonly runs = new BoundedCache<FrozenRun>(2_000);
+  private readonly runs = new BoundedCache<IndexedRun>(2_000);
   private readonly policies = new BoundedCache<PolicyVersion>(500);
 
   constructor(private readonly pool: Pool) {}
 
-  async run(runId: string): Promise<FrozenRun> {
-    const run = await this.runs.get(runId, () => findRun(this.pool, runId));
-    if (!run) throw new FrozenRunNotFoundError(`run ${runId} does not exist`);
-    return run;
+  private async indexed(runId: RunId): Promise<IndexedRun> {
+    const entry = await this.runs.get(runId, async () => {
+      const run = await findRun(this.pool, runId);
+      return run && { run, tools: new Map(run.toolset.map((tool) => [tool.name, tool])) };
+    });
+    if (!entry) throw new FrozenRunNotFoundError(`run ${runId} does not exist`);
+    return entry;
+  }
+
+  /** The one lookup of a call's frozen tool: absent when the run did not freeze that name. */
+  async call(request: Pick<GateRequest, 'run_id' | 'tool'>): Promise<FrozenCall> {
+    const { run, tools } = await this.indexed(request.run_id);
+    return { run, called: { name: request.tool, frozen: tools.get(request.tool) } };
   }
 
   async policy(run: FrozenRun): Promise<PolicyVersion> {

@@ -1,6 +1,5 @@
-import { faultDelayMs, faultFailure } from '../faults.js';
-import type { Pool } from '../store/pool.js';
 import type { CredentialSealer } from '../broker/sealing.js';
+import type { Pool } from '../store/pool.js';
 import { approvalActivities } from './approval.js';
 import { brokerActivity } from './broker.js';
 import { budgetStage } from './budget.js';
@@ -19,36 +18,21 @@ export interface ActivityDeps {
   sealer: CredentialSealer;
 }
 
-/** An activity as a test's injected faults shape it (see src/faults.ts); itself otherwise. */
-function withInjectedFaults<A extends unknown[], R>(
-  name: string,
-  activity: (...args: A) => Promise<R>,
-) {
-  const delayMs = faultDelayMs(name);
-  const failure = faultFailure(name);
-  if (delayMs === 0 && failure === undefined) return activity;
-  return async (...args: A): Promise<R> => {
-    if (delayMs > 0) await new Promise((resolve) => setTimeout(resolve, delayMs));
-    if (failure !== undefined) throw new Error(failure);
-    return activity(...args);
-  };
-}
-
 /** Every activity the gate workflow calls, bound to its dependencies. */
 export function createActivities({ pool, publicUrl, sealer }: ActivityDeps) {
   const frozen = new FrozenRuns(pool);
   const approval = approvalActivities(pool, frozen, publicUrl);
   return {
-    budget: withInjectedFaults('budget', budgetStage(pool)),
-    capability: withInjectedFaults('capability', capabilityStage(frozen, pool)),
-    schema: withInjectedFaults('schema', schemaStage(frozen)),
-    trustTier: withInjectedFaults('trustTier', trustTierStage(frozen)),
-    policy: withInjectedFaults('policy', policyStage(frozen)),
-    recordDecision: withInjectedFaults('recordDecision', recordDecisionActivity(pool)),
+    budget: budgetStage(pool),
+    capability: capabilityStage(frozen, pool),
+    schema: schemaStage(frozen),
+    trustTier: trustTierStage(frozen),
+    policy: policyStage(frozen),
+    recordDecision: recordDecisionActivity(pool),
     requestApproval: approval.requestApproval,
     checkApproval: approval.checkApproval,
     expireApproval: approval.expireApproval,
-    broker: withInjectedFaults('broker', brokerActivity(pool, frozen, sealer)),
+    broker: brokerActivity(pool, frozen, sealer),
   };
 }
 

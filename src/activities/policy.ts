@@ -1,32 +1,17 @@
-import { applyAutonomy, type EffectiveVerdict } from '../domain/autonomy.js';
-import type { GateRequest } from '../domain/gate.js';
-import { evaluatePolicy } from '../domain/policy.js';
+import { policyVerdict } from '../domain/gate/stage-verdicts.js';
+import type { GateRequest, PolicyOutcome } from '../domain/gate/vocabulary.js';
 import type { FrozenRuns } from './frozen-runs.js';
 
-export interface PolicyStageResult extends EffectiveVerdict {
-  policy_id: string;
-  policy_version: number;
-  approval: { timeout_s: number; on_timeout: 'allow' | 'deny' };
-}
-
-/** Stage 5: the run's frozen policy version, never the policy's current content. */
+/** Stage 5: the run's frozen policy version and autonomy mode. */
 export function policyStage(frozen: FrozenRuns) {
-  return async function policy(request: GateRequest): Promise<PolicyStageResult> {
-    const run = await frozen.run(request.run_id);
-    const { body } = await frozen.policy(run);
-    const tool = run.toolset.find((t) => t.name === request.tool);
-    if (!tool) throw new Error(`tool "${request.tool}" reached policy without being frozen`);
-    const verdict = evaluatePolicy(body, {
-      tool: tool.name,
-      class: tool.class,
-      effect: tool.effect,
-      arguments: request.arguments,
-    });
-    return {
-      ...applyAutonomy(verdict, run.autonomy, body.autonomous_fallback),
-      policy_id: run.policy_id,
-      policy_version: run.policy_version,
-      approval: body.approval,
-    };
+  return async function policy(request: GateRequest): Promise<PolicyOutcome> {
+    const { run, called } = await frozen.call(request);
+    const version = await frozen.policy(run);
+    return policyVerdict(
+      { id: run.policy_id, version: run.policy_version, body: version.body },
+      run.autonomy,
+      called,
+      request.arguments,
+    );
   };
 }

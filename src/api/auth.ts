@@ -1,9 +1,9 @@
 import type { FastifyRequest } from 'fastify';
+import { hashToken, sameSecret, tokenKind } from '../application/tokens.js';
 import { findMemberByTokenHash, type Member } from '../store/members.js';
 import type { Pool } from '../store/pool.js';
 import { findRunBySessionTokenHash, type FrozenRun } from '../store/runs.js';
 import { Problem } from './problem.js';
-import { hashToken, sameSecret, tokenKind } from './tokens.js';
 
 /** Who is calling: the operator, a runner (its run), or a workspace member. */
 export type Principal =

@@ -1,8 +1,8 @@
 import { fileURLToPath } from 'node:url';
-import { Client, Connection } from '@temporalio/client';
-import { runtimeConfig, type RuntimeConfig } from '../runtime-config.js';
-import { createPool } from '../store/pool.js';
 import { CredentialSealer } from '../broker/sealing.js';
+import { configOrExit, type GateConfig } from '../config.js';
+import { createPool } from '../store/pool.js';
+import { GateWorkflowClient } from '../temporal/gate-workflow-client.js';
 import { Authenticator } from './auth.js';
 import { LedgerNotifier } from './ledger-notifier.js';
 import { createMetrics } from './metrics.js';
@@ -10,53 +10,46 @@ import { buildApi, type ApiLogger } from './server.js';
 
 /** Builds the API with its own pool and a lazy Temporal connection (it starts with Temporal down). */
 export function createApi(
-  config: RuntimeConfig & { operatorKey: string },
+  config: GateConfig,
+  operatorKey: string,
   { logger = false, gateWaitMs = 30_000 }: { logger?: ApiLogger; gateWaitMs?: number } = {},
 ) {
   const pool = createPool(config.databaseUrl);
-  const connection = Connection.lazy({ address: config.temporalAddress });
-  const temporal = new Client({ connection, namespace: config.namespace });
+  const gate = GateWorkflowClient.lazy(config.temporal);
   const ledger = new LedgerNotifier(config.databaseUrl);
-  const inFlight = new Set<Promise<unknown>>();
   ledger.start();
   const app = buildApi(
     {
       pool,
-      temporal,
-      taskQueue: config.taskQueue,
-      publicUrl: config.publicUrl,
-      auth: new Authenticator(pool, config.operatorKey),
+      gate,
+      publicUrl: config.api.publicUrl,
+      auth: new Authenticator(pool, operatorKey),
       metrics: createMetrics(),
       gateWaitMs,
       approvalRecheckS: config.approvalRecheckS,
       stageActivities: config.stageActivities,
       ledger,
       sealer: CredentialSealer.fromBase64(config.sealingKey),
-      inFlight,
     },
     { logger },
   );
   app.addHook('onClose', async () => {
-    await Promise.allSettled([...inFlight]);
+    await gate.close();
     await ledger.close();
-    await connection.close();
     await pool.end();
   });
   return app;
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const config = runtimeConfig();
-  const { operatorKey } = config;
-  if (!operatorKey || operatorKey.length < 16) {
+  const config = configOrExit();
+  const { operatorKey } = config.api;
+  if (!operatorKey) {
     process.stderr.write('GATE_OPERATOR_KEY must be set to a secret of at least 16 characters\n');
     process.exit(1);
   }
-  const app = createApi(
-    { ...config, operatorKey },
-    { logger: { level: process.env.LOG_LEVEL ?? 'info' } },
-  );
-  await app.listen({ host: config.apiHost, port: config.apiPort });
+  const app = createApi(config, operatorKey, { logger: { level: config.api.logLevel } });
+  await app.listen({ host: config.api.host, port: config.api.port });
   const shutdown = () => {
     void app.close().then(() => process.exit(0));
   };

@@ -1,10 +1,7 @@
 import type { FastifyReply } from 'fastify';
+import type { FieldError } from '../application/errors.js';
 
-/** One failing field of a request: where it is and what is wrong with it. */
-export interface FieldError {
-  path: string;
-  message: string;
-}
+export type { FieldError };
 
 const titles: Record<number, string> = {
   400: 'Bad request',
@@ -65,5 +62,3 @@ export function sendProblem(reply: FastifyReply, problem: Problem) {
 }
 
 export const notFound = (what: string) => new Problem(404, `${what} does not exist`);
-export const badInput = (detail: string, errors?: FieldError[]) =>
-  new Problem(400, detail, errors ? { errors } : {});

@@ -1,8 +1,6 @@
-import Fastify, { type FastifyError, type FastifyInstance } from 'fastify';
-import { ServiceError } from '@temporalio/client';
-import { isUnavailableError } from '../store/pool.js';
+import Fastify, { type FastifyInstance } from 'fastify';
 import type { ApiContext } from './context.js';
-import { GateStillEvaluatingError } from './gate-client.js';
+import { problemFor } from './error-mapping.js';
 import { Problem, sendProblem } from './problem.js';
 import { approvalRoutes } from './routes/approvals.js';
 import { connectionRoutes } from './routes/connections.js';
@@ -18,31 +16,6 @@ import { webRoutes } from './web/web-app.js';
 
 export const bodyLimitBytes = 1024 * 1024;
 
-/** Maps any error to a problem: client faults keep their 4xx, dependencies down are 503. */
-function toProblem(err: unknown): Problem {
-  if (err instanceof Problem) return err;
-  if (err instanceof GateStillEvaluatingError) return new Problem(503, err.message);
-  const fastifyError = err as Partial<FastifyError>;
-  if (
-    typeof fastifyError.statusCode === 'number' &&
-    fastifyError.statusCode >= 400 &&
-    fastifyError.statusCode < 500
-  ) {
-    if (fastifyError.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
-      return new Problem(
-        413,
-        `the body is larger than this endpoint accepts (${fastifyError.message ?? ''})`,
-      );
-    }
-    return new Problem(fastifyError.statusCode, fastifyError.message ?? 'bad request');
-  }
-  if (isUnavailableError(err))
-    return new Problem(503, 'PostgreSQL is unavailable; try again shortly');
-  if (err instanceof ServiceError)
-    return new Problem(503, 'Temporal is unavailable; try again shortly');
-  return new Problem(500, 'an internal error occurred');
-}
-
 /** `false`, or pino options (a level, a destination stream): request logs never hold bodies. */
 export type ApiLogger = boolean | { level: string; stream?: { write(line: string): void } };
 
@@ -53,7 +26,7 @@ export function buildApi(
   const app = Fastify({ logger, bodyLimit: bodyLimitBytes, return503OnClosing: true });
 
   app.setErrorHandler((err, request, reply) => {
-    const problem = toProblem(err);
+    const problem = problemFor(err);
     if (problem.status >= 500) request.log.error({ err }, 'request failed');
     if (problem.status === 503) void reply.header('retry-after', '1');
     return sendProblem(reply, problem);

@@ -1,4 +1,5 @@
-import type { z } from 'zod';
+import { z } from 'zod';
+import { asSessionId, asToolCallId, externalIdPattern } from '../domain/gate/ids.js';
 import { Problem, type FieldError } from './problem.js';
 
 function pathOf(part: string, path: readonly PropertyKey[]): string {
@@ -34,3 +35,10 @@ export function validate<S extends z.ZodType>(
     },
   );
 }
+
+/** An id a runner chooses (session, tool call, model request): bounded and printable. */
+export const externalId = z
+  .string()
+  .regex(externalIdPattern, 'must be 1 to 128 of A-Z a-z 0-9 . _ : -');
+export const sessionIdParam = externalId.transform(asSessionId);
+export const toolCallIdParam = externalId.transform(asToolCallId);

@@ -13,10 +13,10 @@ import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { createApi } from '../api/main.js';
 import { createDemoRun, seed } from './seed.js';
-import { validateArguments } from '../domain/argument-validation.js';
-import { evaluatePolicy, type Rule } from '../domain/policy.js';
-import { payload, redact } from '../domain/redaction.js';
-import { runtimeConfig } from '../runtime-config.js';
+import { validateArguments } from '../domain/tools/argument-validation.js';
+import { evaluatePolicy, type Rule } from '../domain/policy/policy.js';
+import { payload, redact } from '../domain/ledger/redaction.js';
+import { loadConfig } from '../config.js';
 import { appendEvent } from '../store/ledger.js';
 import { createPool, withTransaction } from '../store/pool.js';
 import { startNodeProcess, startStack } from '../devstack/stack.js';
@@ -50,13 +50,12 @@ const show = (label: string, f: Figures) =>
 
 async function main() {
   const stack = await startStack('test', { fresh: true, quietTemporal: true });
-  Object.assign(process.env, stack.env);
-  const worker = startNodeProcess('worker', 'src/worker.ts', stack.env, true);
-  const config = runtimeConfig();
-  const operatorKey = config.operatorKey ?? '';
+  const worker = startNodeProcess('worker', 'src/worker.ts', stack.env, { quiet: true });
+  const config = loadConfig(stack.env);
+  const operatorKey = config.api.operatorKey ?? '';
   const apis = {
-    local: createApi({ ...config, operatorKey, stageActivities: 'local' }),
-    remote: createApi({ ...config, operatorKey, stageActivities: 'remote' }),
+    local: createApi({ ...config, stageActivities: 'local' }, operatorKey),
+    remote: createApi({ ...config, stageActivities: 'remote' }, operatorKey),
   };
   const urls: Record<string, string> = {};
   for (const [name, app] of Object.entries(apis)) {

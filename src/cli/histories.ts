@@ -16,8 +16,10 @@ import { Client, Connection } from '@temporalio/client';
 import proto from '@temporalio/proto';
 
 const { temporal } = proto;
-import { Worker } from '@temporalio/worker';
-import { runtimeConfig } from '../runtime-config.js';
+import { Worker, type WorkflowBundleOption } from '@temporalio/worker';
+import { configOrExit } from '../config.js';
+import { withDevStackDefaults } from '../devstack/stack-environment.js';
+import { connectionOptions } from '../temporal/connection-options.js';
 import { workflowsPath } from '../worker.js';
 import { gateWorkflowType } from '../workflows/messages.js';
 
@@ -26,8 +28,8 @@ export async function exportHistories(
   query: string,
   limit: number,
 ): Promise<number> {
-  const config = runtimeConfig();
-  const connection = await Connection.connect({ address: config.temporalAddress });
+  const { temporal: config } = configOrExit(withDevStackDefaults());
+  const connection = await Connection.connect(connectionOptions(config));
   try {
     const client = new Client({ connection, namespace: config.namespace });
     mkdirSync(folder, { recursive: true });
@@ -51,8 +53,10 @@ export async function exportHistories(
   }
 }
 
+/** Replays with the workflow code at `workflowsPath`, or with a bundle of it built beforehand. */
 export async function replayHistories(
   folder: string,
+  workflowBundle?: WorkflowBundleOption,
 ): Promise<{ replayed: number; failures: string[] }> {
   const files = readdirSync(folder)
     .filter((f) => f.endsWith('.pb'))
@@ -63,7 +67,8 @@ export async function replayHistories(
   }));
   const failures: string[] = [];
   let replayed = 0;
-  for await (const result of Worker.runReplayHistories({ workflowsPath }, histories)) {
+  const code = workflowBundle ? { workflowBundle } : { workflowsPath };
+  for await (const result of Worker.runReplayHistories(code, histories)) {
     replayed += 1;
     if (result.error) failures.push(`${result.workflowId}: ${result.error.message}`);
   }

@@ -1,5 +1,6 @@
 /** `npm run migrate`: applies pending migrations to DATABASE_URL (default: the dev stack's). */
-import { runtimeConfig } from '../runtime-config.js';
+import { configOrExit } from '../config.js';
+import { withDevStackDefaults } from '../devstack/stack-environment.js';
 import { migrateUp } from '../store/migrate.js';
 
-await migrateUp(runtimeConfig().databaseUrl, true);
+await migrateUp(configOrExit(withDevStackDefaults()).databaseUrl, true);

@@ -1,13 +1,14 @@
 /**
  * `npm run seed`: a workspace to try the gate with, through the API of a running stack
- * (GATE_API_URL, default the dev stack's; GATE_OPERATOR_KEY). Creates a workspace, an admin and
+ * (GATE_PUBLIC_URL, default the dev stack's; GATE_OPERATOR_KEY). Creates a workspace, an admin and
  * an approver, a bundle of the agent's built-in tools (Bash, Read, Write, Edit, Grep, Glob,
  * WebFetch), a policy (reads allowed, everything else asks a person) and one run, and prints
  * their ids and one-time tokens as JSON.
  */
 import { randomUUID } from 'node:crypto';
-import { agentBuiltInTools } from '../domain/mcp-tools.js';
-import { runtimeConfig } from '../runtime-config.js';
+import { agentBuiltInTools } from '../domain/tools/mcp-tools.js';
+import { configOrExit } from '../config.js';
+import { withDevStackDefaults } from '../devstack/stack-environment.js';
 
 export class SeedError extends Error {
   override name = 'SeedError';
@@ -88,14 +89,14 @@ export async function seed(apiUrl: string, operatorKey: string) {
 }
 
 if (process.argv[1]?.endsWith('seed.ts')) {
-  const config = runtimeConfig();
-  const apiUrl = process.env.GATE_API_URL ?? `http://${config.apiHost}:${config.apiPort}`;
-  if (!config.operatorKey) {
+  const config = configOrExit(withDevStackDefaults());
+  const { operatorKey, publicUrl } = config.api;
+  if (!operatorKey) {
     process.stderr.write('set GATE_OPERATOR_KEY to the key `npm run dev` printed\n');
     process.exit(2);
   }
   try {
-    process.stdout.write(`${JSON.stringify(await seed(apiUrl, config.operatorKey), null, 2)}\n`);
+    process.stdout.write(`${JSON.stringify(await seed(publicUrl, operatorKey), null, 2)}\n`);
   } catch (err) {
     process.stderr.write(`${(err as Error).message}\n`);
     process.exit(1);

@@ -1,14 +1,27 @@
 /**
  * `npm test` after lint and typecheck: starts its own PostgreSQL and Temporal dev server on the
- * `test` ports of temporal-dev.yaml (so a running `npm run dev` is untouched), a shared worker,
- * then every test file under test/ with Node's test runner, and stops all it started, also
- * when tests fail.
+ * `test` ports of temporal-dev.yaml (so a running `npm run dev` is untouched) and a shared
+ * worker, then runs the test files with Node's test runner in two phases, and stops all it
+ * started, also when tests fail:
+ *   1. every file that shares nothing with others, several at a time, the slowest first;
+ *   2. the `*.serial.test.ts` files, which stop or disturb shared services, one at a time.
  */
-import { readdirSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { startProcess } from '../devstack/child-process.js';
+import { finished } from 'node:stream/promises';
+import { run } from 'node:test';
+import { spec } from 'node:test/reporters';
 import { projectRoot } from '../devstack/stack-config.js';
 import { startNodeProcess, startStack } from '../devstack/stack.js';
+import { bundleWorkflowTo } from '../worker.js';
+import { keepDurations, slowestFirst } from './test-durations.js';
+
+/** Files at once in the first phase: most of their time is spent waiting on services. */
+const concurrency = 4;
+
+/** Where each file's duration is kept between runs (`.data/` is never committed). */
+const durationsFile = path.join(projectRoot, '.data', 'test-durations.json');
 
 function testFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
@@ -18,31 +31,96 @@ function testFiles(dir: string): string[] {
   });
 }
 
+interface Phase {
+  name: string;
+  files: string[];
+  concurrency: number;
+}
+
+/** The counts the runner's own summary gives (its `ℹ tests N` lines), and whether all passed. */
+interface PhaseResult {
+  ok: boolean;
+  counts: Record<string, number>;
+}
+
+/** Runs one phase with the spec reporter on stdout; keeps each file's duration for next time. */
+async function runPhase(phase: Phase): Promise<PhaseResult> {
+  process.stdout.write(
+    `\n▶ ${phase.name}: ${phase.files.length} files, ${phase.concurrency} at a time\n`,
+  );
+  const stream = run({
+    files: slowestFirst(phase.files, durationsFile),
+    concurrency: phase.concurrency,
+  });
+  const result: PhaseResult = { ok: true, counts: {} };
+  const durations: Record<string, number> = {};
+  const addDuration = (test: {
+    file?: string;
+    nesting: number;
+    details: { duration_ms: number };
+  }) => {
+    if (test.file !== undefined && test.nesting === 0) {
+      durations[test.file] = (durations[test.file] ?? 0) + test.details.duration_ms;
+    }
+  };
+  stream.on('test:pass', addDuration);
+  stream.on('test:fail', (test) => {
+    result.ok = false;
+    addDuration(test);
+  });
+  stream.on('test:diagnostic', ({ message, nesting }) => {
+    const count = /^(tests|pass|fail|cancelled|duration_ms) ([\d.]+)$/.exec(message);
+    if (nesting === 0 && count) result.counts[count[1] ?? ''] = Number(count[2]);
+  });
+  const report = stream.pipe(new spec());
+  report.pipe(process.stdout, { end: false });
+  await finished(report);
+  keepDurations(durations, durationsFile);
+  return result;
+}
+
 const only = process.argv.slice(2).map((f) => path.resolve(f));
 const files = only.length > 0 ? only : testFiles(path.join(projectRoot, 'test')).sort();
+const isSerial = (file: string) => file.endsWith('.serial.test.ts');
+const phases: Phase[] = [
+  { name: 'concurrent', files: files.filter((f) => !isSerial(f)), concurrency },
+  { name: 'serial', files: files.filter(isSerial), concurrency: 1 },
+].filter((phase) => phase.files.length > 0);
 
+// The workflow is bundled once for the whole run, while the services start: the shared worker,
+// every worker a test starts and every test process load it instead of bundling again.
+const scratch = mkdtempSync(path.join(tmpdir(), 'gate-test-'));
+const bundleFile = path.join(scratch, 'workflow-bundle.js');
+const bundled = bundleWorkflowTo(bundleFile);
+bundled.catch(() => undefined); // awaited below; a failure surfaces there
 const stack = await startStack('test', { fresh: true, quietTemporal: true });
 let exitCode = 1;
 try {
-  const env = {
+  await bundled;
+  // The test files run in child processes of this one, with its environment.
+  Object.assign(process.env, {
     ...stack.env,
+    GATE_WORKFLOW_BUNDLE: bundleFile,
     GATE_TEST_TEMPORAL_BIN: stack.temporalBinary,
     GATE_TEST_PROFILE: 'test',
-  };
-  const worker = startNodeProcess('worker', 'src/worker.ts', env, true);
+  });
+  const worker = startNodeProcess('worker', 'src/worker.ts', process.env, { quiet: true });
   try {
-    const runner = startProcess(
-      'test',
-      process.execPath,
-      ['--import', 'tsx', '--test', '--test-concurrency=1', '--test-reporter=spec', ...files],
-      { env, cwd: projectRoot, stdio: ['ignore', 'inherit', 'inherit'] },
+    const started = Date.now();
+    const results: PhaseResult[] = [];
+    for (const phase of phases) results.push(await runPhase(phase));
+    const sum = (key: string) => results.reduce((n, r) => n + (r.counts[key] ?? 0), 0);
+    process.stdout.write(
+      `\nall phases: ℹ tests ${sum('tests')}  ℹ pass ${sum('pass')}  ℹ fail ${sum('fail')}  ` +
+        `ℹ cancelled ${sum('cancelled')}  ℹ duration_ms ${sum('duration_ms').toFixed(0)}  ` +
+        `ℹ wall_ms ${Date.now() - started}\n`,
     );
-    const code = await runner.exited;
-    exitCode = typeof code === 'number' ? code : 1;
+    exitCode = results.every((r) => r.ok) ? 0 : 1;
   } finally {
     await worker.stop();
   }
 } finally {
+  rmSync(scratch, { recursive: true, force: true });
   await stack.stop();
 }
 process.exit(exitCode);

@@ -10,7 +10,8 @@ import {
   type PostgresCluster,
 } from './postgres-cluster.js';
 import { loadStackConfig, projectRoot, stackProfile, type StackProfile } from './stack-config.js';
-import { ensureTemporalCli, startTemporalServer, temporalAddress } from './temporal-server.js';
+import { stackEnvironment } from './stack-environment.js';
+import { ensureTemporalCli, startTemporalServer } from './temporal-server.js';
 
 export interface Stack {
   profile: StackProfile;
@@ -45,12 +46,7 @@ export async function startStack(
     stopAll.unshift(() => temporal.stop('SIGTERM', 15_000));
     const env: NodeJS.ProcessEnv = {
       ...process.env,
-      DATABASE_URL: databaseUrl,
-      TEMPORAL_ADDRESS: temporalAddress(profile),
-      TEMPORAL_NAMESPACE: profile.temporal.namespace,
-      GATE_TASK_QUEUE: profile.temporal.taskQueue,
-      GATE_API_HOST: profile.api.host,
-      GATE_API_PORT: String(profile.api.port),
+      ...stackEnvironment(profile, databaseUrl),
       GATE_SEALING_KEY: sealingKey(profile),
       GATE_OPERATOR_KEY:
         process.env.GATE_OPERATOR_KEY ?? `fgo_${randomBytes(24).toString('base64url')}`,
@@ -103,10 +99,14 @@ export function startNodeProcess(
   name: string,
   entry: string,
   env: NodeJS.ProcessEnv,
-  quiet = false,
-  capture?: string[],
+  {
+    quiet = false,
+    capture,
+    args = [],
+  }: { quiet?: boolean; capture?: string[]; args?: string[] } = {},
 ): ManagedProcess {
-  return startProcess(name, process.execPath, ['--import', 'tsx', path.join(projectRoot, entry)], {
+  const argv = ['--import', 'tsx', path.join(projectRoot, entry), ...args];
+  return startProcess(name, process.execPath, argv, {
     env,
     cwd: projectRoot,
     quiet,

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { DecidedAnswer } from '../domain/gate.js';
+import type { DecidedAnswer } from '../domain/gate/vocabulary.js';
 import type { GateClient } from './gate-client.js';
 
 /** The Claude Agent SDK's permission callback, structurally (no dependency on the SDK). */

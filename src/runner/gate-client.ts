@@ -1,4 +1,4 @@
-import type { DecidedAnswer, GateAnswer } from '../domain/gate.js';
+import type { DecidedAnswer, GateAnswer } from '../domain/gate/vocabulary.js';
 
 export class GateClientError extends Error {
   override name = 'GateClientError';

@@ -1,8 +1,9 @@
 import type pg from 'pg';
-import { decisionFromApproval } from '../domain/approval.js';
-import type { DecidedAnswer } from '../domain/gate.js';
-import { toolDecisionEvent } from '../domain/gate-events.js';
-import { redact } from '../domain/redaction.js';
+import { decisionFromApproval } from '../domain/gate/approval.js';
+import type { DecidedAnswer } from '../domain/gate/vocabulary.js';
+import { toolDecisionEvent } from '../domain/gate/decision-event.js';
+import { redact } from '../domain/ledger/redaction.js';
+import type { SessionId, ToolCallId } from '../domain/gate/ids.js';
 import { findApproval, settleApproval, type ApprovalRow } from './approvals.js';
 import { appendEvent } from './ledger.js';
 import { recordToolCallDecision } from './tool-calls.js';
@@ -20,8 +21,8 @@ export type Settlement =
  */
 export async function settleAndRecord(
   tx: pg.PoolClient,
-  sessionId: string,
-  toolCallId: string,
+  sessionId: SessionId,
+  toolCallId: ToolCallId,
   settle: Parameters<typeof settleApproval>[3],
   decidedByName: string | null = null,
 ): Promise<Settlement> {

@@ -1,10 +1,11 @@
-import type { ApprovalStatus, Authority } from '../domain/approval.js';
+import type { ApprovalStatus, Authority } from '../domain/gate/approval.js';
+import type { RunId, SessionId, ToolCallId } from '../domain/gate/ids.js';
 import type { Queryable } from './pool.js';
 
 export interface ApprovalRow {
-  session_id: string;
-  tool_call_id: string;
-  run_id: string;
+  session_id: SessionId;
+  tool_call_id: ToolCallId;
+  run_id: RunId;
   workspace_id: string;
   tool: string;
   arguments: Record<string, unknown>;
@@ -73,8 +74,8 @@ export async function insertApproval(
 
 export async function findApproval(
   db: Queryable,
-  sessionId: string,
-  toolCallId: string,
+  sessionId: SessionId,
+  toolCallId: ToolCallId,
 ): Promise<ApprovalRow | undefined> {
   const { rows } = await db.query<ApprovalRow>(
     `select ${columns} from approvals where session_id = $1 and tool_call_id = $2`,
@@ -90,8 +91,8 @@ export async function findApproval(
  */
 export async function settleApproval(
   db: Queryable,
-  sessionId: string,
-  toolCallId: string,
+  sessionId: SessionId,
+  toolCallId: ToolCallId,
   settle:
     | { by: 'person'; decision: 'allow' | 'deny'; decidedBy: string; reason: string | null }
     | { by: 'expiry' },

@@ -1,3 +1,4 @@
+import type { SessionId, ToolCallId } from '../domain/gate/ids.js';
 import type { Queryable } from './pool.js';
 
 /**
@@ -6,8 +7,8 @@ import type { Queryable } from './pool.js';
  */
 export async function claimBrokeredCall(
   db: Queryable,
-  sessionId: string,
-  toolCallId: string,
+  sessionId: SessionId,
+  toolCallId: ToolCallId,
 ): Promise<
   | { state: 'claimed' }
   | { state: 'finished'; result: Record<string, unknown> }
@@ -29,8 +30,8 @@ export async function claimBrokeredCall(
 
 export async function finishBrokeredCall(
   db: Queryable,
-  sessionId: string,
-  toolCallId: string,
+  sessionId: SessionId,
+  toolCallId: ToolCallId,
   result: Record<string, unknown>,
 ): Promise<void> {
   await db.query(

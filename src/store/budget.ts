@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { redact } from '../domain/redaction.js';
+import { redact } from '../domain/ledger/redaction.js';
 import { appendEvent } from './ledger.js';
 import { one, withTransaction, type Pool, type Queryable } from './pool.js';
 

@@ -1,4 +1,4 @@
-import type { PhotographedTool } from '../domain/tools.js';
+import type { PhotographedTool } from '../domain/tools/tools.js';
 import type { Queryable } from './pool.js';
 
 export interface CapabilityBundle {

@@ -1,4 +1,4 @@
-import type { McpPhotographedTool, UnusableMcpTool } from '../domain/mcp-tools.js';
+import type { McpPhotographedTool, UnusableMcpTool } from '../domain/tools/mcp-tools.js';
 import type { Queryable } from './pool.js';
 
 export interface ConnectionRow {

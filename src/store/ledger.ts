@@ -1,6 +1,6 @@
 import type pg from 'pg';
-import { genesisHash, eventHash } from '../domain/hash-chain.js';
-import type { Redacted } from '../domain/redaction.js';
+import { genesisHash, eventHash } from '../domain/ledger/hash-chain.js';
+import type { Redacted } from '../domain/ledger/redaction.js';
 import type { Queryable } from './pool.js';
 
 export interface LedgerEvent {

@@ -1,8 +1,11 @@
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { runner } from 'node-pg-migrate';
-import { projectRoot } from '../devstack/stack-config.js';
 
-export const migrationsDir = path.join(projectRoot, 'migrations');
+export const migrationsDir = path.resolve(
+  path.dirname(fileURLToPath(import.meta.url)),
+  '../../migrations',
+);
 
 /** Applies every pending migration (node-pg-migrate, plain SQL files in migrations/). */
 export async function migrateUp(databaseUrl: string, log = false): Promise<void> {

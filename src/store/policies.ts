@@ -1,4 +1,4 @@
-import type { PolicyBody } from '../domain/policy.js';
+import type { PolicyBody } from '../domain/policy/policy.js';
 import { one, type Queryable } from './pool.js';
 
 export interface PolicyVersion {

@@ -6,8 +6,9 @@ export type Queryable = pg.Pool | pg.PoolClient;
 // bigint columns (token counts) come back as numbers: they stay far below 2^53.
 pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));
 
-export function createPool(connectionString: string, max = 20): Pool {
-  const pool = new pg.Pool({ connectionString, max, connectionTimeoutMillis: 5_000 });
+/** A pool whose callers give up waiting for a connection after `connectionTimeoutMs`. */
+export function createPool(connectionString: string, max = 20, connectionTimeoutMs = 5_000): Pool {
+  const pool = new pg.Pool({ connectionString, max, connectionTimeoutMillis: connectionTimeoutMs });
   // An idle client losing its connection (PostgreSQL restarted) must not crash the process.
   pool.on('error', () => undefined);
   return pool;

@@ -1,14 +1,15 @@
-import type { FrozenTool } from '../domain/tools.js';
-import type { RunSource, TrustTier } from '../domain/trust-tier.js';
+import type { FrozenTool } from '../domain/tools/tools.js';
+import type { RunSource, TrustTier } from '../domain/gate/trust-tier.js';
+import type { RunId, SessionId } from '../domain/gate/ids.js';
 import type { Queryable } from './pool.js';
 
 export type Autonomy = 'supervised' | 'autonomous';
 
 /** A run as it was frozen at creation. Immutable (a trigger refuses updates). */
 export interface FrozenRun {
-  id: string;
+  id: RunId;
   workspace_id: string;
-  session_id: string;
+  session_id: SessionId;
   invoked_by: string;
   source: RunSource;
   trust_tier: TrustTier;
@@ -53,7 +54,7 @@ export async function insertRun(
   return rows[0];
 }
 
-export async function findRun(db: Queryable, runId: string): Promise<FrozenRun | undefined> {
+export async function findRun(db: Queryable, runId: RunId): Promise<FrozenRun | undefined> {
   const { rows } = await db.query<FrozenRun>(`select ${runColumns} from runs where id = $1`, [
     runId,
   ]);
@@ -73,7 +74,7 @@ export async function findRunBySessionTokenHash(
 
 export async function findRunBySessionId(
   db: Queryable,
-  sessionId: string,
+  sessionId: SessionId,
 ): Promise<FrozenRun | undefined> {
   const { rows } = await db.query<FrozenRun>(
     `select ${runColumns} from runs where session_id = $1`,
@@ -84,7 +85,7 @@ export async function findRunBySessionId(
 
 /** What an approver is shown about the run that asked: where it comes from and who started it. */
 export interface RunSummary {
-  id: string;
+  id: RunId;
   source: RunSource;
   trust_tier: TrustTier;
   policy_id: string;
@@ -93,8 +94,8 @@ export interface RunSummary {
 
 export async function findRunSummaries(
   db: Queryable,
-  runIds: readonly string[],
-): Promise<Map<string, RunSummary>> {
+  runIds: readonly RunId[],
+): Promise<Map<RunId, RunSummary>> {
   if (runIds.length === 0) return new Map();
   const { rows } = await db.query<RunSummary>(
     `select r.id, r.source, r.trust_tier, r.policy_id, m.name as invoked_by_name

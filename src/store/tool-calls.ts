@@ -4,13 +4,14 @@ import type {
   GateAnswer,
   PendingAnswer,
   ToolCallState,
-} from '../domain/gate.js';
+} from '../domain/gate/vocabulary.js';
+import type { RunId, SessionId, ToolCallId } from '../domain/gate/ids.js';
 import type { Queryable } from './pool.js';
 
 export interface ToolCallRow {
-  session_id: string;
-  tool_call_id: string;
-  run_id: string;
+  session_id: SessionId;
+  tool_call_id: ToolCallId;
+  run_id: RunId;
   tool: string;
   request_digest: string;
   status: 'evaluating' | 'pending_approval' | 'decided';
@@ -32,9 +33,9 @@ const columns = `session_id, tool_call_id, run_id, tool, request_digest, status,
 export async function insertToolCall(
   db: Queryable,
   call: {
-    sessionId: string;
-    toolCallId: string;
-    runId: string;
+    sessionId: SessionId;
+    toolCallId: ToolCallId;
+    runId: RunId;
     tool: string;
     requestDigest: string;
     /** An executed brokered call: its answer is final only with its result. */
@@ -56,8 +57,8 @@ export async function insertToolCall(
 
 export async function findToolCall(
   db: Queryable,
-  sessionId: string,
-  toolCallId: string,
+  sessionId: SessionId,
+  toolCallId: ToolCallId,
 ): Promise<ToolCallRow | undefined> {
   const { rows } = await db.query<ToolCallRow>(
     `select ${columns} from tool_calls where session_id = $1 and tool_call_id = $2`,
@@ -69,8 +70,8 @@ export async function findToolCall(
 /** Records the decision once; a retried activity finds it already there and changes nothing. */
 export async function recordToolCallDecision(
   db: Queryable,
-  sessionId: string,
-  toolCallId: string,
+  sessionId: SessionId,
+  toolCallId: ToolCallId,
   answer: DecidedAnswer,
 ): Promise<DecidedAnswer> {
   const { rows } = await db.query<{ answer: DecidedAnswer }>(
@@ -108,8 +109,8 @@ export function stateOf(row: ToolCallRow): ToolCallState {
 /** Marks a call as waiting for a person; the answer a retried PUT gets until it is decided. */
 export async function recordPendingApproval(
   db: Queryable,
-  sessionId: string,
-  toolCallId: string,
+  sessionId: SessionId,
+  toolCallId: ToolCallId,
   answer: PendingAnswer,
 ): Promise<void> {
   await db.query(
@@ -122,8 +123,8 @@ export async function recordPendingApproval(
 /** Adds the brokered result to a decided allow, once. */
 export async function recordBrokeredResult(
   db: Queryable,
-  sessionId: string,
-  toolCallId: string,
+  sessionId: SessionId,
+  toolCallId: ToolCallId,
   result: Record<string, unknown>,
 ): Promise<void> {
   await db.query(

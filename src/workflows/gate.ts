@@ -7,15 +7,21 @@ import {
   setHandler,
 } from '@temporalio/workflow';
 import type { GateActivities } from '../activities/index.js';
-import type { PolicyStageResult } from '../activities/policy.js';
+import {
+  brokerFailed,
+  decisionFromDenial,
+  decisionFromPolicy,
+  failedClosed,
+} from '../domain/gate/decisions.js';
 import type {
   DenySource,
   GateAnswer,
   GateDecision,
   GateRequest,
   PendingAnswer,
+  PolicyRuling,
   StageOutcome,
-} from '../domain/gate.js';
+} from '../domain/gate/vocabulary.js';
 import { approvalDecidedSignal, stateQuery, toolCallUpdate } from './messages.js';
 
 // Stage checks retry briefly, then fail closed: a stage that cannot answer denies. They are
@@ -54,21 +60,13 @@ function checks(stages: Stages): readonly {
   ];
 }
 
-function deny(stage: DenySource, reason: string, extra: Partial<GateDecision> = {}): GateDecision {
-  return {
-    answer: { status: 'decided', decision: 'deny', source: stage, reason },
-    stage,
-    ...extra,
-  };
+function causeOf(err: unknown): string {
+  return err instanceof ActivityFailure ? (err.cause?.message ?? err.message) : String(err);
 }
 
-function failedClosed(stage: DenySource, err: unknown): GateDecision {
-  const cause = err instanceof ActivityFailure ? (err.cause?.message ?? err.message) : String(err);
-  return deny(stage, `the ${stage} stage could not decide (${cause}); failing closed`);
-}
+type Evaluation = GateDecision | { approval: PolicyRuling };
 
-type Evaluation = GateDecision | { approval: PolicyStageResult };
-
+/** The stages in order: the first denial decides; a stage that cannot answer denies. */
 async function evaluate(request: GateRequest): Promise<Evaluation> {
   const stages = request.stage_activities === 'remote' ? remoteStages : localStages;
   for (const check of checks(stages)) {
@@ -76,47 +74,19 @@ async function evaluate(request: GateRequest): Promise<Evaluation> {
     try {
       outcome = await check.run(request);
     } catch (err) {
-      return failedClosed(check.source, err);
+      return failedClosed(check.source, causeOf(err));
     }
-    if (outcome.outcome === 'deny') {
-      const decision = deny(
-        outcome.source,
-        outcome.reason,
-        outcome.ledger_reason === undefined ? {} : { ledger_reason: outcome.ledger_reason },
-      );
-      if (outcome.render) decision.answer.render = outcome.render;
-      return decision;
-    }
+    if (outcome.outcome === 'deny') return decisionFromDenial(outcome);
   }
   let policy;
   try {
     policy = await stages.policy(request);
   } catch (err) {
-    return failedClosed('policy', err);
+    return failedClosed('policy', causeOf(err));
   }
+  if (policy.outcome === 'deny') return decisionFromDenial(policy);
   if (policy.verdict === 'require_approval') return { approval: policy };
-  const trail = { verdict: policy.verdict, original_verdict: policy.original_verdict };
-  const ruleId = policy.rule_id ? { rule_id: policy.rule_id } : {};
-  const by = policy.rule_id ? `rule "${policy.rule_id}"` : 'the policy default';
-  const rewritten =
-    policy.verdict !== policy.original_verdict
-      ? ' (the autonomous fallback for require_approval)'
-      : '';
-  if (policy.verdict === 'allow') {
-    return {
-      answer: {
-        status: 'decided',
-        decision: 'allow',
-        reason: `allowed by ${by}${rewritten}`,
-        ...ruleId,
-      },
-      stage: 'policy',
-      ...trail,
-    };
-  }
-  const decision = deny('policy', `denied by ${by}${rewritten}`, trail);
-  Object.assign(decision.answer, ruleId);
-  return decision;
+  return decisionFromPolicy({ ...policy, verdict: policy.verdict });
 }
 
 /**
@@ -126,7 +96,7 @@ async function evaluate(request: GateRequest): Promise<Evaluation> {
  */
 async function awaitApproval(
   request: GateRequest,
-  policy: PolicyStageResult,
+  policy: PolicyRuling,
   announce: (pending: PendingAnswer) => void,
 ): Promise<GateAnswer> {
   const pending = await recorder.requestApproval(request, policy);
@@ -179,15 +149,7 @@ export async function gate(request: GateRequest): Promise<GateAnswer> {
     try {
       decided = await brokering.broker(request, decided);
     } catch (err) {
-      const cause =
-        err instanceof ActivityFailure ? (err.cause?.message ?? err.message) : String(err);
-      decided = {
-        ...decided,
-        result: {
-          isError: true,
-          content: [{ type: 'text', text: `the call could not be carried out (${cause})` }],
-        },
-      };
+      decided = brokerFailed(decided, causeOf(err));
     }
   }
   answer = decided;

@@ -2,7 +2,7 @@
  * The gate workflow's messages, shared by the workflow and the clients that send them.
  */
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
-import type { GateAnswer, ToolCallState } from '../domain/gate.js';
+import type { GateAnswer, ToolCallState } from '../domain/gate/vocabulary.js';
 
 /** Sent with update-with-start; its update id is the tool-call id. Answers once decided or paused. */
 export const toolCallUpdate = defineUpdate<GateAnswer>('toolCall');

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { Client, Connection } from '@temporalio/client';
-import { gateWorkflowId, asSessionId, asToolCallId } from '../../src/domain/ids.js';
+import { gateWorkflowId, asSessionId, asToolCallId } from '../../src/domain/gate/ids.js';
 import { testConfig } from '../support/env.js';
 import { createRun, defaultPolicy, expectStatus, toolCall } from '../support/seed.js';
 import { useHarness } from '../support/harness.js';
@@ -11,7 +11,7 @@ let temporal: Client;
 
 before(async () => {
   temporal = new Client({
-    connection: await Connection.connect({ address: testConfig().temporalAddress }),
+    connection: await Connection.connect({ address: testConfig().temporal.address }),
   });
 });
 after(async () => {

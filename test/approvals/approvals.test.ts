@@ -376,7 +376,7 @@ describe('fail closed', () => {
 
   test('a decision whose wake-up signal never arrives is still picked up by the re-check', async () => {
     // An API that cannot reach Temporal commits the decision but its signal goes nowhere.
-    const cutOff = await startTestApi({ temporalAddress: '127.0.0.1:1' });
+    const cutOff = await startTestApi({ temporal: { address: '127.0.0.1:1' } });
     try {
       const run = await createRun(h.api, h.seed);
       await expectStatus(toolCall(h.api, run, 'c1', bash), 202);
@@ -406,7 +406,7 @@ describe('fail closed', () => {
 
 async function waitForWorkflowResult(sessionId: string) {
   const { Client, Connection } = await import('@temporalio/client');
-  const connection = await Connection.connect({ address: testConfig().temporalAddress });
+  const connection = await Connection.connect({ address: testConfig().temporal.address });
   try {
     const client = new Client({ connection });
     return (await client.workflow.getHandle(`gate/${sessionId}/c1`).result()) as {

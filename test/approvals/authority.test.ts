@@ -103,36 +103,38 @@ test('who may decide: owner, admin, operator, approver, suspended approver and a
       'member of another workspace': 404,
     },
   };
-  let n = 0;
-  const table: string[] = [];
-  for (const kind of ['personal', 'org'] as const) {
-    const tool = kind === 'personal' ? 'mcp__mine__search_notes' : 'mcp__team__search_notes';
-    for (const [who, credential] of deciders) {
-      for (const decision of ['approve', 'deny'] as const) {
-        const id = `c${n++}`;
-        await expectStatus(toolCall(api, run, id, { tool, arguments: { query: 'q' } }), 202);
-        const answer = await api.call('POST', `/v1/approvals/${run.session_id}/${id}/decision`, {
-          token: credential,
-          body: { decision },
-        });
-        table.push(`${kind} ${who} ${decision}: ${answer.status}`);
-        assert.equal(
-          answer.status,
-          expected[kind][who],
-          `${kind} call, ${who} ${decision}s: ${JSON.stringify(answer.body)}`,
+  // Each case is its own call: they run side by side and each is checked on its own.
+  const cases = (['personal', 'org'] as const).flatMap((kind) =>
+    deciders.flatMap(([who, credential]) =>
+      (['approve', 'deny'] as const).map((decision) => ({ kind, who, credential, decision })),
+    ),
+  );
+  const table = await Promise.all(
+    cases.map(async ({ kind, who, credential, decision }, n) => {
+      const tool = kind === 'personal' ? 'mcp__mine__search_notes' : 'mcp__team__search_notes';
+      const id = `c${n}`;
+      await expectStatus(toolCall(api, run, id, { tool, arguments: { query: 'q' } }), 202);
+      const answer = await api.call('POST', `/v1/approvals/${run.session_id}/${id}/decision`, {
+        token: credential,
+        body: { decision },
+      });
+      assert.equal(
+        answer.status,
+        expected[kind][who],
+        `${kind} call, ${who} ${decision}s: ${JSON.stringify(answer.body)}`,
+      );
+      if (answer.status === 200) {
+        const settled = await expectStatus(
+          api.call('GET', `/v1/sessions/${run.session_id}/tool-calls/${id}?wait=10`, {
+            token: run.session_token,
+          }),
+          200,
         );
-        if (answer.status === 200) {
-          const settled = await expectStatus(
-            api.call('GET', `/v1/sessions/${run.session_id}/tool-calls/${id}?wait=10`, {
-              token: run.session_token,
-            }),
-            200,
-          );
-          assert.equal(settled.decision, decision === 'approve' ? 'allow' : 'deny');
-        }
+        assert.equal(settled.decision, decision === 'approve' ? 'allow' : 'deny');
       }
-    }
-  }
+      return `${kind} ${who} ${decision}: ${answer.status}`;
+    }),
+  );
   assert.equal(table.length, 24);
 
   const ownersList = await expectStatus(

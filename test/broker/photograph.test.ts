@@ -16,7 +16,7 @@ import {
   diffPhotographs,
   photographMcpTools,
   type McpPhotographedTool,
-} from '../../src/domain/mcp-tools.js';
+} from '../../src/domain/tools/mcp-tools.js';
 import { freeLoopbackPort, startServerEverything } from '../support/server-everything.js';
 import {
   createNoteTool,

@@ -1,8 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import { admitModelRequest } from '../../src/store/budget.js';
-import { createPool, type Pool } from '../../src/store/pool.js';
-import { testConfig } from '../support/env.js';
+import { describe, test } from 'node:test';
 import { createRun, expectStatus } from '../support/seed.js';
 import {
   admit,
@@ -10,85 +7,22 @@ import {
   budgetOf,
   eventsOf,
   modelInput,
-  randomInt,
+  modelRequest,
   reportUsage,
   reservationsOf,
-  seededRandom,
   usageOf,
 } from './support.js';
 import { useHarness } from '../support/harness.js';
 
 const h = useHarness();
-let store: Pool;
-
-before(() => {
-  store = createPool(testConfig().databaseUrl, 40);
-});
-after(async () => {
-  await store.end();
-});
 
 const input = modelInput();
 const inputBound = boundOf(input);
-const request = (requestId: string, maxOutputTokens: number, body = input) => ({
-  request_id: requestId,
-  model: 'claude-sonnet-4-5',
-  max_output_tokens: maxOutputTokens,
-  input: body,
-});
-
-describe('admission is atomic', () => {
-  test('200 concurrent admissions against a budget that fits exactly 37: exactly 37 admitted, total booked within the allowance (20 rounds, random sizes)', async () => {
-    const random = seededRandom(37);
-    for (let round = 0; round < 20; round += 1) {
-      // Every booking is in [smallest, smallest + spread] with 37 * spread < smallest, so any 37
-      // fit an allowance in [37 * largest, 38 * smallest) and no 38 do, whatever the order.
-      const smallest = inputBound + randomInt(random, 200, 5_000);
-      const spread = Math.floor(smallest / 40);
-      const allowance = randomInt(random, 37 * (smallest + spread), 38 * smallest - 1);
-      const booked = Array.from({ length: 200 }, () => smallest + randomInt(random, 0, spread));
-      const run = await createRun(h.api, h.seed, { budget: { max_tokens: allowance } });
-      const viaHttp = round % 2 === 0;
-      const label = `round ${round} (${viaHttp ? 'HTTP' : 'store'}, allowance ${allowance})`;
-
-      const admitted = await Promise.all(
-        booked.map(async (size, i) => {
-          if (viaHttp) {
-            const answer = await admit(h.api, run, request(`r${i}`, size - inputBound));
-            assert.ok([201, 402].includes(answer.status), JSON.stringify(answer.body));
-            if (answer.status === 201) assert.equal(answer.body.booked_tokens, size);
-            return answer.status === 201;
-          }
-          const { reservation } = await admitModelRequest(store, {
-            runId: run.run_id,
-            sessionId: run.session_id,
-            requestId: `r${i}`,
-            requestDigest: `digest-${i}`,
-            model: 'claude-sonnet-4-5',
-            maxOutputTokens: size - inputBound,
-            inputBoundTokens: inputBound,
-          });
-          return reservation.status === 'held';
-        }),
-      );
-      const totalBooked = booked.filter((_, i) => admitted[i]).reduce((a, b) => a + b, 0);
-      assert.equal(admitted.filter(Boolean).length, 37, label);
-      assert.ok(totalBooked <= allowance, label);
-
-      const budget = await budgetOf(h.db, run.run_id);
-      assert.deepEqual(budget, { max_tokens: allowance, held_tokens: totalBooked, used_tokens: 0 });
-      const rows = await reservationsOf(h.db, run.session_id);
-      assert.equal(rows.filter((r) => r.status === 'held').length, 37, label);
-      assert.equal(rows.filter((r) => r.status === 'refused').length, 163, label);
-      assert.equal((await eventsOf(h.db, run.session_id, 'model.reserved')).length, 37, label);
-    }
-  });
-});
 
 describe('retries are idempotent', () => {
   test('the same request_id twice, also concurrently, makes one reservation and the same answer', async () => {
     const run = await createRun(h.api, h.seed, { budget: { max_tokens: 50_000 } });
-    const body = request('same', 1_000);
+    const body = modelRequest('same', 1_000);
     const answers = await Promise.all(Array.from({ length: 10 }, () => admit(h.api, run, body)));
     for (const answer of answers) assert.equal(answer.status, 201);
     const first = answers[0]!.body;
@@ -99,7 +33,7 @@ describe('retries are idempotent', () => {
     for (const answer of answers) assert.deepEqual(answer.body, first);
     assert.deepEqual(await expectStatus(admit(h.api, run, body), 201), first);
 
-    const conflict = await admit(h.api, run, request('same', 2_000));
+    const conflict = await admit(h.api, run, modelRequest('same', 2_000));
     assert.equal(conflict.status, 409);
     assert.equal(conflict.headers.get('content-type'), 'application/problem+json; charset=utf-8');
 
@@ -110,7 +44,7 @@ describe('retries are idempotent', () => {
 
   test('usage posted twice, also concurrently, makes one usage entry; the second changes nothing', async () => {
     const run = await createRun(h.api, h.seed, { budget: { max_tokens: 50_000 } });
-    await expectStatus(admit(h.api, run, request('q1', 4_000)), 201);
+    await expectStatus(admit(h.api, run, modelRequest('q1', 4_000)), 201);
     const usage = { input_tokens: 90, output_tokens: 1_234 };
     const answers = await Promise.all(
       Array.from({ length: 10 }, () => reportUsage(h.api, run, 'q1', usage)),
@@ -146,19 +80,19 @@ describe('retries are idempotent', () => {
   test('a refused request_id stays refused with the same answer, even after the budget frees up', async () => {
     const allowance = 2 * inputBound + 1_000;
     const run = await createRun(h.api, h.seed, { budget: { max_tokens: allowance } });
-    await expectStatus(admit(h.api, run, request('big', 1_000)), 201);
-    const refused = await admit(h.api, run, request('next', 10));
+    await expectStatus(admit(h.api, run, modelRequest('big', 1_000)), 201);
+    const refused = await admit(h.api, run, modelRequest('next', 10));
     assert.equal(refused.status, 402);
     assert.match(refused.body.type, /\/budget-exhausted$/);
     assert.equal(refused.headers.get('content-type'), 'application/problem+json; charset=utf-8');
 
     await expectStatus(reportUsage(h.api, run, 'big', { input_tokens: 5, output_tokens: 5 }), 200);
-    const again = await admit(h.api, run, request('next', 10));
+    const again = await admit(h.api, run, modelRequest('next', 10));
     assert.equal(again.status, 402);
     assert.deepEqual(again.body, refused.body);
     const usage = await reportUsage(h.api, run, 'next', { input_tokens: 1, output_tokens: 1 });
     assert.equal(usage.status, 409);
-    await expectStatus(admit(h.api, run, request('fresh', 10)), 201);
+    await expectStatus(admit(h.api, run, modelRequest('fresh', 10)), 201);
   });
 });
 
@@ -166,47 +100,51 @@ describe('bad input is refused with a 4xx naming the field, and books nothing', 
   test('bad model requests and usage reports: 400 at the failing path, no reservation, no event', async () => {
     const run = await createRun(h.api, h.seed, { budget: { max_tokens: 5_000 } });
     const cases: [string, unknown, string][] = [
-      ['negative max_output_tokens', request('b1', -1), 'body.max_output_tokens'],
-      ['zero max_output_tokens', request('b2', 0), 'body.max_output_tokens'],
-      ['fractional max_output_tokens', request('b3', 1.5), 'body.max_output_tokens'],
-      ['absurd max_output_tokens', request('b4', 1e12), 'body.max_output_tokens'],
+      ['negative max_output_tokens', modelRequest('b1', -1), 'body.max_output_tokens'],
+      ['zero max_output_tokens', modelRequest('b2', 0), 'body.max_output_tokens'],
+      ['fractional max_output_tokens', modelRequest('b3', 1.5), 'body.max_output_tokens'],
+      ['absurd max_output_tokens', modelRequest('b4', 1e12), 'body.max_output_tokens'],
       [
         'max_output_tokens as a string',
-        { ...request('b5', 1), max_output_tokens: '10' },
+        { ...modelRequest('b5', 1), max_output_tokens: '10' },
         'body.max_output_tokens',
       ],
-      ['max_output_tokens over the allowance', request('b6', 5_001), 'body.max_output_tokens'],
+      ['max_output_tokens over the allowance', modelRequest('b6', 5_001), 'body.max_output_tokens'],
       ['missing input', { request_id: 'b7', model: 'm', max_output_tokens: 10 }, 'body.input'],
       [
         'input without messages',
-        request('b8', 10, { messages: [] } as never),
+        modelRequest('b8', 10, { messages: [] } as never),
         'body.input.messages',
       ],
       [
         'input with an image',
-        request('b9', 10, {
+        modelRequest('b9', 10, {
           messages: [{ role: 'user', content: [{ type: 'image', source: { type: 'url' } }] }],
         } as never),
         'body.input.messages[0].content[0].type',
       ],
       [
         'input with a sampling parameter',
-        request('b10', 10, { ...input, temperature: 0 } as never),
+        modelRequest('b10', 10, { ...input, temperature: 0 } as never),
         'body.input.temperature',
       ],
       [
         'input bound over the allowance',
-        request('b11', 10, modelInput('x'.repeat(6_000))),
+        modelRequest('b11', 10, modelInput('x'.repeat(6_000))),
         'body.input',
       ],
       [
         'input and output together over the allowance',
-        request('b12', 5_000 - inputBound + 1),
+        modelRequest('b12', 5_000 - inputBound + 1),
         'body.input',
       ],
-      ['model that is prose', { ...request('b13', 10), model: 'please be brief' }, 'body.model'],
-      ['unknown field', { ...request('b14', 10), priority: 'high' }, 'body.priority'],
-      ['bad request_id', request('has space', 10), 'body.request_id'],
+      [
+        'model that is prose',
+        { ...modelRequest('b13', 10), model: 'please be brief' },
+        'body.model',
+      ],
+      ['unknown field', { ...modelRequest('b14', 10), priority: 'high' }, 'body.priority'],
+      ['bad request_id', modelRequest('has space', 10), 'body.request_id'],
     ];
     for (const [what, body, path] of cases) {
       const answer = await h.api.call('POST', `/v1/sessions/${run.session_id}/model-requests`, {
@@ -224,7 +162,7 @@ describe('bad input is refused with a 4xx naming the field, and books nothing', 
     });
     assert.equal(notJson.status, 400);
 
-    await expectStatus(admit(h.api, run, request('ok', 10)), 201);
+    await expectStatus(admit(h.api, run, modelRequest('ok', 10)), 201);
     const usageCases: [unknown, string][] = [
       [{ input_tokens: -1, output_tokens: 0 }, 'body.input_tokens'],
       [{ input_tokens: 1, output_tokens: 1e12 }, 'body.output_tokens'],
@@ -270,12 +208,12 @@ describe('bad input is refused with a 4xx naming the field, and books nothing', 
     const other = await createRun(h.api, h.seed);
     const answer = await h.api.call('POST', `/v1/sessions/${run.session_id}/model-requests`, {
       token: other.session_token,
-      body: request('x', 10),
+      body: modelRequest('x', 10),
     });
     assert.equal(answer.status, 404);
     const operator = await h.api.call('POST', `/v1/sessions/${run.session_id}/model-requests`, {
       token: h.api.operatorKey,
-      body: request('x', 10),
+      body: modelRequest('x', 10),
     });
     assert.equal(operator.status, 403);
     assert.equal((await reservationsOf(h.db, run.session_id)).length, 0);

@@ -1,22 +1,15 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { budgetStage } from '../../src/activities/budget.js';
-import type { GateRequest } from '../../src/domain/gate.js';
-import { createPool, type Pool } from '../../src/store/pool.js';
-import { testConfig } from '../support/env.js';
+import { asRunId, asSessionId, asToolCallId } from '../../src/domain/gate/ids.js';
+import type { GateRequest } from '../../src/domain/gate/vocabulary.js';
 import { createRun, expectStatus, toolCall, type CreatedRun } from '../support/seed.js';
 import { admit, boundOf, eventsOf, modelInput, reportUsage } from './support.js';
 import { useHarness } from '../support/harness.js';
+import { useStorePool } from '../support/store-pool.js';
 
 const h = useHarness();
-let store: Pool;
-
-before(() => {
-  store = createPool(testConfig().databaseUrl, 5);
-});
-after(async () => {
-  await store.end();
-});
+const store = useStorePool(5);
 
 const input = modelInput();
 const inputBound = boundOf(input);
@@ -25,9 +18,9 @@ const allowance = 10_000;
 /** The stage reads only the run; the rest of the request (still growing) does not matter here. */
 function gateRequest(run: CreatedRun): GateRequest {
   return {
-    run_id: run.run_id,
-    session_id: run.session_id,
-    tool_call_id: 'c1',
+    run_id: asRunId(run.run_id),
+    session_id: asSessionId(run.session_id),
+    tool_call_id: asToolCallId('c1'),
     tool: 'Read',
     arguments: { file_path: 'a' },
     execute: false,
@@ -51,7 +44,7 @@ async function exhaust(run: CreatedRun, requestId = 'all') {
 
 describe('stage 1: budget', () => {
   test('the budget stage passes a run with allowance left and denies one whose allowance is spent or held', async () => {
-    const budget = budgetStage(store);
+    const budget = budgetStage(store.pool);
     const run = await createRun(h.api, h.seed, { budget: { max_tokens: allowance } });
     assert.deepEqual(await budget(gateRequest(run)), { outcome: 'pass' });
 

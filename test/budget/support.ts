@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { inputTokenBound, modelInputSchema } from '../../src/domain/input-token-bound.js';
+import { inputTokenBound, modelInputSchema } from '../../src/domain/budget/input-token-bound.js';
 import type { TestApi } from '../support/api.js';
 
 type Runner = { session_id: string; session_token: string };
@@ -26,6 +26,16 @@ export function modelInput(text = 'Summarise the change.') {
         input_schema: { type: 'object', properties: { file_path: { type: 'string' } } },
       },
     ],
+  };
+}
+
+/** A model request's admission body: `max_output_tokens` on top of `input`'s bound. */
+export function modelRequest(requestId: string, maxOutputTokens: number, input = modelInput()) {
+  return {
+    request_id: requestId,
+    model: 'claude-sonnet-4-5',
+    max_output_tokens: maxOutputTokens,
+    input,
   };
 }
 

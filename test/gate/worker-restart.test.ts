@@ -3,9 +3,10 @@ import { randomUUID } from 'node:crypto';
 import { after, before, test } from 'node:test';
 import { Client, Connection } from '@temporalio/client';
 import pg from 'pg';
-import { startNodeProcess } from '../../src/devstack/stack.js';
-import { asSessionId, asToolCallId, gateWorkflowId } from '../../src/domain/ids.js';
+import { asSessionId, asToolCallId, gateWorkflowId } from '../../src/domain/gate/ids.js';
 import { startTestApi, type TestApi } from '../support/api.js';
+import type { Faults } from '../support/fault-worker.js';
+import { startWorkerProcess } from '../support/worker-processes.js';
 import { testConfig } from '../support/env.js';
 import { createRun, seedWorkspace, toolCall } from '../support/seed.js';
 
@@ -15,9 +16,9 @@ let temporal: Client;
 let db: pg.Pool;
 
 before(async () => {
-  api = await startTestApi({ taskQueue }, { gateWaitMs: 90_000 });
+  api = await startTestApi({ temporal: { taskQueue } }, { gateWaitMs: 90_000 });
   temporal = new Client({
-    connection: await Connection.connect({ address: testConfig().temporalAddress }),
+    connection: await Connection.connect({ address: testConfig().temporal.address }),
   });
   db = new pg.Pool({ connectionString: testConfig().databaseUrl });
 });
@@ -27,13 +28,8 @@ after(async () => {
   await db.end();
 });
 
-function startWorker(name: string, faults = '') {
-  return startNodeProcess(
-    name,
-    'src/worker.ts',
-    { ...process.env, GATE_TASK_QUEUE: taskQueue, GATE_FAULTS: faults },
-    true,
-  );
+function startWorker(name: string, faults: Faults = {}) {
+  return startWorkerProcess(name, { GATE_TASK_QUEUE: taskQueue }, { faults });
 }
 
 async function until<T>(
@@ -57,7 +53,7 @@ test('a worker killed after the workflow started and before it answered: the ret
   const workflowId = gateWorkflowId(asSessionId(run.session_id), asToolCallId('c1'));
 
   // Worker A stalls inside the capability stage, so the workflow has started and not answered.
-  const workerA = startWorker('worker-a', 'stage-delay:capability=600000');
+  const workerA = await startWorker('worker-a', { delayMs: { capability: 600_000 } });
   const firstPut = toolCall(api, run, 'c1', body);
   // The cheap stages are local activities: they leave no pending activity to see, so wait for
   // worker A to have started the workflow task that runs them, and let it reach the stall.
@@ -73,7 +69,7 @@ test('a worker killed after the workflow started and before it answered: the ret
   workerA.child.kill('SIGKILL');
   await workerA.exited;
 
-  const workerB = startWorker('worker-b');
+  const workerB = await startWorker('worker-b');
   try {
     const [first, retried] = await Promise.all([firstPut, toolCall(api, run, 'c1', body)]);
     assert.equal(first.status, 200);

@@ -1,94 +1,21 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { after, before, describe, test } from 'node:test';
-import { eventHash, genesisHash } from '../../src/domain/hash-chain.js';
-import { payload, redact, Redacted } from '../../src/domain/redaction.js';
-import { appendEvent, readEvents } from '../../src/store/ledger.js';
-import { createPool, withTransaction, type Pool } from '../../src/store/pool.js';
-import { testConfig } from '../support/env.js';
+import { describe, test } from 'node:test';
+import { eventHash, genesisHash } from '../../src/domain/ledger/hash-chain.js';
+import { payload, redact, Redacted } from '../../src/domain/ledger/redaction.js';
+import { appendEvent } from '../../src/store/ledger.js';
+import { withTransaction } from '../../src/store/pool.js';
+import { useStorePool } from '../support/store-pool.js';
+import { requested } from './support.js';
 
-let pool: Pool;
-before(() => {
-  pool = createPool(testConfig().databaseUrl, 60);
-});
-after(async () => {
-  await pool.end();
-});
-
-const requested = (n: number) =>
-  redact('tool.requested', {
-    tool_call_id: `call-${n}`,
-    tool: 'Read',
-    execute: false,
-    arguments: payload({ n }),
-  });
-
-class RollBackOnPurpose extends Error {}
+const store = useStorePool(60);
 
 describe('appends', () => {
-  test('1000 concurrent appends, a share rolled back: seq is exactly 1..committed, and a polling reader misses nothing', async () => {
-    const stream = `stream-${randomUUID()}`;
-    const seen: number[] = [];
-    const writers = { done: false };
-    const reader = (async () => {
-      let last = 0;
-      for (;;) {
-        const events = await readEvents(pool, stream, last, 1000);
-        for (const event of events) {
-          seen.push(event.seq);
-          last = event.seq;
-        }
-        if (events.length === 0) {
-          if (writers.done) break;
-          await new Promise((r) => setTimeout(r, 5));
-        }
-      }
-    })();
-
-    const outcomes = await Promise.all(
-      Array.from({ length: 1000 }, async (_, n) => {
-        try {
-          await withTransaction(pool, async (tx) => {
-            await appendEvent(tx, stream, requested(n));
-            if (n % 7 === 3) throw new RollBackOnPurpose();
-          });
-          return 'committed';
-        } catch (err) {
-          if (err instanceof RollBackOnPurpose) return 'rolled back';
-          throw err;
-        }
-      }),
-    );
-    writers.done = true;
-    await reader;
-    const committed = outcomes.filter((o) => o === 'committed').length;
-    assert.equal(
-      committed,
-      1000 - Array.from({ length: 1000 }, (_, n) => n).filter((n) => n % 7 === 3).length,
-    );
-
-    const { rows } = await pool.query<{ seq: number }>(
-      'select seq from ledger_events where stream_id = $1 order by seq',
-      [stream],
-    );
-    assert.deepEqual(
-      rows.map((r) => r.seq),
-      Array.from({ length: committed }, (_, i) => i + 1),
-    );
-    // The reader, reading `after=last` while appends committed, saw every seq once, in order.
-    const tail = await readEvents(pool, stream, seen.at(-1) ?? 0, 1000);
-    for (const event of tail) seen.push(event.seq);
-    assert.deepEqual(
-      seen,
-      Array.from({ length: committed }, (_, i) => i + 1),
-    );
-  });
-
   test('each event links to the previous one by hash, from the genesis hash', async () => {
     const stream = `stream-${randomUUID()}`;
     for (let n = 0; n < 3; n += 1)
-      await withTransaction(pool, (tx) => appendEvent(tx, stream, requested(n)));
-    const { rows } = await pool.query(
+      await withTransaction(store.pool, (tx) => appendEvent(tx, stream, requested(n)));
+    const { rows } = await store.pool.query(
       `select seq, type, to_char(at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as at, data,
          idempotency_key, prev_hash, hash from ledger_events where stream_id = $1 order by seq`,
       [stream],
@@ -103,10 +30,12 @@ describe('appends', () => {
 
   test('a retried append with the same idempotency key adds nothing and returns the original seq', async () => {
     const stream = `stream-${randomUUID()}`;
-    const first = await withTransaction(pool, (tx) => appendEvent(tx, stream, requested(1)));
-    await withTransaction(pool, (tx) => appendEvent(tx, stream, requested(2)));
+    const first = await withTransaction(store.pool, (tx) => appendEvent(tx, stream, requested(1)));
+    await withTransaction(store.pool, (tx) => appendEvent(tx, stream, requested(2)));
     const again = await Promise.all(
-      [1, 2, 3, 4].map(() => withTransaction(pool, (tx) => appendEvent(tx, stream, requested(1)))),
+      [1, 2, 3, 4].map(() =>
+        withTransaction(store.pool, (tx) => appendEvent(tx, stream, requested(1))),
+      ),
     );
     assert.equal(first.appended, true);
     for (const result of again) {
@@ -114,7 +43,7 @@ describe('appends', () => {
       assert.equal(result.seq, first.seq);
       assert.equal(result.hash, first.hash);
     }
-    const { rows } = await pool.query(
+    const { rows } = await store.pool.query(
       'select count(*)::int as n from ledger_events where stream_id = $1',
       [stream],
     );
@@ -123,13 +52,13 @@ describe('appends', () => {
 
   test('the past cannot be updated or deleted through SQL while the append-only trigger stands', async () => {
     const stream = `stream-${randomUUID()}`;
-    await withTransaction(pool, (tx) => appendEvent(tx, stream, requested(1)));
+    await withTransaction(store.pool, (tx) => appendEvent(tx, stream, requested(1)));
     await assert.rejects(
-      pool.query(`update ledger_events set data = '{}' where stream_id = $1`, [stream]),
+      store.pool.query(`update ledger_events set data = '{}' where stream_id = $1`, [stream]),
       /immutable/,
     );
     await assert.rejects(
-      pool.query('delete from ledger_events where stream_id = $1', [stream]),
+      store.pool.query('delete from ledger_events where stream_id = $1', [stream]),
       /immutable/,
     );
   });

@@ -2,9 +2,9 @@ import assert from 'node:assert/strict';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { after, before, test } from 'node:test';
 import pg from 'pg';
-import { startNodeProcess } from '../../src/devstack/stack.js';
 import type { ManagedProcess } from '../../src/devstack/child-process.js';
 import { startTestApi, type TestApi } from '../support/api.js';
+import { startWorkerProcess } from '../support/worker-processes.js';
 import { testConfig } from '../support/env.js';
 import {
   createNoteTool,
@@ -35,15 +35,13 @@ let db: pg.Pool;
 
 before(async () => {
   api = await startTestApi(
-    { taskQueue, approvalRecheckS: 1 },
+    { temporal: { taskQueue }, approvalRecheckS: 1 },
     { logger: { level: 'trace', stream: { write: (line: string) => void apiLog.push(line) } } },
   );
-  worker = startNodeProcess(
+  worker = await startWorkerProcess(
     'canary-worker',
-    'src/worker.ts',
-    { ...process.env, GATE_TASK_QUEUE: taskQueue },
-    true,
-    workerLog,
+    { GATE_TASK_QUEUE: taskQueue },
+    { output: workerLog },
   );
   // search_notes refuses unknown argument keys, so a key can fail the schema stage.
   const strictSearch = {

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { gateCanUseTool } from '../../src/runner/can-use-tool.js';
 import { GateClient } from '../../src/runner/gate-client.js';
+import { waitFor } from '../../src/devstack/child-process.js';
 import { useHarness } from '../support/harness.js';
 import { createRun, defaultPolicy, expectStatus, type CreatedRun } from '../support/seed.js';
 
@@ -104,7 +105,12 @@ describe("the agent SDK's permission callback, backed by the gate", () => {
       { command: 'make it' },
       { signal: new AbortController().signal, toolUseID: 'x' },
     );
-    await new Promise((r) => setTimeout(r, 300));
+    await waitFor('the approval to be requested', async () => {
+      const pending = await h.db.query('select 1 from approvals where session_id = $1', [
+        run.session_id,
+      ]);
+      if (pending.rows.length === 0) throw new Error('not yet');
+    });
     await expectStatus(
       h.api.call('POST', `/v1/approvals/${run.session_id}/x/decision`, {
         token: h.seed.admin.token,

@@ -1,8 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import { createApi } from '../../src/api/main.js';
 import type { ApiLogger } from '../../src/api/server.js';
-import type { RuntimeConfig } from '../../src/runtime-config.js';
-import { testConfig } from './env.js';
+import { testConfig, testOperatorKey, type ConfigOverrides } from './env.js';
 
 export interface HttpAnswer<T = any> {
   status: number;
@@ -12,11 +11,12 @@ export interface HttpAnswer<T = any> {
 
 /** A real API listening on a free loopback port, talking to the test stack. */
 export async function startTestApi(
-  overrides: Partial<RuntimeConfig> = {},
+  overrides: ConfigOverrides = {},
   options: { gateWaitMs?: number; logger?: ApiLogger } = {},
 ) {
   const config = testConfig(overrides);
-  const app = createApi(config, options);
+  const operatorKey = testOperatorKey(config);
+  const app = createApi(config, operatorKey, options);
   await app.listen({ host: '127.0.0.1', port: 0 });
   const { port } = app.server.address() as AddressInfo;
   const url = `http://127.0.0.1:${port}`;
@@ -49,7 +49,7 @@ export async function startTestApi(
     return { status: response.status, body: parsed as T, headers: response.headers };
   }
 
-  return { app, url, config, operatorKey: config.operatorKey, call, close: () => app.close() };
+  return { app, url, config, operatorKey, call, close: () => app.close() };
 }
 
 export type TestApi = Awaited<ReturnType<typeof startTestApi>>;

@@ -1,16 +1,20 @@
-import { runtimeConfig, type RuntimeConfig } from '../../src/runtime-config.js';
+import { loadConfig, type GateConfig, type TemporalConfig } from '../../src/config.js';
+
+/** What a test may change of the stack's configuration. */
+export type ConfigOverrides = Partial<Omit<GateConfig, 'temporal'>> & {
+  temporal?: Partial<TemporalConfig>;
+};
 
 /** The stack `npm test` started: tests never fall back to the dev stack's ports. */
-export function testConfig(
-  overrides: Partial<RuntimeConfig> = {},
-): RuntimeConfig & { operatorKey: string } {
+export function testConfig(overrides: ConfigOverrides = {}): GateConfig {
   if (process.env.GATE_TEST_PROFILE !== 'test') {
     throw new Error('run tests through `npm test`, which starts the services they need');
   }
-  const config = runtimeConfig();
-  return {
-    ...config,
-    operatorKey: config.operatorKey ?? 'fgo_test-operator-key-0000',
-    ...overrides,
-  };
+  const config = loadConfig();
+  return { ...config, ...overrides, temporal: { ...config.temporal, ...overrides.temporal } };
+}
+
+/** The operator key of the test stack's API. */
+export function testOperatorKey(config: GateConfig): string {
+  return config.api.operatorKey ?? 'fgo_test-operator-key-0000';
 }

@@ -1,8 +1,7 @@
 import { after, before } from 'node:test';
 import pg from 'pg';
-import type { RuntimeConfig } from '../../src/runtime-config.js';
 import { startTestApi, type TestApi } from './api.js';
-import { testConfig } from './env.js';
+import { testConfig, type ConfigOverrides } from './env.js';
 import { seedWorkspace, type Seed } from './seed.js';
 
 export interface Harness {
@@ -19,7 +18,7 @@ export interface Harness {
  * inside tests, never at module load.
  */
 export function useHarness(
-  options: { policy?: Record<string, unknown>; api?: Partial<RuntimeConfig> } = {},
+  options: { policy?: Record<string, unknown>; api?: ConfigOverrides } = {},
 ): Harness {
   const harness = {} as Harness;
   before(async () => {

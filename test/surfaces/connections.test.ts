@@ -84,7 +84,8 @@ describe('connections photograph their server', () => {
   });
 
   test('a wrong credential or an unreachable server is a clear 502, and nothing is stored', async () => {
-    const before = (await h.db.query('select count(*)::int as n from connections')).rows[0].n;
+    const mine = 'select count(*)::int as n from connections where workspace_id = $1';
+    const before = (await h.db.query(mine, [h.seed.workspace])).rows[0].n;
     const wrong = await h.api.call('POST', '/v1/connections', {
       ...op(),
       body: {
@@ -109,10 +110,7 @@ describe('connections photograph their server', () => {
     });
     assert.equal(gone.status, 502);
     assert.match(gone.body.detail, /unreachable/);
-    assert.equal(
-      (await h.db.query('select count(*)::int as n from connections')).rows[0].n,
-      before,
-    );
+    assert.equal((await h.db.query(mine, [h.seed.workspace])).rows[0].n, before);
   });
 });
 

@@ -1,16 +1,12 @@
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
-import { bundleWorkflowCode } from '@temporalio/worker';
-import { workflowsPath } from '../../src/worker.js';
-
-const noop = () => undefined;
-const quiet = { log: noop, trace: noop, debug: noop, info: noop, warn: noop, error: noop };
+import { gateWorkflowBundle } from '../support/workflow-bundle.js';
 
 test('the workflow code bundles for the deterministic sandbox, importing nothing that does I/O', async () => {
-  const { code } = await bundleWorkflowCode({
-    workflowsPath,
-    logger: quiet,
-  });
+  // The run's one bundle (see src/cli/test.ts), built from src/workflows like any worker's.
+  const bundle = await gateWorkflowBundle();
+  const code = 'code' in bundle ? bundle.code : readFileSync(bundle.codePath, 'utf8');
   // The bundler refuses Node built-ins; check our own modules did not drag in a driver or client.
   for (const forbidden of [
     'node_modules/pg/',
@@ -18,8 +14,11 @@ test('the workflow code bundles for the deterministic sandbox, importing nothing
     '@temporalio/client/lib',
     'src/store/',
     'src/api/',
+    'src/domain/tools/',
+    'node_modules/re2/',
   ]) {
     assert.equal(code.includes(forbidden), false, `workflow bundle contains ${forbidden}`);
   }
   assert.match(code, /src\/workflows\/gate\.ts/);
+  assert.match(code, /src\/domain\/gate\/decisions\.ts/);
 });

@@ -17,6 +17,7 @@ const { temporal } = proto;
 import { exportHistories, replayHistories } from '../../src/cli/histories.js';
 import { projectRoot } from '../../src/devstack/stack-config.js';
 import { useHarness } from '../support/harness.js';
+import { gateWorkflowBundle } from '../support/workflow-bundle.js';
 import { createRun, defaultPolicy, expectStatus, toolCall } from '../support/seed.js';
 
 const recorded = path.join(projectRoot, 'test/fixtures/histories');
@@ -37,7 +38,7 @@ function recordDistinctShapes(folder: string) {
 
 test('recorded gate histories replay against the current workflow code without nondeterminism', async () => {
   assert.ok(existsSync(recorded) && readdirSync(recorded).length > 0, 'no recorded histories');
-  const { replayed, failures } = await replayHistories(recorded);
+  const { replayed, failures } = await replayHistories(recorded, await gateWorkflowBundle());
   assert.deepEqual(failures, []);
   assert.equal(replayed, readdirSync(recorded).filter((f) => f.endsWith('.pb')).length);
 });
@@ -86,7 +87,7 @@ test("this run's gate histories (with every other test file's when run by npm te
       200,
     );
     assert.ok(written >= 2, `only ${written} closed gate workflows`);
-    const { replayed, failures } = await replayHistories(folder);
+    const { replayed, failures } = await replayHistories(folder, await gateWorkflowBundle());
     assert.deepEqual(failures, []);
     assert.equal(replayed, written);
     // Run with GATE_RECORD_HISTORIES=1 after a deliberate workflow change to record new ones.

@@ -1,24 +1,16 @@
-import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import { PhotographError, photographHttp } from '../../broker/photograph.js';
-import type { BearerCredential } from '../../broker/sealing.js';
-import { digestOf } from '../../domain/digest.js';
-import { diffPhotographs, photographMcpTools, type McpPhotograph } from '../../domain/mcp-tools.js';
-import { guardToolSchemas } from '../../domain/schema-guard.js';
-import type { PhotographedTool } from '../../domain/tools.js';
 import {
-  findConnection,
-  insertConnection,
   reauthorizeConnection,
-  replacePhotograph,
+  refreshConnectionTools,
+  registerConnection,
   revokeConnection,
-  type ConnectionRow,
-} from '../../store/connections.js';
-import { findMember } from '../../store/members.js';
-import { workspaceExists } from '../../store/workspaces.js';
+} from '../../application/connections.js';
+import { guardToolSchemas } from '../../domain/tools/schema-guard.js';
+import type { PhotographedTool } from '../../domain/tools/tools.js';
+import { findConnection, type ConnectionRow } from '../../store/connections.js';
 import type { ApiContext } from '../context.js';
-import { Problem, badInput, notFound } from '../problem.js';
+import { notFound } from '../problem.js';
 import { validate } from '../validation.js';
 
 export const originName = z
@@ -64,10 +56,6 @@ export function toolsView(photograph: {
   }));
 }
 
-export function photographDigest(photograph: { tools: readonly PhotographedTool[] }): string {
-  return digestOf(photograph.tools.map((t) => t.digest).sort());
-}
-
 function connectionView(row: ConnectionRow) {
   return {
     id: row.id,
@@ -85,62 +73,11 @@ function connectionView(row: ConnectionRow) {
   };
 }
 
-/** An upstream that cannot be photographed is the caller's problem to fix, never a 500. */
-function photographProblem(err: unknown): Problem {
-  if (!(err instanceof PhotographError)) throw err;
-  const status = err.code === 'invalid_request' ? 400 : 502;
-  return new Problem(
-    status,
-    `the MCP server could not be photographed (${err.code}): ${err.message}`,
-    {
-      type: `https://fluidbox.dev/problems/upstream-${err.code.replace(/_/g, '-')}`,
-    },
-  );
-}
-
-async function photograph(
-  name: string,
-  url: string,
-  secret: BearerCredential,
-): Promise<McpPhotograph> {
-  try {
-    const listed = await photographHttp(url, secret);
-    return photographMcpTools(name, listed);
-  } catch (err) {
-    throw photographProblem(err);
-  }
-}
-
 export function connectionRoutes(app: FastifyInstance, ctx: ApiContext) {
   app.post('/v1/connections', async (request, reply) => {
     await ctx.auth.operator(request);
     const body = validate(connectionBody, request.body, 'body');
-    if (!(await workspaceExists(ctx.pool, body.workspace)))
-      throw notFound(`workspace ${body.workspace}`);
-    if (body.owner_user_id) {
-      const owner = await findMember(ctx.pool, body.workspace, body.owner_user_id);
-      if (owner?.status !== 'active') {
-        throw badInput('the owner must be an active member of the workspace', [
-          { path: 'body.owner_user_id', message: 'not an active member of this workspace' },
-        ]);
-      }
-    }
-    const shot = await photograph(body.name, body.url, body.credential);
-    const id = randomUUID();
-    const row = await insertConnection(ctx.pool, {
-      id,
-      workspace_id: body.workspace,
-      name: body.name,
-      kind: body.kind,
-      owner_user_id: body.owner_user_id ?? null,
-      url: body.url,
-      sealed_credential: ctx.sealer.seal(id, body.credential).toBytes(),
-      tools: shot.tools,
-      unusable: shot.unusable,
-      digest: photographDigest(shot),
-    });
-    if (!row)
-      throw new Problem(409, `the workspace already has an active connection named ${body.name}`);
+    const row = await registerConnection(ctx, body);
     return reply.code(201).send(connectionView(row));
   });
 
@@ -155,28 +92,15 @@ export function connectionRoutes(app: FastifyInstance, ctx: ApiContext) {
   app.post('/v1/connections/:id/tools/refresh', async (request) => {
     await ctx.auth.operator(request);
     const { id } = validate(idParams, request.params, 'path');
-    const row = await findConnection(ctx.pool, id);
-    if (row?.status !== 'active') throw notFound(`active connection ${id}`);
-    const secret = ctx.sealer.unseal(id, ctx.sealer.fromStored(row.sealed_credential));
-    const shot = await photograph(row.name, row.url, secret);
-    const updated = await replacePhotograph(ctx.pool, id, {
-      ...shot,
-      digest: photographDigest(shot),
-    });
-    if (!updated) throw notFound(`active connection ${id}`);
-    return { ...connectionView(updated), ...diffPhotographs(row.tools, updated.tools) };
+    const { connection, diff } = await refreshConnectionTools(ctx, id);
+    return { ...connectionView(connection), ...diff };
   });
 
   app.post('/v1/connections/:id/reauthorize', async (request) => {
     await ctx.auth.operator(request);
     const { id } = validate(idParams, request.params, 'path');
     const body = validate(z.object({ credential }).strict(), request.body, 'body');
-    const updated = await reauthorizeConnection(
-      ctx.pool,
-      id,
-      ctx.sealer.seal(id, body.credential).toBytes(),
-    );
-    if (!updated) throw notFound(`active connection ${id}`);
+    const updated = await reauthorizeConnection(ctx, id, body.credential);
     return { id, auth_generation: updated.auth_generation };
   });
 
@@ -184,7 +108,6 @@ export function connectionRoutes(app: FastifyInstance, ctx: ApiContext) {
     await ctx.auth.operator(request);
     const { id } = validate(idParams, request.params, 'path');
     const revoked = await revokeConnection(ctx.pool, id);
-    if (!revoked) throw notFound(`connection ${id}`);
     return { id, status: revoked.status };
   });
 }

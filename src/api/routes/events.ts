@@ -1,15 +1,15 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { ChainVerifier } from '../../domain/hash-chain.js';
+import type { SessionId } from '../../domain/gate/ids.js';
+import { ChainVerifier } from '../../domain/ledger/hash-chain.js';
 import { readChainedEvents, readEvents, type LedgerEvent } from '../../store/ledger.js';
 import { findRunBySessionId } from '../../store/runs.js';
 import type { ApiContext } from '../context.js';
 import { EventStreams } from '../event-stream.js';
 import { notFound } from '../problem.js';
-import { validate } from '../validation.js';
-import { externalId } from './runs.js';
+import { sessionIdParam, validate } from '../validation.js';
 
-const sessionParams = z.object({ session_id: externalId }).strict();
+const sessionParams = z.object({ session_id: sessionIdParam }).strict();
 const seq = z.coerce.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
 const pageQuery = z
   .object({ after: seq.default(0), limit: z.coerce.number().int().min(1).max(1000).default(100) })
@@ -19,7 +19,7 @@ const streamQuery = z.object({ after: seq.optional() }).strict();
 const recheckMs = 1_000;
 
 /** The session's runner reads its own stream; the operator reads any. */
-async function authorizeRead(ctx: ApiContext, request: FastifyRequest, sessionId: string) {
+async function authorizeRead(ctx: ApiContext, request: FastifyRequest, sessionId: SessionId) {
   const principal = await ctx.auth.principal(request);
   if (principal.kind === 'runner') {
     await ctx.auth.runner(request, sessionId);

@@ -1,24 +1,18 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import { digestOf } from '../../domain/digest.js';
-import { inputTokenBound, modelInputSchema } from '../../domain/input-token-bound.js';
-import {
-  admitModelRequest,
-  reconcileModelRequest,
-  type ReservationRow,
-  type UsageRow,
-} from '../../store/budget.js';
+import { admitModelRequest } from '../../application/admit-model-request.js';
+import { reportModelUsage } from '../../application/report-model-usage.js';
+import { modelInputSchema } from '../../domain/budget/input-token-bound.js';
+import type { ReservationRow, UsageRow } from '../../store/budget.js';
 import type { ApiContext } from '../context.js';
-import { Problem, badInput, notFound, type FieldError } from '../problem.js';
-import { validate } from '../validation.js';
-import { externalId } from './runs.js';
+import { externalId, sessionIdParam, validate } from '../validation.js';
 
 /** Far above any model's output limit; past it a number is a mistake, not a request. */
 export const maxOutputTokensLimit = 1_000_000;
 const maxReportedTokens = 1_000_000_000;
 
-const sessionParams = z.object({ session_id: externalId }).strict();
-const requestParams = z.object({ session_id: externalId, request_id: externalId }).strict();
+const sessionParams = z.object({ session_id: sessionIdParam }).strict();
+const requestParams = z.object({ session_id: sessionIdParam, request_id: externalId }).strict();
 const admissionBody = z
   .object({
     request_id: externalId,
@@ -32,47 +26,6 @@ const admissionBody = z
   .strict();
 const tokenCount = z.number().int().min(0).max(maxReportedTokens);
 const usageBody = z.object({ input_tokens: tokenCount, output_tokens: tokenCount }).strict();
-
-export const budgetExhaustedType = 'https://fluidbox.dev/problems/budget-exhausted';
-
-/** A request bigger than the whole allowance could never be admitted: that is bad input. */
-function refuseWhatCanNeverFit(maxTokens: number, maxOutputTokens: number, inputBound: number) {
-  const errors: FieldError[] = [];
-  if (inputBound > maxTokens) {
-    errors.push({
-      path: 'body.input',
-      message: `may take up to ${inputBound} input tokens, more than the run's whole allowance of ${maxTokens}`,
-    });
-  }
-  if (maxOutputTokens > maxTokens) {
-    errors.push({
-      path: 'body.max_output_tokens',
-      message: `is more than the run's whole allowance of ${maxTokens}`,
-    });
-  }
-  if (errors.length === 0 && inputBound + maxOutputTokens > maxTokens) {
-    const message = `with an input bound of ${inputBound} tokens, max_output_tokens ${maxOutputTokens} books more than the run's whole allowance of ${maxTokens}`;
-    errors.push({ path: 'body.max_output_tokens', message }, { path: 'body.input', message });
-  }
-  if (errors.length > 0) {
-    throw badInput(
-      `this model request can never fit the run's allowance of ${maxTokens} tokens`,
-      errors,
-    );
-  }
-}
-
-/** Built from the stored row alone, so a retry gets the same body. */
-function budgetExhausted(reservation: ReservationRow): Problem {
-  return new Problem(
-    402,
-    `model request ${reservation.request_id} needs ${reservation.booked_tokens} tokens (max_output_tokens plus the input bound), more than the run had left`,
-    {
-      type: budgetExhaustedType,
-      extra: { request_id: reservation.request_id, booked_tokens: reservation.booked_tokens },
-    },
-  );
-}
 
 function usageView(reservation: ReservationRow, usage: UsageRow) {
   return {
@@ -97,29 +50,7 @@ export function modelRequestRoutes(app: FastifyInstance, ctx: ApiContext) {
       const { session_id } = validate(sessionParams, request.params, 'path');
       const run = await ctx.auth.runner(request, session_id);
       const body = validate(admissionBody, request.body, 'body');
-      const inputBoundTokens = inputTokenBound(body.input);
-      refuseWhatCanNeverFit(run.max_tokens, body.max_output_tokens, inputBoundTokens);
-      const requestDigest = digestOf({
-        model: body.model,
-        max_output_tokens: body.max_output_tokens,
-        input: body.input,
-      });
-      const { reservation } = await admitModelRequest(ctx.pool, {
-        runId: run.id,
-        sessionId: session_id,
-        requestId: body.request_id,
-        requestDigest,
-        model: body.model,
-        maxOutputTokens: body.max_output_tokens,
-        inputBoundTokens,
-      });
-      if (reservation.request_digest !== requestDigest) {
-        throw new Problem(
-          409,
-          `model request ${body.request_id} was already made with a different body`,
-        );
-      }
-      if (reservation.status === 'refused') throw budgetExhausted(reservation);
+      const reservation = await admitModelRequest(ctx.pool, run, body);
       return reply
         .code(201)
         .send({ reservation_id: reservation.id, booked_tokens: reservation.booked_tokens });
@@ -128,28 +59,12 @@ export function modelRequestRoutes(app: FastifyInstance, ctx: ApiContext) {
 
   app.post('/v1/sessions/:session_id/model-requests/:request_id/usage', async (request) => {
     const params = validate(requestParams, request.params, 'path');
-    await ctx.auth.runner(request, params.session_id);
+    const run = await ctx.auth.runner(request, params.session_id);
     const body = validate(usageBody, request.body, 'body');
-    const result = await reconcileModelRequest(ctx.pool, {
-      sessionId: params.session_id,
-      requestId: params.request_id,
-      inputTokens: body.input_tokens,
-      outputTokens: body.output_tokens,
+    const { reservation, usage } = await reportModelUsage(ctx.pool, run, {
+      request_id: params.request_id,
+      ...body,
     });
-    if (result.kind === 'unknown') throw notFound(`model request ${params.request_id}`);
-    if (result.kind === 'refused') {
-      throw new Problem(
-        409,
-        `model request ${params.request_id} was refused admission; there is no reservation to reconcile`,
-      );
-    }
-    const { reservation, usage } = result;
-    if (usage.input_tokens !== body.input_tokens || usage.output_tokens !== body.output_tokens) {
-      throw new Problem(
-        409,
-        `the usage of model request ${params.request_id} was already reported with other figures`,
-      );
-    }
     return usageView(reservation, usage);
   });
 }

@@ -24,7 +24,7 @@ export function operationRoutes(app: FastifyInstance, ctx: ApiContext) {
   app.get('/readyz', async (_request, reply) => {
     const checks = await Promise.allSettled([
       within(2000, pingDatabase(ctx.pool)),
-      within(2000, ctx.temporal.connection.workflowService.getSystemInfo({})),
+      within(2000, ctx.gate.ping()),
     ]);
     const [postgres, temporal] = checks.map((c) =>
       c.status === 'fulfilled' ? 'ok' : `down: ${String(c.reason)}`,

@@ -1,8 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import { policyBodySchema } from '../../domain/policy.js';
-import { findPolicyVersion, insertPolicy, insertPolicyVersion } from '../../store/policies.js';
-import { workspaceExists } from '../../store/workspaces.js';
+import { policyBodySchema } from '../../domain/policy/policy.js';
+import { createPolicy, revisePolicy } from '../../application/policies.js';
+import { findPolicyVersion } from '../../store/policies.js';
 import type { ApiContext } from '../context.js';
 import { notFound } from '../problem.js';
 import { validate } from '../validation.js';
@@ -23,18 +23,14 @@ export function policyRoutes(app: FastifyInstance, ctx: ApiContext) {
   app.post('/v1/policies', async (request, reply) => {
     await ctx.auth.operator(request);
     const body = validate(policyBodySchema, request.body, 'body');
-    if (!(await workspaceExists(ctx.pool, body.workspace)))
-      throw notFound(`workspace ${body.workspace}`);
-    return reply.code(201).send(await insertPolicy(ctx.pool, body));
+    return reply.code(201).send(await createPolicy(ctx.pool, body));
   });
 
   app.put('/v1/policies/:id', async (request) => {
     await ctx.auth.operator(request);
     const { id } = validate(policyParams, request.params, 'path');
     const body = validate(policyBodySchema, request.body, 'body');
-    const created = await insertPolicyVersion(ctx.pool, id, body);
-    if (!created) throw notFound(`policy ${id} in workspace ${body.workspace}`);
-    return created;
+    return revisePolicy(ctx.pool, id, body);
   });
 
   app.get('/v1/policies/:id/versions/:n', async (request) => {

@@ -1,20 +1,14 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { z } from 'zod';
-import { MAX_ARGUMENT_DEPTH } from '../../domain/argument-validation.js';
-import { digestOf } from '../../domain/digest.js';
-import { jsonDepthWithin } from '../../domain/json-depth.js';
-import { inReadingOrder, type GateRequest, type ToolCallState } from '../../domain/gate.js';
-import { payload, redact } from '../../domain/redaction.js';
-import { appendEvent } from '../../store/ledger.js';
-import { withTransaction } from '../../store/pool.js';
-import { findToolCall, insertToolCall, stateOf } from '../../store/tool-calls.js';
+import { awaitToolCall } from '../../application/await-tool-call.js';
+import { submitToolCall } from '../../application/submit-tool-call.js';
+import { inReadingOrder, type ToolCallState } from '../../domain/gate/vocabulary.js';
+import { MAX_ARGUMENT_DEPTH } from '../../domain/tools/argument-validation.js';
+import { jsonDepthWithin } from '../../domain/tools/json-depth.js';
 import type { ApiContext } from '../context.js';
-import { askGate } from '../gate-client.js';
-import { Problem, notFound } from '../problem.js';
-import { validate } from '../validation.js';
-import { externalId } from './runs.js';
+import { sessionIdParam, toolCallIdParam, validate } from '../validation.js';
 
-const callParams = z.object({ session_id: externalId, tool_call_id: externalId }).strict();
+const callParams = z.object({ session_id: sessionIdParam, tool_call_id: toolCallIdParam }).strict();
 const callBody = z
   .object({
     tool: z.string().min(1).max(256),
@@ -28,6 +22,7 @@ const callBody = z
   .strict();
 const waitQuery = z.object({ wait: z.coerce.number().min(0).max(60).optional() }).strict();
 
+/** 200 with a decision, 202 while the call is pending or still evaluating. */
 function answerWith(reply: FastifyReply, ctx: ApiContext, state: ToolCallState) {
   if (state.status === 'decided') {
     ctx.metrics.decisions.inc({ decision: state.decision, source: state.source ?? '' });
@@ -41,79 +36,26 @@ export function toolCallRoutes(app: FastifyInstance, ctx: ApiContext) {
     const params = validate(callParams, request.params, 'path');
     const run = await ctx.auth.runner(request, params.session_id);
     const body = validate(callBody, request.body, 'body');
-    const gateRequest: GateRequest = {
-      run_id: run.id,
-      session_id: params.session_id,
-      tool_call_id: params.tool_call_id,
+    const state = await submitToolCall(ctx, run, params.tool_call_id, {
       tool: body.tool,
       arguments: body.arguments,
       execute: body.execute ?? false,
-      approval_recheck_s: ctx.approvalRecheckS,
-      stage_activities: ctx.stageActivities,
-    };
-    const requestDigest = digestOf({
-      tool: body.tool,
-      arguments: body.arguments,
-      execute: gateRequest.execute,
     });
-    const row = await withTransaction(ctx.pool, async (tx) => {
-      const { row, created } = await insertToolCall(tx, {
-        sessionId: params.session_id,
-        toolCallId: params.tool_call_id,
-        runId: run.id,
-        tool: body.tool,
-        requestDigest,
-        awaitsResult:
-          gateRequest.execute &&
-          run.toolset.find((t) => t.name === body.tool)?.class === 'brokered',
-      });
-      if (created) {
-        await appendEvent(
-          tx,
-          params.session_id,
-          redact('tool.requested', {
-            tool_call_id: params.tool_call_id,
-            tool: body.tool,
-            execute: gateRequest.execute,
-            arguments: payload(body.arguments),
-          }),
-        );
-      }
-      return row;
-    });
-    if (row.request_digest !== requestDigest) {
-      throw new Problem(
-        409,
-        `tool call ${params.tool_call_id} was already made with a different request`,
-      );
-    }
-    // A final recorded decision answers at once; anything else goes to the gate, which re-attaches.
-    const recorded = stateOf(row);
-    if (recorded.status === 'decided') return answerWith(reply, ctx, recorded);
-    const answer = await askGate(ctx.temporal, ctx.taskQueue, gateRequest, ctx.gateWaitMs);
-    if (answer !== 'closed') return answerWith(reply, ctx, answer);
-    // A closed gate is never started again: its decision is in the record.
-    const current = await findToolCall(ctx.pool, row.session_id, row.tool_call_id);
-    const final = current && stateOf(current);
-    if (final?.status !== 'decided') {
-      throw new Problem(503, 'the gate closed without a recorded answer; send the call again');
-    }
-    return answerWith(reply, ctx, final);
+    return answerWith(reply, ctx, state);
   });
 
   app.get('/v1/sessions/:session_id/tool-calls/:tool_call_id', async (request, reply) => {
     const params = validate(callParams, request.params, 'path');
     await ctx.auth.runner(request, params.session_id);
     const { wait = 0 } = validate(waitQuery, request.query, 'query');
-    const deadline = Date.now() + wait * 1000;
-    for (;;) {
-      const row = await findToolCall(ctx.pool, params.session_id, params.tool_call_id);
-      if (!row) throw notFound(`tool call ${params.tool_call_id}`);
-      const state = stateOf(row);
-      // A runner that hung up gets no more polling on its behalf.
-      if (state.status === 'decided' || Date.now() >= deadline || request.socket.destroyed)
-        return answerWith(reply, ctx, state);
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+    // A runner that hung up gets no more polling on its behalf.
+    const state = await awaitToolCall(
+      ctx.pool,
+      params.session_id,
+      params.tool_call_id,
+      wait * 1000,
+      () => request.socket.destroyed,
+    );
+    return answerWith(reply, ctx, state);
   });
 }

@@ -1,10 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import { createMember, updateMember } from '../../store/members.js';
-import { createWorkspace, workspaceExists } from '../../store/workspaces.js';
+import { addMember, changeMember } from '../../application/workspaces.js';
+import { createWorkspace } from '../../store/workspaces.js';
 import type { ApiContext } from '../context.js';
-import { notFound } from '../problem.js';
-import { hashToken, newToken } from '../tokens.js';
 import { validate } from '../validation.js';
 
 const name = z.string().trim().min(1).max(200);
@@ -24,14 +22,7 @@ export function workspaceRoutes(app: FastifyInstance, ctx: ApiContext) {
     await ctx.auth.operator(request);
     const { ws } = validate(workspaceParams, request.params, 'path');
     const body = validate(z.object({ name, role }).strict(), request.body, 'body');
-    if (!(await workspaceExists(ctx.pool, ws))) throw notFound(`workspace ${ws}`);
-    const userToken = newToken('user');
-    const member = await createMember(ctx.pool, {
-      workspaceId: ws,
-      name: body.name,
-      role: body.role,
-      tokenHash: hashToken(userToken),
-    });
+    const { member, userToken } = await addMember(ctx.pool, ws, body);
     return reply.code(201).send({
       user_id: member.id,
       user_token: userToken,
@@ -54,8 +45,7 @@ export function workspaceRoutes(app: FastifyInstance, ctx: ApiContext) {
       request.body,
       'body',
     );
-    const member = await updateMember(ctx.pool, ws, user_id, body);
-    if (!member) throw notFound(`member ${user_id} of workspace ${ws}`);
+    const member = await changeMember(ctx.pool, ws, user_id, body);
     return { user_id: member.id, name: member.name, role: member.role, status: member.status };
   });
 }

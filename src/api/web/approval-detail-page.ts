@@ -1,4 +1,4 @@
-import type { Rule } from '../../domain/policy.js';
+import type { Rule } from '../../domain/policy/policy.js';
 import type { ApprovalRow } from '../../store/approvals.js';
 import { badge, repository, ruleName, when } from './approval-fields.js';
 import { detailPath } from './approval-list-page.js';

@@ -1,12 +1,14 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
+import { decideApproval } from '../../application/decide-approval.js';
+import { offeredTo } from '../../domain/gate/approval.js';
+import type { SessionId, ToolCallId } from '../../domain/gate/ids.js';
 import { findMember, type Member } from '../../store/members.js';
 import { findApproval, listPendingApprovalsFor } from '../../store/approvals.js';
 import { findPolicyVersion } from '../../store/policies.js';
 import type { ApiContext } from '../context.js';
 import { Problem, notFound } from '../problem.js';
-import { approvalView, decideApproval } from '../routes/approvals.js';
-import { externalId } from '../routes/runs.js';
+import { approvalParams } from '../routes/approvals.js';
 import { validate } from '../validation.js';
 import { approvalDetailPage, type ApprovalDetail, type Notice } from './approval-detail-page.js';
 import { approvalList, approvalListPage } from './approval-list-page.js';
@@ -17,7 +19,6 @@ import { sendPage } from './layout.js';
 import { findRunSummaries } from './run-summaries.js';
 import { signedIn, type SignedIn } from './session.js';
 
-const approvalParams = z.object({ session_id: externalId, tool_call_id: externalId }).strict();
 const decisionForm = z
   .object({
     csrf: z.string(),
@@ -45,8 +46,8 @@ async function pendingList(ctx: ApiContext, member: Member) {
 async function loadDetail(
   ctx: ApiContext,
   member: Member,
-  sessionId: string,
-  toolCallId: string,
+  sessionId: SessionId,
+  toolCallId: ToolCallId,
 ): Promise<ApprovalDetail | undefined> {
   const approval = await findApproval(ctx.pool, sessionId, toolCallId);
   if (approval?.workspace_id !== member.workspace_id) return undefined;
@@ -66,8 +67,7 @@ async function loadDetail(
     },
     decidedByName: decidedBy?.name,
     // Past its expiry a pending approval can only expire: offer no buttons for it.
-    mayDecide:
-      approvalView(approval, member).may_decide && approval.expires_at.getTime() > Date.now(),
+    mayDecide: offeredTo(approval, member) && approval.expires_at.getTime() > Date.now(),
   };
 }
 
@@ -75,7 +75,7 @@ async function showDetail(
   ctx: ApiContext,
   reply: FastifyReply,
   session: SignedIn,
-  params: { session_id: string; tool_call_id: string },
+  params: { session_id: SessionId; tool_call_id: ToolCallId },
   status = 200,
   notice?: Notice,
 ) {
@@ -115,25 +115,13 @@ export function approvalPageRoutes(web: FastifyInstance, ctx: ApiContext) {
     const form = formOf(request.body);
     requireCsrf(form.csrf, session.csrf);
     const { decision, reason } = validate(decisionForm, form, 'body');
-    let result;
-    try {
-      result = await decideApproval(
-        ctx,
-        session.member,
-        params.session_id,
-        params.tool_call_id,
-        decision === 'approve' ? 'allow' : 'deny',
-        reason || null,
-      );
-    } catch (err) {
-      if (err instanceof Problem) throw err;
-      // Fail closed, as the JSON API does: nothing was recorded, and the approver is told so.
-      request.log.error({ err }, 'deciding an approval from the web form failed');
-      throw new Problem(
-        503,
-        'the decision could not be recorded and was rolled back; the approval is still pending',
-      );
-    }
+    const result = await decideApproval(ctx, {
+      member: session.member,
+      sessionId: params.session_id,
+      toolCallId: params.tool_call_id,
+      decision: decision === 'approve' ? 'allow' : 'deny',
+      reason: reason || null,
+    });
     if (result.outcome === 'not_found') {
       throw notFound(`approval ${params.session_id}/${params.tool_call_id}`);
     }

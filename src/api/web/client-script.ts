@@ -23,7 +23,10 @@ export const clientScript = `'use strict';
     fetching = true;
     fetch('/approvals/list', { headers: { accept: 'text/html' }, cache: 'no-store' })
       .then(function (response) {
-        if (response.status === 401) { window.location.assign('/login'); return null; }
+        if (response.status === 401) {
+          if (!leaving) window.location.assign('/login');
+          return null;
+        }
         return response.ok ? response.text() : null;
       })
       .then(function (text) {
@@ -40,6 +43,11 @@ export const clientScript = `'use strict';
       });
   }
 
+  // A page already being left (a form posted: sign out, a decision) is sent nowhere else: a
+  // second navigation would cut the first one short.
+  var leaving = false;
+  window.addEventListener('beforeunload', function () { leaving = true; });
+
   var stream = new EventSource('/approvals/stream');
   stream.addEventListener('open', function () { setLive(true); });
   stream.addEventListener('pending', function (event) {
@@ -48,7 +56,7 @@ export const clientScript = `'use strict';
   });
   stream.addEventListener('signed-out', function () {
     stream.close();
-    window.location.assign('/login');
+    if (!leaving) window.location.assign('/login');
   });
   stream.addEventListener('error', function () {
     setLive(false);

@@ -1,7 +1,7 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
 import { Problem } from '../problem.js';
-import { sameSecret } from '../tokens.js';
+import { sameSecret } from '../../application/tokens.js';
 
 /**
  * A signed-in form's CSRF token: an HMAC keyed by the session id. Only the holder of the

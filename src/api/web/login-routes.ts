@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { findMemberByTokenHash } from '../../store/members.js';
 import type { ApiContext } from '../context.js';
-import { hashToken, tokenKind } from '../tokens.js';
+import { hashToken, tokenKind } from '../../application/tokens.js';
 import { clearCookie, readCookie, setCookie } from './cookies.js';
 import { loginCsrfCookie, newLoginCsrf, requireCsrf, requireSameOrigin } from './csrf.js';
 import { formOf } from './form-body.js';

@@ -1,4 +1,4 @@
-import type { RunSource } from '../../domain/trust-tier.js';
+import type { RunSource } from '../../domain/gate/trust-tier.js';
 
 export { findRunSummaries, type RunSummary } from '../../store/runs.js';
 

@@ -7,7 +7,7 @@ import {
   insertWebSession,
 } from '../../store/web-sessions.js';
 import type { ApiContext } from '../context.js';
-import { hashToken } from '../tokens.js';
+import { hashToken } from '../../application/tokens.js';
 import { clearCookie, readCookie, setCookie } from './cookies.js';
 import { csrfTokenFor } from './csrf.js';
 

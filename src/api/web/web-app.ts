@@ -1,7 +1,6 @@
-import type { FastifyError, FastifyInstance } from 'fastify';
-import { isUnavailableError } from '../../store/pool.js';
+import type { FastifyInstance } from 'fastify';
 import type { ApiContext } from '../context.js';
-import { Problem } from '../problem.js';
+import { problemFor } from '../error-mapping.js';
 import { approvalPageRoutes } from './approval-page-routes.js';
 import { approvalStreamRoute } from './approval-stream.js';
 import { clientScript } from './client-script.js';
@@ -10,20 +9,6 @@ import { acceptFormBodies } from './form-body.js';
 import { htmlSecurityHeaders, sendPage } from './layout.js';
 import { loginRoutes } from './login-routes.js';
 import { stylesheet } from './stylesheet.js';
-
-/** What an error means for a person at a browser; the JSON API's problems are untouched. */
-function statusAndDetail(err: unknown): { status: number; detail: string } {
-  if (err instanceof Problem) return { status: err.status, detail: err.detail };
-  const fastifyError = err as Partial<FastifyError>;
-  const status = fastifyError.statusCode;
-  if (typeof status === 'number' && status >= 400 && status < 500) {
-    return { status, detail: fastifyError.message ?? 'the request was not understood' };
-  }
-  if (isUnavailableError(err)) {
-    return { status: 503, detail: 'the database is unavailable; try again shortly' };
-  }
-  return { status: 500, detail: 'an internal error occurred' };
-}
 
 /**
  * The approvers' web form: sign-in, the live list of pending approvals and the detail page with
@@ -40,7 +25,8 @@ export function webRoutes(app: FastifyInstance, ctx: ApiContext): void {
       return payload;
     });
     web.setErrorHandler((err, request, reply) => {
-      const { status, detail } = statusAndDetail(err);
+      // The JSON API's mapping, shown as a page: one meaning for every error.
+      const { status, detail } = problemFor(err);
       if (status >= 500) request.log.error({ err }, 'web request failed');
       if (status === 503) void reply.header('retry-after', '1');
       return sendPage(reply, status, errorPage(status, detail));

@@ -1,0 +1,88 @@
+import { inputTokenBound, type ModelInput } from '../domain/budget/input-token-bound.js';
+import { digestOf } from '../domain/ledger/digest.js';
+import { admitModelRequest as admit, type ReservationRow } from '../store/budget.js';
+import type { Pool } from '../store/pool.js';
+import type { FrozenRun } from '../store/runs.js';
+import {
+  BudgetExhaustedError,
+  ConflictError,
+  InvalidInputError,
+  type FieldError,
+} from './errors.js';
+
+export interface ModelRequest {
+  request_id: string;
+  model: string;
+  max_output_tokens: number;
+  input: ModelInput;
+}
+
+/** A request bigger than the whole allowance could never be admitted: that is bad input. */
+function refuseWhatCanNeverFit(maxTokens: number, maxOutputTokens: number, inputBound: number) {
+  const errors: FieldError[] = [];
+  if (inputBound > maxTokens) {
+    errors.push({
+      path: 'input',
+      message: `may take up to ${inputBound} input tokens, more than the run's whole allowance of ${maxTokens}`,
+    });
+  }
+  if (maxOutputTokens > maxTokens) {
+    errors.push({
+      path: 'max_output_tokens',
+      message: `is more than the run's whole allowance of ${maxTokens}`,
+    });
+  }
+  if (errors.length === 0 && inputBound + maxOutputTokens > maxTokens) {
+    const message = `with an input bound of ${inputBound} tokens, max_output_tokens ${maxOutputTokens} books more than the run's whole allowance of ${maxTokens}`;
+    errors.push({ path: 'max_output_tokens', message }, { path: 'input', message });
+  }
+  if (errors.length > 0) {
+    throw new InvalidInputError(
+      `this model request can never fit the run's allowance of ${maxTokens} tokens`,
+      errors,
+    );
+  }
+}
+
+/** Built from the stored row alone, so a retry gets the same answer. */
+function budgetExhausted(reservation: ReservationRow): BudgetExhaustedError {
+  return new BudgetExhaustedError(
+    `model request ${reservation.request_id} needs ${reservation.booked_tokens} tokens (max_output_tokens plus the input bound), more than the run had left`,
+    { request_id: reservation.request_id, booked_tokens: reservation.booked_tokens },
+  );
+}
+
+/**
+ * Books a model request against the run's allowance: max_output_tokens plus an upper bound on
+ * the input tokens computed from the request itself. The same request id answers the first
+ * answer again (a refusal too); with another body it is a conflict.
+ */
+export async function admitModelRequest(
+  pool: Pool,
+  run: FrozenRun,
+  request: ModelRequest,
+): Promise<ReservationRow> {
+  const inputBoundTokens = inputTokenBound(request.input);
+  refuseWhatCanNeverFit(run.max_tokens, request.max_output_tokens, inputBoundTokens);
+  const requestDigest = digestOf({
+    model: request.model,
+    max_output_tokens: request.max_output_tokens,
+    input: request.input,
+  });
+  const { reservation } = await admit(pool, {
+    runId: run.id,
+    sessionId: run.session_id,
+    requestId: request.request_id,
+    requestDigest,
+    model: request.model,
+    maxOutputTokens: request.max_output_tokens,
+    inputBoundTokens,
+  });
+  if (reservation.request_digest !== requestDigest) {
+    throw new ConflictError(
+      `model request ${request.request_id} was already made with a different body`,
+    );
+  }
+  if (reservation.status === 'refused') throw budgetExhausted(reservation);
+  return reservation;
+}

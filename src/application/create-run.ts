@@ -1,0 +1,81 @@
+import type { SessionId } from '../domain/gate/ids.js';
+import { trustTierOf, type RunSource } from '../domain/gate/trust-tier.js';
+import { redact } from '../domain/ledger/redaction.js';
+import { toolSetDigest } from '../domain/tools/tools.js';
+import { appendEvent } from '../store/ledger.js';
+import { findMember } from '../store/members.js';
+import { findPolicyVersion } from '../store/policies.js';
+import { withTransaction, type Pool } from '../store/pool.js';
+import { insertRun, type FrozenRun } from '../store/runs.js';
+import { ConflictError, InvalidInputError, NotFoundError } from './errors.js';
+import { freezeRunTools, type ToolsRequest } from './freeze-run-tools.js';
+import { hashToken, newToken } from './tokens.js';
+
+export interface RunRequest {
+  workspace: string;
+  session_id: SessionId;
+  invoked_by: string;
+  source: RunSource;
+  autonomy: 'supervised' | 'autonomous';
+  policy_id: string;
+  tools: ToolsRequest;
+  budget: { max_tokens: number };
+}
+
+function runCreatedEvent(run: FrozenRun) {
+  return redact('run.created', {
+    run_id: run.id,
+    workspace: run.workspace_id,
+    invoked_by: run.invoked_by,
+    source_kind: run.source.kind,
+    trust_tier: run.trust_tier,
+    autonomy: run.autonomy,
+    policy_id: run.policy_id,
+    policy_version: run.policy_version,
+    toolset_digest: run.toolset_digest,
+    max_tokens: run.max_tokens,
+  });
+}
+
+/**
+ * Creates a run and freezes what it may do: the tool set and its digest, each schema (guarded),
+ * the policy's current version, the trust tier, the autonomy mode and the budget. Returns the
+ * run and its session token, which is shown once and stored only as a hash.
+ */
+export async function createRun(
+  pool: Pool,
+  request: RunRequest,
+): Promise<{ run: FrozenRun; sessionToken: string }> {
+  const invoker = await findMember(pool, request.workspace, request.invoked_by);
+  if (invoker?.status !== 'active') {
+    throw new InvalidInputError('invoked_by must be an active member of the workspace', [
+      { path: 'invoked_by', message: 'not an active member of this workspace' },
+    ]);
+  }
+  const policy = await findPolicyVersion(pool, request.policy_id);
+  if (policy?.workspace_id !== request.workspace) {
+    throw new NotFoundError(`policy ${request.policy_id} in this workspace`);
+  }
+  const toolset = await freezeRunTools(pool, request.workspace, request.invoked_by, request.tools);
+  const sessionToken = newToken('session');
+  const run = await withTransaction(pool, async (tx) => {
+    const created = await insertRun(tx, {
+      workspace_id: request.workspace,
+      session_id: request.session_id,
+      session_token_hash: hashToken(sessionToken),
+      invoked_by: request.invoked_by,
+      source: request.source,
+      trust_tier: trustTierOf(request.source),
+      autonomy: request.autonomy,
+      policy_id: policy.policy_id,
+      policy_version: policy.version,
+      toolset,
+      toolset_digest: toolSetDigest(toolset),
+      max_tokens: request.budget.max_tokens,
+    });
+    if (created) await appendEvent(tx, created.session_id, runCreatedEvent(created));
+    return created;
+  });
+  if (!run) throw new ConflictError(`session ${request.session_id} already has a run`);
+  return { run, sessionToken };
+}

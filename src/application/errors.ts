@@ -1,0 +1,64 @@
+/**
+ * Why a use case refused, as classes a caller can branch on. The API maps each to one HTTP
+ * status (src/api/error-mapping.ts); the web form shows the same status and detail as a page.
+ */
+
+/** One failing field of a request: where it is and what is wrong with it. */
+export interface FieldError {
+  path: string;
+  message: string;
+}
+
+export abstract class UseCaseError extends Error {}
+
+/** Something named does not exist, or the caller may not know that it does. */
+export class NotFoundError extends UseCaseError {
+  override name = 'NotFoundError';
+  constructor(what: string) {
+    super(`${what} does not exist`);
+  }
+}
+
+/** The caller is known but may not do this. */
+export class ForbiddenError extends UseCaseError {
+  override name = 'ForbiddenError';
+}
+
+/** The request is well-formed but its values cannot be used; `errors` names each field. */
+export class InvalidInputError extends UseCaseError {
+  override name = 'InvalidInputError';
+  constructor(
+    message: string,
+    readonly errors: FieldError[] = [],
+  ) {
+    super(message);
+  }
+}
+
+/** The request clashes with what is recorded (an id reused with another body, a name taken). */
+export class ConflictError extends UseCaseError {
+  override name = 'ConflictError';
+  constructor(
+    message: string,
+    /** What the caller may rely on instead, shown beside the message. */
+    readonly details: Record<string, unknown> = {},
+  ) {
+    super(message);
+  }
+}
+
+/** The run's token allowance cannot cover this model request now. */
+export class BudgetExhaustedError extends UseCaseError {
+  override name = 'BudgetExhaustedError';
+  constructor(
+    message: string,
+    readonly details: { request_id: string; booked_tokens: number },
+  ) {
+    super(message);
+  }
+}
+
+/** A dependency could not answer in time; the same request may be sent again. */
+export class UnavailableError extends UseCaseError {
+  override name = 'UnavailableError';
+}

@@ -1,0 +1,97 @@
+import type { ToolCallId } from '../domain/gate/ids.js';
+import type { GateRequest, ToolCallState } from '../domain/gate/vocabulary.js';
+import { digestOf } from '../domain/ledger/digest.js';
+import { payload, redact } from '../domain/ledger/redaction.js';
+import { appendEvent } from '../store/ledger.js';
+import { withTransaction, type Pool } from '../store/pool.js';
+import type { FrozenRun } from '../store/runs.js';
+import { findToolCall, insertToolCall, stateOf, type ToolCallRow } from '../store/tool-calls.js';
+import type { GateWorkflowClient } from '../temporal/gate-workflow-client.js';
+import { ConflictError, UnavailableError } from './errors.js';
+
+export interface ToolCallDeps {
+  pool: Pool;
+  gate: GateWorkflowClient;
+  /** How long to wait for the gate before asking the runner to send the call again. */
+  gateWaitMs: number;
+  /** How often a paused call re-reads its approval row when no signal arrives. */
+  approvalRecheckS: number;
+  /** How the cheap stages run: local activities, or regular ones on any worker. */
+  stageActivities: 'local' | 'remote';
+}
+
+export interface ToolCall {
+  tool: string;
+  arguments: Record<string, unknown>;
+  execute: boolean;
+}
+
+/**
+ * Records a call the first time it is seen, with tool.requested, in one transaction. The same
+ * ids again find the first record; with a different body they are a conflict.
+ */
+async function recordRequest(
+  pool: Pool,
+  run: FrozenRun,
+  toolCallId: ToolCallId,
+  call: ToolCall,
+): Promise<ToolCallRow> {
+  const requestDigest = digestOf(call);
+  const frozenClass = run.toolset.find((t) => t.name === call.tool)?.class;
+  const row = await withTransaction(pool, async (tx) => {
+    const { row, created } = await insertToolCall(tx, {
+      sessionId: run.session_id,
+      toolCallId,
+      runId: run.id,
+      tool: call.tool,
+      requestDigest,
+      awaitsResult: call.execute && frozenClass === 'brokered',
+    });
+    if (created) {
+      const event = redact('tool.requested', {
+        tool_call_id: toolCallId,
+        tool: call.tool,
+        execute: call.execute,
+        arguments: payload(call.arguments),
+      });
+      await appendEvent(tx, run.session_id, event);
+    }
+    return row;
+  });
+  if (row.request_digest !== requestDigest) {
+    throw new ConflictError(`tool call ${toolCallId} was already made with a different request`);
+  }
+  return row;
+}
+
+/**
+ * A runner's tool call: recorded, then decided by the gate workflow (started, or re-attached to
+ * on a retry). A recorded final decision answers at once; a closed gate answers from the record.
+ */
+export async function submitToolCall(
+  deps: ToolCallDeps,
+  run: FrozenRun,
+  toolCallId: ToolCallId,
+  call: ToolCall,
+): Promise<ToolCallState> {
+  const row = await recordRequest(deps.pool, run, toolCallId, call);
+  const recorded = stateOf(row);
+  if (recorded.status === 'decided') return recorded;
+  const request: GateRequest = {
+    run_id: run.id,
+    session_id: run.session_id,
+    tool_call_id: toolCallId,
+    ...call,
+    approval_recheck_s: deps.approvalRecheckS,
+    stage_activities: deps.stageActivities,
+  };
+  const answer = await deps.gate.ask(request, deps.gateWaitMs);
+  if (answer !== 'closed') return answer;
+  // A closed gate is never started again: its decision is in the record.
+  const current = await findToolCall(deps.pool, run.session_id, toolCallId);
+  const final = current && stateOf(current);
+  if (final?.status !== 'decided') {
+    throw new UnavailableError('the gate closed without a recorded answer; send the call again');
+  }
+  return final;
+}

@@ -1,0 +1,42 @@
+import {
+  createMember,
+  updateMember,
+  type Member,
+  type MemberStatus,
+  type Role,
+} from '../store/members.js';
+import type { Pool } from '../store/pool.js';
+import { workspaceExists } from '../store/workspaces.js';
+import { NotFoundError } from './errors.js';
+import { hashToken, newToken } from './tokens.js';
+
+/** Adds a member; their user token is returned once and stored only as a hash. */
+export async function addMember(
+  pool: Pool,
+  workspaceId: string,
+  member: { name: string; role: Role },
+): Promise<{ member: Member; userToken: string }> {
+  if (!(await workspaceExists(pool, workspaceId))) {
+    throw new NotFoundError(`workspace ${workspaceId}`);
+  }
+  const userToken = newToken('user');
+  const created = await createMember(pool, {
+    workspaceId,
+    name: member.name,
+    role: member.role,
+    tokenHash: hashToken(userToken),
+  });
+  return { member: created, userToken };
+}
+
+/** A new role or status; a suspended member decides nothing from the next request on. */
+export async function changeMember(
+  pool: Pool,
+  workspaceId: string,
+  userId: string,
+  change: { role?: Role | undefined; status?: MemberStatus | undefined },
+): Promise<Member> {
+  const member = await updateMember(pool, workspaceId, userId, change);
+  if (!member) throw new NotFoundError(`member ${userId} of workspace ${workspaceId}`);
+  return member;
+}

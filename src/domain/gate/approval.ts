@@ -1,0 +1,64 @@
+import type { GateDecision } from './vocabulary.js';
+
+export type ApprovalStatus = 'pending' | 'approved' | 'denied' | 'expired';
+export type Authority = 'owner' | 'workspace_approvers';
+
+/** What settling an approval produced: enough to build the call's final answer. */
+export interface SettledApproval {
+  status: Exclude<ApprovalStatus, 'pending'>;
+  decision: 'allow' | 'deny';
+  rule_id: string | null;
+  decided_by: string | null;
+  decided_by_name: string | null;
+  reason: string | null;
+}
+
+/** The final answer of a call whose approval was settled by a person or by expiry. */
+export function decisionFromApproval(approval: SettledApproval): GateDecision {
+  const ruleId = approval.rule_id ? { rule_id: approval.rule_id } : {};
+  const because = approval.reason ? `: ${approval.reason}` : '';
+  const who = approval.decided_by_name ?? 'an approver';
+  const reason =
+    approval.status === 'expired'
+      ? `the approval expired; the policy's on_timeout is ${approval.decision}`
+      : approval.status === 'approved'
+        ? `approved by ${who}${because}`
+        : `denied by ${who}${because}`;
+  const trail = {
+    stage: 'approval' as const,
+    verdict: 'require_approval',
+    original_verdict: 'require_approval',
+    ...(approval.decided_by && { decided_by: approval.decided_by }),
+  };
+  if (approval.decision === 'allow') {
+    return { answer: { status: 'decided', decision: 'allow', reason, ...ruleId }, ...trail };
+  }
+  return {
+    answer: { status: 'decided', decision: 'deny', source: 'approval', reason, ...ruleId },
+    ...trail,
+  };
+}
+
+/** Who may decide, given the decider's membership. The operator key is not a member: it decides nothing. */
+export function mayDecide(
+  approval: { authority: Authority; owner_user_id: string | null; workspace_id: string },
+  member: { id: string; workspace_id: string; role: string; status: string },
+): boolean {
+  if (member.status !== 'active' || member.workspace_id !== approval.workspace_id) return false;
+  // A personal connection is one person's custody of their own credential: no role overrides it.
+  if (approval.authority === 'owner') return member.id === approval.owner_user_id;
+  return member.role === 'approver' || member.role === 'admin';
+}
+
+/** Whether a member is offered an approval to decide: still pending, and within their authority. */
+export function offeredTo(
+  approval: {
+    status: ApprovalStatus;
+    authority: Authority;
+    owner_user_id: string | null;
+    workspace_id: string;
+  },
+  member: { id: string; workspace_id: string; role: string; status: string },
+): boolean {
+  return approval.status === 'pending' && mayDecide(approval, member);
+}

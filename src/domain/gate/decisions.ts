@@ -1,0 +1,73 @@
+/**
+ * How the workflow turns what the stages answered into the call's decision. Pure and free of
+ * imports beyond types: safe for workflow code.
+ */
+import type {
+  DecidedAnswer,
+  Denial,
+  DenySource,
+  GateDecision,
+  PolicyRuling,
+} from './vocabulary.js';
+
+/** The decision of a stage that denied: its source, reason, rendering and ledger reason. */
+export function decisionFromDenial(denial: Omit<Denial, 'outcome'>): GateDecision {
+  const answer: DecidedAnswer = {
+    status: 'decided',
+    decision: 'deny',
+    source: denial.source,
+    reason: denial.reason,
+  };
+  if (denial.render) answer.render = denial.render;
+  return {
+    answer,
+    stage: denial.source,
+    ...(denial.ledger_reason !== undefined && { ledger_reason: denial.ledger_reason }),
+  };
+}
+
+/** A stage that cannot answer denies with its own source: fail closed, never open. */
+export function failedClosed(stage: DenySource, cause: string): GateDecision {
+  return decisionFromDenial({
+    source: stage,
+    reason: `the ${stage} stage could not decide (${cause}); failing closed`,
+  });
+}
+
+/** The decision of a policy verdict of allow or deny, naming the rule and any autonomy rewrite. */
+export function decisionFromPolicy(
+  ruling: PolicyRuling & { verdict: 'allow' | 'deny' },
+): GateDecision {
+  const trail = { verdict: ruling.verdict, original_verdict: ruling.original_verdict };
+  const ruleId = ruling.rule_id ? { rule_id: ruling.rule_id } : {};
+  const by = ruling.rule_id ? `rule "${ruling.rule_id}"` : 'the policy default';
+  const rewritten =
+    ruling.verdict !== ruling.original_verdict
+      ? ' (the autonomous fallback for require_approval)'
+      : '';
+  if (ruling.verdict === 'allow') {
+    const reason = `allowed by ${by}${rewritten}`;
+    return {
+      answer: { status: 'decided', decision: 'allow', reason, ...ruleId },
+      stage: 'policy',
+      ...trail,
+    };
+  }
+  const reason = `denied by ${by}${rewritten}`;
+  return {
+    answer: { status: 'decided', decision: 'deny', source: 'policy', reason, ...ruleId },
+    stage: 'policy',
+    ...trail,
+  };
+}
+
+/** An allowed brokered call the control plane could not carry out: a tool error, never a retry. */
+export function brokerFailed(answer: DecidedAnswer, cause: string): DecidedAnswer {
+  return {
+    ...answer,
+    result: {
+      isError: true,
+      content: [{ type: 'text', text: `the call could not be carried out (${cause})` }],
+    },
+  };
+}

@@ -1,0 +1,166 @@
+/**
+ * The gate's rules, one pure function per stage, in the design document's order. Each takes
+ * what its stage's activity loaded and answers; the activities only load and call them.
+ */
+import type { PolicyBody } from '../policy/policy.js';
+import { evaluatePolicy } from '../policy/policy.js';
+import { validateArguments } from '../tools/argument-validation.js';
+import type { FrozenTool } from '../tools/tools.js';
+import { applyAutonomy } from './autonomy.js';
+import type { Denial, DenySource, PolicyOutcome, StageOutcome } from './vocabulary.js';
+
+/** The tool a call names, and the run's frozen entry for it when the run froze one. */
+export interface CalledTool {
+  name: string;
+  frozen: FrozenTool | undefined;
+}
+
+/** A connection's state as the capability stage reads it, fresh for every call. */
+export interface ConnectionState {
+  status: 'active' | 'revoked';
+  auth_generation: number;
+  tools: readonly { name: string; digest: string }[];
+}
+
+const pass: StageOutcome = { outcome: 'pass' };
+
+const deny = (source: DenySource, reason: string, extra: Partial<Denial> = {}): Denial => ({
+  outcome: 'deny',
+  source,
+  reason,
+  ...extra,
+});
+
+/** A tool the run did not freeze is a capability deny, whichever stage notices it. */
+export function notFrozen(name: string): Denial {
+  return deny('capability', `tool "${name}" is not in the run's frozen tool set`);
+}
+
+/**
+ * Stage 1: a run whose allowance is spent stops here. Held tokens count as spent: they are
+ * booked for model requests still in flight.
+ */
+export function budgetVerdict(budget: {
+  max_tokens: number;
+  held_tokens: number;
+  used_tokens: number;
+}): StageOutcome {
+  const { max_tokens, held_tokens, used_tokens } = budget;
+  if (used_tokens + held_tokens < max_tokens) return pass;
+  return deny(
+    'budget',
+    `the run's token budget is spent: ${used_tokens} used and ${held_tokens} held of ${max_tokens}`,
+  );
+}
+
+/**
+ * Stage 2: the tool must be in the set the run froze, and a brokered tool's connection must
+ * still offer exactly what was frozen (the rug-pull defence) under the same authorisation.
+ * `connection` is the bound connection as read now; undefined when it is gone.
+ */
+export function capabilityVerdict(
+  called: CalledTool,
+  connection: ConnectionState | undefined,
+): StageOutcome {
+  const tool = called.frozen;
+  if (!tool) return notFrozen(called.name);
+  if (tool.class !== 'brokered') return pass;
+  if (!tool.binding) return deny('binding', `"${tool.name}" has no binding to a connection`);
+  if (connection?.status !== 'active') {
+    const state = connection ? 'revoked' : 'gone';
+    return deny('binding', `the connection behind "${tool.name}" is ${state}`);
+  }
+  const current = connection.tools.find((t) => t.name === tool.name);
+  if (!current) {
+    return deny('capability', `"${tool.name}" was withdrawn by its server since the run froze it`);
+  }
+  if (current.digest !== tool.digest) {
+    return deny(
+      'capability',
+      `"${tool.name}" drifted since the run froze it: its server changed it`,
+    );
+  }
+  if (connection.auth_generation !== tool.binding.auth_generation) {
+    return deny(
+      'binding',
+      `the connection behind "${tool.name}" was reauthorized since the run froze it (stale binding)`,
+    );
+  }
+  return pass;
+}
+
+/**
+ * Stage 3: the arguments against the schema frozen at run creation. A denial is rendered to the
+ * model as a failed tool execution, naming the failing paths, so it can correct itself.
+ */
+export function schemaVerdict(called: CalledTool, args: unknown): StageOutcome {
+  const tool = called.frozen;
+  if (!tool) return notFrozen(called.name);
+  const render = 'tool_error';
+  if (!tool.callable) {
+    const why = tool.uncallable_reason ?? 'unknown reason';
+    return deny('schema', `"${tool.name}" is uncallable: its schema failed the guard (${why})`, {
+      render,
+    });
+  }
+  // The tool's digest covers its schema, so it keys the compiled-validator cache.
+  const result = validateArguments(tool.input_schema, tool.digest, args);
+  if (result.valid) return pass;
+  if (result.kind === 'schema') {
+    return deny('schema', `"${tool.name}" is uncallable: ${result.message}`, { render });
+  }
+  const failing = result.errors.length;
+  return deny(
+    'schema',
+    `the arguments do not match the schema of "${tool.name}": ${result.message}`,
+    {
+      render,
+      // The failing paths name argument keys, which are the caller's payload: the ledger gets a count.
+      ledger_reason: `the arguments do not match the schema of "${tool.name}" (${failing} failing path${failing === 1 ? '' : 's'})`,
+    },
+  );
+}
+
+/**
+ * Stage 4: a read_only run may read, never write nor use a sealed credential. Enforced above
+ * policy and approval: nothing after this stage can lift it.
+ */
+export function trustTierVerdict(tier: 'trusted' | 'read_only', called: CalledTool): StageOutcome {
+  const tool = called.frozen;
+  if (!tool) return notFrozen(called.name);
+  if (tier !== 'read_only') return pass;
+  if (tool.binding) {
+    return deny('trust_tier', `the run is read_only: "${tool.name}" uses a sealed credential`);
+  }
+  if (tool.effect === 'write') {
+    return deny('trust_tier', `the run is read_only: "${tool.name}" may write`);
+  }
+  return pass;
+}
+
+/**
+ * Stage 5: the run's frozen policy version (never the policy's current content) on the frozen
+ * tool's facts and the arguments; autonomy then rewrites require_approval to the fallback.
+ */
+export function policyVerdict(
+  policy: { id: string; version: number; body: PolicyBody },
+  autonomy: 'supervised' | 'autonomous',
+  called: CalledTool,
+  args: unknown,
+): PolicyOutcome {
+  const tool = called.frozen;
+  if (!tool) return notFrozen(called.name);
+  const verdict = evaluatePolicy(policy.body, {
+    tool: tool.name,
+    class: tool.class,
+    effect: tool.effect,
+    arguments: args,
+  });
+  return {
+    outcome: 'verdict',
+    ...applyAutonomy(verdict, autonomy, policy.body.autonomous_fallback),
+    policy_id: policy.id,
+    policy_version: policy.version,
+    approval: policy.body.approval,
+  };
+}

@@ -1,0 +1,102 @@
+/**
+ * The gate's vocabulary, shared by the workflow, its activities and the API.
+ * Types only, plus constants: safe to import from workflow code.
+ */
+import type { RunId, SessionId, ToolCallId } from './ids.js';
+
+export type Decision = 'allow' | 'deny';
+
+export type DenySource =
+  'budget' | 'capability' | 'binding' | 'schema' | 'trust_tier' | 'policy' | 'approval';
+
+/** A stage's denial: its source, the reason the runner reads, and how the ledger keeps it. */
+export interface Denial {
+  outcome: 'deny';
+  source: DenySource;
+  reason: string;
+  render?: 'tool_error';
+  /** The reason as the ledger may keep it, when `reason` quotes the arguments (their keys). */
+  ledger_reason?: string;
+}
+
+/** What a stage before policy answers: pass on to the next stage, or deny. */
+export type StageOutcome = { outcome: 'pass' } | Denial;
+
+/** What the policy stage answers: the effective verdict and what an approval needs, or a denial. */
+export type PolicyOutcome = Denial | PolicyRuling;
+
+export interface PolicyRuling {
+  outcome: 'verdict';
+  verdict: 'allow' | 'deny' | 'require_approval';
+  /** What the policy said before autonomy rewrote require_approval; the ledger records both. */
+  original_verdict: 'allow' | 'deny' | 'require_approval';
+  /** The rule that matched, or null when the policy's default decided. */
+  rule_id: string | null;
+  policy_id: string;
+  policy_version: number;
+  approval: { timeout_s: number; on_timeout: 'allow' | 'deny' };
+}
+
+/** What the runner asked for: the workflow's input. */
+export interface GateRequest {
+  run_id: RunId;
+  session_id: SessionId;
+  tool_call_id: ToolCallId;
+  tool: string;
+  arguments: Record<string, unknown>;
+  execute: boolean;
+  /** How often a paused call re-reads its approval when no signal comes (seconds). */
+  approval_recheck_s: number;
+  /** Whether the cheap stages run as local activities (the default) or as regular ones. */
+  stage_activities: 'local' | 'remote';
+}
+
+export interface DecidedAnswer {
+  status: 'decided';
+  decision: Decision;
+  source?: DenySource;
+  reason: string;
+  rule_id?: string;
+  render?: 'tool_error';
+  /** For an allowed brokered call with `execute`: the MCP CallToolResult the control plane got. */
+  result?: Record<string, unknown>;
+}
+
+export interface PendingAnswer {
+  status: 'pending_approval';
+  approval: { url: string; expires_at: string };
+}
+
+export type GateAnswer = DecidedAnswer | PendingAnswer;
+
+/** The answer with its fields in reading order (PostgreSQL's jsonb keeps its own order). */
+export function inReadingOrder<T extends ToolCallState>(state: T): T {
+  const order = [
+    'status',
+    'decision',
+    'source',
+    'reason',
+    'rule_id',
+    'render',
+    'approval',
+    'result',
+  ];
+  const entries = Object.entries(state).sort(([a], [b]) => order.indexOf(a) - order.indexOf(b));
+  return Object.fromEntries(entries) as T;
+}
+
+/** A decision with what the ledger records of how it was reached. */
+export interface GateDecision {
+  answer: DecidedAnswer;
+  /** The stage that decided: the deny's source, or policy / approval for an allow. */
+  stage: DenySource;
+  /** The policy's verdict, and what autonomy rewrote it to, when policy was reached. */
+  verdict?: string;
+  original_verdict?: string;
+  decided_by?: string;
+  /** What tool.decision records as the reason, when the answer's reason quotes the arguments. */
+  ledger_reason?: string;
+}
+
+/** A tool call's state as GET .../tool-calls/{id} shows it. */
+export type ToolCallState = GateAnswer | { status: 'evaluating' };

@@ -1,0 +1,106 @@
+/**
+ * The API's side of Temporal: starting (or re-attaching to) a call's gate workflow and waking a
+ * paused one. The only module outside the worker that talks to Temporal.
+ */
+import {
+  Client,
+  Connection,
+  WithStartWorkflowOperation,
+  WorkflowExecutionAlreadyStartedError,
+  WorkflowUpdateRPCTimeoutOrCancelledError,
+} from '@temporalio/client';
+import type { TemporalConfig } from '../config.js';
+import { gateWorkflowId, type SessionId, type ToolCallId } from '../domain/gate/ids.js';
+import type { GateAnswer, GateRequest } from '../domain/gate/vocabulary.js';
+import { approvalDecidedSignal, gateWorkflowType, toolCallUpdate } from '../workflows/messages.js';
+import { connectionOptions } from './connection-options.js';
+
+export class GateStillEvaluatingError extends Error {
+  override name = 'GateStillEvaluatingError';
+  constructor() {
+    super('the gate is still evaluating this call; send it again');
+  }
+}
+
+/** How long a wake-up signal may take before it is given up: the workflow re-checks anyway. */
+const wakeDeadlineMs = 5_000;
+
+export class GateWorkflowClient {
+  /** Wake-up signals sent after a response, awaited before closing. */
+  private readonly inFlight = new Set<Promise<unknown>>();
+
+  constructor(
+    readonly client: Client,
+    private readonly taskQueue: string,
+  ) {}
+
+  /** A client on a lazy connection: the API starts, and answers 503, while Temporal is down. */
+  static lazy(config: TemporalConfig): GateWorkflowClient {
+    const connection = Connection.lazy(connectionOptions(config));
+    return new GateWorkflowClient(
+      new Client({ connection, namespace: config.namespace }),
+      config.taskQueue,
+    );
+  }
+
+  /**
+   * Runs the gate for one call with update-with-start: one workflow per (session, tool call),
+   * update id = tool-call id, so a retry lands on the same workflow and the same update.
+   * A closed gate is never started again (REJECT_DUPLICATE): the caller answers from the record.
+   */
+  async ask(request: GateRequest, waitMs: number): Promise<GateAnswer | 'closed'> {
+    const start = new WithStartWorkflowOperation(gateWorkflowType, {
+      workflowId: gateWorkflowId(request.session_id, request.tool_call_id),
+      taskQueue: this.taskQueue,
+      args: [request],
+      workflowIdConflictPolicy: 'USE_EXISTING',
+      workflowIdReusePolicy: 'REJECT_DUPLICATE',
+    });
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        reject(new GateStillEvaluatingError());
+      }, waitMs);
+    });
+    try {
+      return await Promise.race([
+        this.client.workflow.executeUpdateWithStart(toolCallUpdate, {
+          updateId: request.tool_call_id,
+          startWorkflowOperation: start,
+        }),
+        timeout,
+      ]);
+    } catch (err) {
+      if (err instanceof WorkflowExecutionAlreadyStartedError) return 'closed';
+      // Temporal gave up waiting for the update on its side: the same answer as our own wait.
+      if (err instanceof WorkflowUpdateRPCTimeoutOrCancelledError)
+        throw new GateStillEvaluatingError();
+      throw err;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /**
+   * Wakes a call's workflow paused on its approval. Best effort, after commit: the row is the
+   * truth and the workflow re-checks it on a timer anyway.
+   */
+  wake(sessionId: SessionId, toolCallId: ToolCallId): void {
+    const handle = this.client.workflow.getHandle(gateWorkflowId(sessionId, toolCallId));
+    const signal = this.client.connection
+      .withDeadline(Date.now() + wakeDeadlineMs, () => handle.signal(approvalDecidedSignal))
+      .catch(() => undefined)
+      .finally(() => this.inFlight.delete(signal));
+    this.inFlight.add(signal);
+  }
+
+  /** Whether Temporal answers at all (for readiness). */
+  async ping(): Promise<void> {
+    await this.client.connection.workflowService.getSystemInfo({});
+  }
+
+  async close(): Promise<void> {
+    await Promise.allSettled([...this.inFlight]);
+    await this.client.connection.close();
+  }
+}

@@ -1,0 +1,83 @@
+/** Stops the test stack's PostgreSQL for a moment: runs alone, after the concurrent tests. */
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { test } from 'node:test';
+import {
+  ensurePostgresCluster,
+  postgresUrl,
+  stopPostgresCluster,
+} from '../../src/devstack/postgres-cluster.js';
+import { loadStackConfig, stackProfile } from '../../src/devstack/stack-config.js';
+import { startTestApi } from '../support/api.js';
+import { testConfig } from '../support/env.js';
+import {
+  createRun,
+  defaultPolicy,
+  expectStatus,
+  seedWorkspace,
+  toolCall,
+} from '../support/seed.js';
+import { startWorkerProcess } from '../support/worker-processes.js';
+import { useStorePool } from '../support/store-pool.js';
+
+const db = useStorePool(10);
+
+test('PostgreSQL briefly down: calls answer 503 (never 500) while it is away, a call in flight still gets exactly one decision, and all works after', async () => {
+  const profile = stackProfile(loadStackConfig(), 'test');
+  assert.equal(
+    testConfig().databaseUrl,
+    postgresUrl(profile),
+    'this test stops PostgreSQL: run it against the cluster `npm test` starts (DATABASE_URL unset)',
+  );
+  const taskQueue = `pg-down-${randomUUID()}`;
+  const api = await startTestApi({ temporal: { taskQueue } });
+  // The policy stage stalls, so the call is in flight when PostgreSQL goes away.
+  const worker = await startWorkerProcess(
+    'worker-pg',
+    { GATE_TASK_QUEUE: taskQueue },
+    { faults: { delayMs: { policy: 1500 } } },
+  );
+  try {
+    const seed = await seedWorkspace(api, {
+      ...defaultPolicy,
+      rules: [{ id: 'all', match: {}, verdict: 'allow' }],
+    });
+    const run = await createRun(api, seed);
+    const inFlight = toolCall(api, run, 'c1', { tool: 'Read', arguments: { file_path: 'a' } });
+    await new Promise((r) => setTimeout(r, 500));
+    await stopPostgresCluster(profile, 'fast');
+    const whileDown = await toolCall(api, run, 'c2', {
+      tool: 'Read',
+      arguments: { file_path: 'b' },
+    });
+    assert.equal(whileDown.status, 503);
+    assert.match(whileDown.headers.get('content-type') ?? '', /problem\+json/);
+    const ready = await api.call('GET', '/readyz');
+    assert.equal(ready.status, 503);
+    await new Promise((r) => setTimeout(r, 2_000));
+    await ensurePostgresCluster(profile);
+
+    const first = await inFlight;
+    assert.ok([200, 503].includes(first.status), JSON.stringify(first.body));
+    const settled = await expectStatus(
+      api.call('GET', `/v1/sessions/${run.session_id}/tool-calls/c1?wait=60`, {
+        token: run.session_token,
+      }),
+      200,
+    );
+    assert.ok(['allow', 'deny'].includes(settled.decision));
+    const { rows } = await db.pool.query<{ n: number }>(
+      `select count(*)::int as n from ledger_events where stream_id = $1 and type = 'tool.decision'`,
+      [run.session_id],
+    );
+    assert.equal(rows[0]!.n, 1);
+    const after = await expectStatus(
+      toolCall(api, run, 'c3', { tool: 'Read', arguments: { file_path: 'c' } }),
+      200,
+    );
+    assert.equal(after.decision, 'allow');
+  } finally {
+    await worker.stop();
+    await api.close();
+  }
+});

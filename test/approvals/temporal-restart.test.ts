@@ -1,0 +1,50 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { test } from 'node:test';
+import {
+  loadStackConfig,
+  stackProfile,
+  type StackProfile,
+} from '../../src/devstack/stack-config.js';
+import { startTemporalServer } from '../../src/devstack/temporal-server.js';
+import { startTestApi } from '../support/api.js';
+import { freeLoopbackPort } from '../support/server-everything.js';
+import { startWorkerProcess } from '../support/worker-processes.js';
+import { assertEveryRunnerGetsItsDecision, decideAll, openApprovals } from './pending-approvals.js';
+import { useStorePool } from '../support/store-pool.js';
+
+const db = useStorePool(10);
+
+test('the Temporal server restarted (SQLite file kept) while approvals are pending: every runner gets its decision, nothing duplicates', async () => {
+  const folder = mkdtempSync(path.join(tmpdir(), 'gate-temporal-'));
+  const base = stackProfile(loadStackConfig(), 'test');
+  const profile: StackProfile = {
+    ...base,
+    temporal: {
+      ...base.temporal,
+      port: await freeLoopbackPort(),
+      uiPort: await freeLoopbackPort(),
+      sqliteFile: path.join(folder, 'temporal.sqlite'),
+    },
+  };
+  const address = `${profile.temporal.ip}:${profile.temporal.port}`;
+  const binary = process.env.GATE_TEST_TEMPORAL_BIN ?? '';
+  let server = await startTemporalServer(binary, profile, { quiet: true });
+  const api = await startTestApi({ temporal: { address }, approvalRecheckS: 2 });
+  let worker = await startWorkerProcess('worker-t1', { TEMPORAL_ADDRESS: address });
+  try {
+    const { seed, calls } = await openApprovals(api, 20);
+    await server.stop('SIGTERM', 15_000);
+    await worker.stop('SIGKILL');
+    server = await startTemporalServer(binary, profile, { quiet: true });
+    worker = await startWorkerProcess('worker-t2', { TEMPORAL_ADDRESS: address });
+    const expected = await decideAll(api, seed.admin.token, calls);
+    await assertEveryRunnerGetsItsDecision(api, db.pool, calls, expected);
+  } finally {
+    await worker.stop();
+    await api.close();
+    await server.stop();
+    rmSync(folder, { recursive: true, force: true });
+  }
+});

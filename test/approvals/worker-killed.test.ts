@@ -1,0 +1,43 @@
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { test } from 'node:test';
+import { startTestApi } from '../support/api.js';
+import { testConfig } from '../support/env.js';
+import { startWorkerProcess } from '../support/worker-processes.js';
+import { assertEveryRunnerGetsItsDecision, decideAll, openApprovals } from './pending-approvals.js';
+import { useStorePool } from '../support/store-pool.js';
+
+const db = useStorePool(10);
+
+test('the worker killed while 100 approvals are pending, all decided while it is down: every runner gets its decision, nothing duplicates', async () => {
+  const taskQueue = `restart-approvals-${randomUUID()}`;
+  const api = await startTestApi({ temporal: { taskQueue }, approvalRecheckS: 2 });
+  let worker = await startWorkerProcess('worker-1', { GATE_TASK_QUEUE: taskQueue });
+  try {
+    const { seed, calls } = await openApprovals(api, 100);
+    worker.child.kill('SIGKILL');
+    await worker.exited;
+    const expected = await decideAll(api, seed.admin.token, calls);
+    worker = await startWorkerProcess('worker-2', { GATE_TASK_QUEUE: taskQueue });
+    await assertEveryRunnerGetsItsDecision(api, db.pool, calls, expected);
+    // The workflows themselves closed with the row's decision.
+    const { Client, Connection } = await import('@temporalio/client');
+    const connection = await Connection.connect({ address: testConfig().temporal.address });
+    try {
+      const client = new Client({ connection });
+      const results = await Promise.all(
+        calls.map(({ run, id }) =>
+          client.workflow.getHandle(`gate/${run.session_id}/${id}`).result(),
+        ),
+      );
+      results.forEach((result: any, n) => {
+        assert.equal(result.decision, expected[n]);
+      });
+    } finally {
+      await connection.close();
+    }
+  } finally {
+    await worker.stop();
+    await api.close();
+  }
+});

@@ -1,0 +1,330 @@
+/**
+ * Every path of the gate workflow, run in this process against fake activities: each stage
+ * denying and failing closed, the approval pause (signal, re-check timer, expiry), autonomy,
+ * brokered execution and re-attaching updates. Timers are made short through the request's
+ * approval_recheck_s and short expiries.
+ */
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { ApplicationFailure } from '@temporalio/common';
+import type { ApprovalState } from '../../src/activities/approval.js';
+import type {
+  DecidedAnswer,
+  DenySource,
+  GateAnswer,
+  PolicyOutcome,
+  StageOutcome,
+} from '../../src/domain/gate/vocabulary.js';
+import { stateQuery } from '../../src/workflows/messages.js';
+import {
+  allowByRule,
+  pendingFor,
+  useInProcessGate,
+  type ScriptedCall,
+} from '../support/in-process-gate.js';
+
+const gate = useInProcessGate();
+const bound = { timeout: 30_000 };
+
+/** Sends the call as the API does (update-with-start) and returns the answer the runner gets. */
+async function ask(call: ScriptedCall): Promise<GateAnswer> {
+  const answer = await gate.client.ask(call.request, 20_000);
+  assert.notEqual(answer, 'closed');
+  return answer as GateAnswer;
+}
+
+/** The answer of a call that must be decided at once. */
+async function decided(call: ScriptedCall): Promise<DecidedAnswer> {
+  const answer = await ask(call);
+  assert.equal(answer.status, 'decided', JSON.stringify(answer));
+  return answer;
+}
+const result = (call: ScriptedCall) =>
+  gate.env.client.workflow.getHandle(call.workflowId).result() as Promise<GateAnswer>;
+
+const deny = (source: DenySource, reason: string, extra = {}): StageOutcome => ({
+  outcome: 'deny',
+  source,
+  reason,
+  ...extra,
+});
+const approved: ApprovalState = {
+  status: 'decided',
+  answer: { status: 'decided', decision: 'allow', reason: 'approved by ana', rule_id: 'ask' },
+};
+const requireApproval: PolicyOutcome = {
+  ...allowByRule,
+  verdict: 'require_approval',
+  original_verdict: 'require_approval',
+  rule_id: 'ask',
+} as PolicyOutcome;
+const stages = ['budget', 'capability', 'schema', 'trustTier', 'policy'] as const;
+
+describe('the stages, in order', bound, () => {
+  test('a call every stage passes is allowed by policy and recorded once', async () => {
+    const call = gate.call();
+    const answer = await ask(call);
+    assert.deepEqual(answer, {
+      status: 'decided',
+      decision: 'allow',
+      reason: 'allowed by rule "reads"',
+      rule_id: 'reads',
+    });
+    assert.deepEqual(call.calls(), [...stages, 'recordDecision']);
+    const [, decision] = call.onlyArgs('recordDecision');
+    assert.equal(decision.stage, 'policy');
+    assert.equal(decision.verdict, 'allow');
+    assert.deepEqual(await result(call), answer);
+  });
+
+  test('the stages run as regular activities when the request says so, with the same answer', async () => {
+    const call = gate.call({}, { stage_activities: 'remote' });
+    assert.equal((await decided(call)).decision, 'allow');
+    assert.deepEqual(call.calls(), [...stages, 'recordDecision']);
+  });
+
+  const denials: [(typeof stages)[number], StageOutcome | PolicyOutcome, DenySource][] = [
+    ['budget', deny('budget', 'spent'), 'budget'],
+    ['capability', deny('capability', 'not frozen'), 'capability'],
+    ['capability', deny('binding', 'stale binding'), 'binding'],
+    [
+      'schema',
+      deny('schema', 'bad /path', { render: 'tool_error', ledger_reason: 'bad (1)' }),
+      'schema',
+    ],
+    ['trustTier', deny('trust_tier', 'read_only'), 'trust_tier'],
+    ['policy', deny('capability', 'not frozen'), 'capability'],
+    [
+      'policy',
+      { ...allowByRule, verdict: 'deny', original_verdict: 'deny', rule_id: 'no' } as PolicyOutcome,
+      'policy',
+    ],
+  ];
+  for (const [stage, outcome, source] of denials) {
+    test(`the ${stage} stage denying with source=${source} decides, and no later stage runs`, async () => {
+      const call = gate.call({ [stage]: () => outcome });
+      const answer = await decided(call);
+      assert.equal(answer.decision, 'deny');
+      assert.equal(answer.source, source);
+      const upTo = stages.indexOf(stage) + 1;
+      assert.deepEqual(call.calls(), [...stages.slice(0, upTo), 'recordDecision']);
+      const [, decision] = call.onlyArgs('recordDecision');
+      assert.equal(decision.stage, source);
+      if (source === 'schema') {
+        assert.equal(answer.render, 'tool_error');
+        assert.equal(decision.ledger_reason, 'bad (1)');
+      }
+    });
+  }
+});
+
+describe('every stage fails closed', { ...bound, concurrency: true }, () => {
+  for (const stage of stages) {
+    test(`a ${stage} stage that cannot answer is retried, then denies with its own source`, async () => {
+      const failing = () => {
+        throw new Error(`injected ${stage} failure`);
+      };
+      // Every other stage passes and the policy allows: only the failing stage can deny.
+      const call = gate.call({ [stage]: failing });
+      const answer = await decided(call);
+      const source = stage === 'trustTier' ? 'trust_tier' : stage;
+      assert.equal(answer.decision, 'deny');
+      assert.equal(answer.source, source);
+      assert.match(
+        answer.reason,
+        new RegExp(
+          `^the ${source} stage could not decide \\(.*injected ${stage} failure\\); failing closed$`,
+        ),
+      );
+      assert.equal(call.calls().filter((c) => c === stage).length, 3);
+      assert.equal(call.calls().at(-1), 'recordDecision');
+    });
+  }
+
+  test('recording the decision is retried until the state of record takes it', async () => {
+    let attempts = 0;
+    const call = gate.call({
+      recordDecision: (_request, decision) => {
+        attempts += 1;
+        if (attempts < 3) throw new Error('PostgreSQL is away');
+        return decision.answer;
+      },
+    });
+    assert.equal((await decided(call)).decision, 'allow');
+    assert.equal(attempts, 3);
+  });
+});
+
+describe('autonomy', bound, () => {
+  test('require_approval rewritten to the fallback decides at once, naming the rewrite, with no approval', async () => {
+    const call = gate.call({
+      policy: () => ({ ...requireApproval, verdict: 'allow' }) as PolicyOutcome,
+    });
+    const answer = await decided(call);
+    assert.equal(
+      answer.reason,
+      'allowed by rule "ask" (the autonomous fallback for require_approval)',
+    );
+    assert.equal(call.calls().includes('requestApproval'), false);
+    const [, decision] = call.onlyArgs('recordDecision');
+    assert.equal(decision.verdict, 'allow');
+    assert.equal(decision.original_verdict, 'require_approval');
+  });
+});
+
+describe('the approval pause', { ...bound, concurrency: true }, () => {
+  test('the runner is told pending at once; a wake-up signal makes the workflow re-read the row and finish with it', async () => {
+    let row: ApprovalState = { status: 'pending', expires_at: '' };
+    const call = gate.call({ policy: () => requireApproval, checkApproval: () => row });
+    const pending = await ask(call);
+    assert.equal(pending.status, 'pending_approval');
+    const [, ruling] = call.onlyArgs('requestApproval');
+    assert.equal(ruling.rule_id, 'ask');
+    const handle = gate.env.client.workflow.getHandle(call.workflowId);
+    assert.deepEqual(await handle.query(stateQuery), pending);
+
+    row = approved;
+    gate.client.wake(call.request.session_id, call.request.tool_call_id);
+    assert.deepEqual(await result(call), approved.answer);
+    // The re-check timer is a minute: only the signal can have woken it.
+    assert.equal(call.argsOf('checkApproval').length, 1);
+    assert.equal(call.calls().includes('recordDecision'), false);
+  });
+
+  test('without any signal, the re-check timer reads the row until it is decided', async () => {
+    let checks = 0;
+    const call = gate.call(
+      {
+        policy: () => requireApproval,
+        checkApproval: () => {
+          checks += 1;
+          return checks < 3 ? { status: 'pending', expires_at: '' } : approved;
+        },
+      },
+      { approval_recheck_s: 0.2 },
+    );
+    assert.equal((await ask(call)).status, 'pending_approval');
+    assert.deepEqual(await result(call), approved.answer);
+    assert.equal(checks, 3);
+  });
+
+  test('at the expiry the row is settled with on_timeout, by the same compare-and-swap', async () => {
+    const expired: ApprovalState = {
+      status: 'decided',
+      answer: { status: 'decided', decision: 'allow', reason: 'the approval expired' },
+    };
+    const call = gate.call({
+      policy: () => requireApproval,
+      requestApproval: pendingFor(300),
+      expireApproval: () => expired,
+    });
+    assert.equal((await ask(call)).status, 'pending_approval');
+    assert.deepEqual(await result(call), expired.answer);
+    assert.deepEqual(call.calls().slice(-1), ['expireApproval']);
+    assert.equal(call.calls().includes('checkApproval'), false);
+  });
+
+  test('a refused expiry (the database clock not there yet) is tried again a second later, not at once', async () => {
+    let attempts = 0;
+    const call = gate.call({
+      policy: () => requireApproval,
+      requestApproval: pendingFor(100),
+      expireApproval: () => {
+        attempts += 1;
+        return attempts === 1 ? { status: 'pending', expires_at: '' } : approved;
+      },
+    });
+    await ask(call);
+    assert.deepEqual(await result(call), approved.answer);
+    const [first, second] = call.invocations.filter((i) => i.activity === 'expireApproval');
+    assert.ok(second!.at - first!.at >= 900, `retried after ${second!.at - first!.at} ms`);
+  });
+});
+
+describe('brokered execution', bound, () => {
+  test('an allowed call with execute is carried out, and its result is part of the answer', async () => {
+    const call = gate.call(
+      {
+        broker: (_request, answer) => ({
+          ...answer,
+          result: { content: [{ type: 'text', text: 'done' }] },
+        }),
+      },
+      { execute: true },
+    );
+    const answer = await decided(call);
+    assert.deepEqual(answer.result, { content: [{ type: 'text', text: 'done' }] });
+    assert.deepEqual(call.calls().slice(-2), ['recordDecision', 'broker']);
+  });
+
+  test('a denied call with execute is never carried out', async () => {
+    const call = gate.call({ trustTier: () => deny('trust_tier', 'read_only') }, { execute: true });
+    assert.equal((await decided(call)).decision, 'deny');
+    assert.equal(call.calls().includes('broker'), false);
+  });
+
+  test('a broker that fails leaves the call allowed with a tool error, not a retry loop or a hang', async () => {
+    const call = gate.call(
+      {
+        broker: () => {
+          throw ApplicationFailure.nonRetryable('upstream gone');
+        },
+      },
+      { execute: true },
+    );
+    const answer = await decided(call);
+    assert.equal(answer.decision, 'allow');
+    assert.deepEqual(answer.result, {
+      isError: true,
+      content: [{ type: 'text', text: 'the call could not be carried out (upstream gone)' }],
+    });
+  });
+});
+
+describe('re-attaching updates', bound, () => {
+  test('the same call sent again while a stage works lands on the same workflow: one evaluation, one answer', async () => {
+    let release!: () => void;
+    const gateOpen = new Promise<void>((resolve) => (release = resolve));
+    // Regular activities, so the workflow task is done while the stage works and queries answer.
+    const call = gate.call(
+      {
+        budget: async () => {
+          await gateOpen;
+          return { outcome: 'pass' };
+        },
+      },
+      { stage_activities: 'remote' },
+    );
+    const first = ask(call);
+    const handle = gate.env.client.workflow.getHandle(call.workflowId);
+    await waitUntil(() => call.calls().includes('budget'));
+    assert.deepEqual(await handle.query(stateQuery), { status: 'evaluating' });
+    const second = ask(call);
+    release();
+    const [a, b] = await Promise.all([first, second]);
+    assert.deepEqual(a, b);
+    assert.deepEqual(call.calls(), [...stages, 'recordDecision']);
+  });
+
+  test('a paused call sent again gets the same pending answer; once closed, sending it again starts nothing', async () => {
+    let row: ApprovalState = { status: 'pending', expires_at: '' };
+    const call = gate.call({ policy: () => requireApproval, checkApproval: () => row });
+    const pending = await ask(call);
+    assert.deepEqual(await ask(call), pending);
+    assert.equal(call.argsOf('requestApproval').length, 1);
+    row = approved;
+    gate.client.wake(call.request.session_id, call.request.tool_call_id);
+    await result(call);
+    const handle = gate.env.client.workflow.getHandle(call.workflowId);
+    const { runId } = await handle.describe();
+    const evaluated = call.calls().length;
+    // The API answers a decided call from its record; the workflow is never run a second time.
+    await gate.client.ask(call.request, 20_000);
+    assert.equal((await handle.describe()).runId, runId);
+    assert.equal(call.calls().length, evaluated);
+  });
+});
+
+async function waitUntil(probe: () => boolean) {
+  while (!probe()) await new Promise((resolve) => setTimeout(resolve, 20));
+}
