@@ -1,0 +1,173 @@
+import { matchesEveryWord, wordGlobMatches } from './glob.js';
+import { allOf, anyOf, capAt, type MatchOutcome } from './match-outcome.js';
+import { normaliseAbsolutePath } from './path-match.js';
+import type { CommandAnalysis, SimpleCommand } from './shell-command.js';
+import type { ShellWord } from './shell-words.js';
+
+/**
+ * A command pattern is a list of word globs: the program, then its arguments. `**` stands for
+ * any number of arguments, and `|` separates the stages of a pipeline.
+ */
+export type CommandPattern = readonly string[];
+
+/** How a rule reads a line: an allow must cover every command, a deny needs any one. */
+export type CommandMode = 'every' | 'any';
+
+export const anyWords = '**';
+export const pipe = '|';
+
+export function stagesOf(pattern: CommandPattern): string[][] {
+  const stages: string[][] = [[]];
+  for (const word of pattern) {
+    if (word === pipe) stages.push([]);
+    else stages[stages.length - 1]?.push(word);
+  }
+  return stages;
+}
+
+const systemDirectories = new Set([
+  '/bin',
+  '/sbin',
+  '/usr/bin',
+  '/usr/sbin',
+  '/usr/local/bin',
+  '/usr/local/sbin',
+]);
+
+/**
+ * The name a pattern sees (`/bin/rm`, `\rm` and `"rm"` are `rm`), and whether it surely is that
+ * program: a bare name, or one in a system directory. `./npm` may be anything.
+ */
+export function programIdentity(path: string): { name: string; certain: boolean } {
+  const slash = path.lastIndexOf('/');
+  if (slash < 0) return { name: path, certain: true };
+  const directory = path.startsWith('/') ? normaliseAbsolutePath(path.slice(0, slash)) : '';
+  return { name: path.slice(slash + 1), certain: systemDirectories.has(directory) };
+}
+
+type Reach = 'certain' | 'possible';
+
+/** The pattern positions reachable without consuming a word. */
+function closure(globs: readonly string[], states: boolean[]): boolean[] {
+  for (let i = 0; i < globs.length; i += 1)
+    if (states[i] && globs[i] === anyWords) states[i + 1] = true;
+  return states;
+}
+
+/**
+ * One word further. `certain`: a word the gate does not know is consumed only by what matches
+ * every value (`**`, or `*` for exactly one word). `possible`: it may be anything.
+ */
+function step(globs: readonly string[], states: boolean[], word: ShellWord, reach: Reach) {
+  const next = new Array<boolean>(globs.length + 1).fill(false);
+  for (let i = 0; i < globs.length; i += 1) {
+    if (!states[i]) continue;
+    const glob = globs[i] as string;
+    if (glob === anyWords) next[i] = true;
+    else if (word.known) next[i + 1] ||= wordGlobMatches(glob, word.value);
+    else if (reach === 'possible' && word.splits) next.fill(true, i);
+    else if (reach === 'possible' || (!word.splits && matchesEveryWord(glob))) next[i + 1] = true;
+  }
+  return closure(globs, next);
+}
+
+function reaches(globs: readonly string[], words: readonly ShellWord[], reach: Reach): boolean {
+  let states = closure(globs, [true]);
+  for (const word of words) {
+    states = step(globs, states, word, reach);
+    if (!states.includes(true)) return false;
+  }
+  return states[globs.length] === true;
+}
+
+/** Arguments against argument globs: sure, impossible, or depending on what the shell expands. */
+export function argumentsOutcome(
+  globs: readonly string[],
+  args: readonly ShellWord[],
+): MatchOutcome {
+  if (reaches(globs, args, 'certain')) return 'match';
+  return reaches(globs, args, 'possible') ? 'uncertain' : 'no';
+}
+
+/** One simple command against one stage of a pattern. */
+export function stageOutcome(
+  command: SimpleCommand,
+  stage: readonly string[],
+  mode: CommandMode,
+): MatchOutcome {
+  const [programGlob, ...argumentGlobs] = stage;
+  if (command.opaque !== null || !command.program.known || programGlob === undefined)
+    return 'uncertain';
+  const identity = programIdentity(command.program.value);
+  if (!wordGlobMatches(programGlob, identity.name)) return 'no';
+  const outcome = argumentsOutcome(argumentGlobs, command.args);
+  if (mode === 'any') return outcome;
+  if (command.writesFile) return 'no';
+  return identity.certain && !command.environment ? outcome : capAt(outcome, 'uncertain');
+}
+
+/** Pipelines in order of stage, each stage holding its commands (a wrapper and what it runs). */
+function pipelines(commands: readonly SimpleCommand[]): SimpleCommand[][][] {
+  const byPipeline = new Map<number, SimpleCommand[][]>();
+  for (const command of commands) {
+    const stages = byPipeline.get(command.pipeline) ?? [];
+    (stages[command.stage] ??= []).push(command);
+    byPipeline.set(command.pipeline, stages);
+  }
+  return [...byPipeline.values()].map((stages) => stages.filter(Boolean));
+}
+
+/** A pipeline pattern holds when its stages appear in order in one pipeline, others between. */
+function pipelineOutcome(stages: readonly string[][], commands: readonly SimpleCommand[]) {
+  const inOrder = (accept: (o: MatchOutcome) => boolean) =>
+    pipelines(commands).some((pipeline) => {
+      let next = 0;
+      for (const stage of pipeline) {
+        const wanted = stages[next];
+        if (wanted && stage.some((c) => accept(stageOutcome(c, wanted, 'any')))) next += 1;
+      }
+      return next === stages.length;
+    });
+  if (inOrder((o) => o === 'match')) return 'match';
+  return inOrder((o) => o !== 'no') ? 'uncertain' : 'no';
+}
+
+function anyCommandOutcome(patterns: readonly CommandPattern[], analysis: CommandAnalysis) {
+  const found = anyOf(
+    patterns.map((pattern) => {
+      const stages = stagesOf(pattern);
+      const [only] = stages;
+      if (stages.length > 1 || !only) return pipelineOutcome(stages, analysis.commands);
+      return anyOf(analysis.commands.map((command) => stageOutcome(command, only, 'any')));
+    }),
+  );
+  return found === 'no' && analysis.doubt !== null ? 'uncertain' : found;
+}
+
+/** The commands an allow must cover: all but transparent wrappers that surely are themselves. */
+function mustCover(command: SimpleCommand): boolean {
+  if (command.role !== 'transparent-wrapper' || !command.program.known) return true;
+  return !programIdentity(command.program.value).certain;
+}
+
+function everyCommandOutcome(patterns: readonly CommandPattern[], analysis: CommandAnalysis) {
+  const single = patterns.map(stagesOf).flatMap((stages) => (stages.length === 1 ? stages : []));
+  const units = analysis.commands.filter(mustCover);
+  if (units.length === 0) return 'no';
+  const covered = allOf(
+    units.map((command) => anyOf(single.map((stage) => stageOutcome(command, stage, 'every')))),
+  );
+  if (covered === 'no') return 'no';
+  return analysis.doubt !== null || analysis.allowDoubt !== null ? 'uncertain' : covered;
+}
+
+/** The `command` operator over an analysed command line. */
+export function commandOutcome(
+  patterns: readonly CommandPattern[],
+  analysis: CommandAnalysis,
+  mode: CommandMode,
+): MatchOutcome {
+  return mode === 'any'
+    ? anyCommandOutcome(patterns, analysis)
+    : everyCommandOutcome(patterns, analysis);
+}

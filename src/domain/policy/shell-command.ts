@@ -1,0 +1,519 @@
+import {
+  parse,
+  type ArithmeticExpression,
+  type Assignment,
+  type Command,
+  type CommandExpansionPart,
+  type CompoundCommand,
+  type CompoundList,
+  type DoubleQuotedChild,
+  type ParameterExpansionPart,
+  type ParsedScript,
+  type Pipeline,
+  type PipelineNode,
+  type AndOr,
+  type ProcessSubstitutionPart,
+  type ArithmeticCommandExpansion,
+  type Redirection,
+  type Statement,
+  type TestExpression,
+  type Word,
+  type WordPart,
+} from 'unbash';
+import { classifyInvocation } from './shell-wrappers.js';
+import { knownWord, unknownWord, type ShellWord } from './shell-words.js';
+
+/**
+ * One program the command line runs, with its words as far as the gate can know them. A
+ * wrapper (`sudo rm x`) gives two: the wrapper with all its words, and the command it runs.
+ */
+export interface SimpleCommand {
+  program: ShellWord;
+  args: ShellWord[];
+  /** A transparent wrapper changes neither the user nor the environment (`nice`, `timeout`). */
+  role: 'command' | 'wrapper' | 'transparent-wrapper';
+  /** Why it runs code the gate cannot see (`eval`, `bash script.sh`), or null. */
+  opaque: string | null;
+  /** Variables are set for it (`FOO=1 cmd`, `env FOO=1 cmd`): they can change what it does. */
+  environment: boolean;
+  /** A redirection writes a file (`> out`), other than /dev/null and its kin. */
+  writesFile: boolean;
+  /** Commands of one pipeline share `pipeline`; `stage` is the place in it. */
+  pipeline: number;
+  stage: number;
+}
+
+export interface CommandAnalysis {
+  commands: readonly SimpleCommand[];
+  /** Why no conclusion about this line is certain (a parse error, backticks, …), or null. */
+  doubt: string | null;
+  /** Why no allow can cover this line (a substitution, variables set), or null. */
+  allowDoubt: string | null;
+}
+
+const limits = { commands: 4096, shellDepth: 8, wrappers: 16 };
+
+class Analysis {
+  commands: SimpleCommand[] = [];
+  doubt: string | null = null;
+  allowDoubt: string | null = null;
+  pipelines = 0;
+
+  doubtAll(reason: string) {
+    this.doubt ??= reason;
+  }
+  doubtAllow(reason: string) {
+    this.allowDoubt ??= reason;
+  }
+  add(command: SimpleCommand) {
+    if (this.commands.length >= limits.commands) this.doubtAll('too many commands to analyse');
+    else this.commands.push(command);
+  }
+}
+
+interface Stage {
+  pipeline: number;
+  stage: number;
+}
+
+interface Context {
+  analysis: Analysis;
+  shellDepth: number;
+  /** The enclosing compound command's output goes to a file. */
+  writes: boolean;
+  /** Variables were set for the enclosing invocation (`env X=1 sh -c …`). */
+  environment: boolean;
+  /** The pipeline stage an enclosing compound command or shell occupies. */
+  stage: Stage | null;
+}
+
+/** The simple commands a shell command line runs, and what the gate cannot know about it. */
+export function analyseCommand(line: string): CommandAnalysis {
+  const analysis = new Analysis();
+  if (line.includes('\0')) analysis.doubtAll('a NUL byte (shells drop it or stop there)');
+  try {
+    analyseSource(line, {
+      analysis,
+      shellDepth: 0,
+      writes: false,
+      environment: false,
+      stage: null,
+    });
+  } catch {
+    analysis.doubtAll('the shell parser failed on it');
+  }
+  const { commands, doubt, allowDoubt } = analysis;
+  return { commands, doubt, allowDoubt };
+}
+
+function analyseSource(source: string, ctx: Context) {
+  if (ctx.shellDepth > limits.shellDepth) ctx.analysis.doubtAll('shells nested too deep');
+  else walkScript(parse(source), ctx);
+}
+
+function walkScript(script: ParsedScript, ctx: Context) {
+  const error = script.errors?.[0];
+  if (error) ctx.analysis.doubtAll(`it does not parse: ${error.message}`);
+  walkStatements(script.commands, ctx);
+}
+
+function walkStatements(statements: readonly Statement[], ctx: Context) {
+  for (const statement of statements) walkNode(statement.command, ctx);
+}
+
+const walkList = (list: CompoundList, ctx: Context) => {
+  walkStatements(list.commands, ctx);
+};
+
+function walkNode(node: PipelineNode | AndOr, ctx: Context): void {
+  switch (node.type) {
+    case 'Command': {
+      simpleCommand(node, ctx);
+      return;
+    }
+    case 'Pipeline': {
+      pipeline(node, ctx);
+      return;
+    }
+    case 'AndOr':
+      for (const command of node.commands) walkNode(command, ctx);
+      return;
+    case 'Redirected': {
+      walkNode(node.command, { ...ctx, writes: redirections(node.redirects, ctx) });
+      return;
+    }
+    case 'Function':
+    case 'Coproc':
+      // A function body is analysed as if it ran: calling it is just a name.
+      if (node.body.type === 'CompoundList') {
+        walkList(node.body, { ...ctx, stage: null });
+        return;
+      }
+      {
+        walkNode(node.body, { ...ctx, stage: null });
+        return;
+      }
+    default: {
+      compound(node, ctx);
+      return;
+    }
+  }
+}
+
+function pipeline(node: Pipeline, ctx: Context) {
+  if (ctx.stage) {
+    for (const command of node.commands) walkNode(command, ctx);
+    return;
+  }
+  const id = ctx.analysis.pipelines++;
+  node.commands.forEach((command, stage) => {
+    walkNode(command, { ...ctx, stage: { pipeline: id, stage } });
+  });
+}
+
+function compound(node: CompoundCommand, ctx: Context) {
+  switch (node.type) {
+    case 'If':
+      walkList(node.clause, ctx);
+      walkList(node.then, ctx);
+      for (const elif of node.elif) {
+        walkList(elif.clause, ctx);
+        walkList(elif.then, ctx);
+      }
+      if (node.else) walkList(node.else, ctx);
+      return;
+    case 'For':
+    case 'Select':
+      for (const word of node.wordlist ?? []) wordOf(word, ctx);
+      {
+        walkList(node.body, ctx);
+        return;
+      }
+    case 'ArithmeticFor':
+      for (const part of [node.initialize, node.test, node.update]) if (part) arithmetic(part, ctx);
+      {
+        walkList(node.body, ctx);
+        return;
+      }
+    case 'While':
+      walkList(node.clause, ctx);
+      {
+        walkList(node.body, ctx);
+        return;
+      }
+    case 'Subshell':
+    case 'BraceGroup': {
+      walkList(node.body, ctx);
+      return;
+    }
+    case 'Case':
+      wordOf(node.word, ctx);
+      for (const item of node.items) {
+        for (const word of item.pattern) wordOf(word, ctx);
+        walkList(item.body, ctx);
+      }
+      return;
+    case 'TestCommand': {
+      testExpression(node.expression, ctx);
+      return;
+    }
+    case 'ArithmeticCommand':
+      if (node.expression) arithmetic(node.expression, ctx);
+      else ctx.analysis.doubtAll('arithmetic it cannot parse');
+      return;
+  }
+}
+
+function simpleCommand(node: Command, ctx: Context) {
+  const writes = redirections(node.redirects, ctx);
+  const assignments = node.prefix.filter((p): p is Assignment => p.type === 'Assignment');
+  for (const assignment of assignments) assignmentWord(assignment, ctx);
+  const stage = ctx.stage ?? { pipeline: ctx.analysis.pipelines++, stage: 0 };
+  if (!node.name) {
+    if (assignments.length > 0) ctx.analysis.doubtAllow('it sets variables for what follows');
+    if (writes) ctx.analysis.doubtAllow('a redirection with no command writes a file');
+    return;
+  }
+  const words = [node.name, ...node.args].map((arg) =>
+    arg.type === 'Word' ? wordOf(arg, ctx) : assignmentWord(arg, ctx),
+  );
+  invoke(words, { environment: ctx.environment || assignments.length > 0, writes, stage }, ctx);
+}
+
+interface Facts {
+  environment: boolean;
+  writes: boolean;
+  stage: Stage;
+}
+
+const programName = (path: string) => path.slice(path.lastIndexOf('/') + 1);
+
+/** Records a program and, through the wrappers it knows, the commands it runs. */
+function invoke(words: ShellWord[], facts: Facts, ctx: Context) {
+  for (let hops = 0; ; hops += 1) {
+    const [program, ...args] = words;
+    if (!program) return;
+    const base = {
+      program,
+      args,
+      environment: facts.environment,
+      writesFile: facts.writes,
+      ...facts.stage,
+    };
+    if (!program.known || hops > limits.wrappers) {
+      ctx.analysis.add({
+        ...base,
+        role: 'command',
+        opaque: program.known ? 'too many wrappers' : null,
+      });
+      return;
+    }
+    const invocation = classifyInvocation(programName(program.value), args);
+    if (invocation.kind === 'program' || invocation.kind === 'opaque') {
+      const opaque = invocation.kind === 'opaque' ? invocation.reason : null;
+      ctx.analysis.add({ ...base, role: 'command', opaque });
+      return;
+    }
+    if (invocation.kind === 'wrapper' && invocation.command === null) {
+      ctx.analysis.add({ ...base, role: 'command', opaque: null });
+      return;
+    }
+    ctx.analysis.add({
+      ...base,
+      role: invocation.transparent ? 'transparent-wrapper' : 'wrapper',
+      opaque: null,
+    });
+    if (invocation.kind === 'shell') {
+      const inner = { ...ctx, shellDepth: ctx.shellDepth + 1, stage: facts.stage };
+      analyseSource(invocation.script, {
+        ...inner,
+        environment: facts.environment,
+        writes: facts.writes,
+      });
+      return;
+    }
+    facts = { ...facts, environment: facts.environment || invocation.environment };
+    words = invocation.command ?? [];
+  }
+}
+
+const writingOperators = new Set(['>', '>>', '>|', '<>', '&>', '&>>', '>&']);
+const harmlessTargets = new Set(['/dev/null', '/dev/stdout', '/dev/stderr']);
+
+/** Walks the redirections' words; true when one of them writes a file. */
+function redirections(list: readonly Redirection[], ctx: Context): boolean {
+  let writes = ctx.writes;
+  for (const redirection of list) {
+    if (redirection.type === 'HereDoc') {
+      for (const part of redirection.body.parts ?? []) partOf(part, ctx, false);
+      continue;
+    }
+    const target = redirection.target ? wordOf(redirection.target, ctx) : unknownWord(false);
+    if (redirection.type === 'HereString' || !writingOperators.has(redirection.operator)) continue;
+    if (target.known && harmlessTargets.has(target.value)) continue;
+    if (redirection.operator === '>&' && target.known && /^(\d+|-)$/.test(target.value)) continue;
+    writes = true;
+  }
+  return writes;
+}
+
+function assignmentWord(assignment: Assignment, ctx: Context): ShellWord {
+  if (assignment.value.type === 'ArrayValue') {
+    for (const element of assignment.value.elements) wordOf(element, ctx);
+    return unknownWord(false);
+  }
+  const value = wordOf(assignment.value, ctx);
+  if (!value.known || assignment.index) return unknownWord(false);
+  return knownWord(`${assignment.name}${assignment.append ? '+=' : '='}${value.value}`);
+}
+
+interface PartInfo {
+  known: boolean;
+  splits: boolean;
+}
+
+const known: PartInfo = { known: true, splits: false };
+const unknownOne: PartInfo = { known: false, splits: false };
+const unknownMany: PartInfo = { known: false, splits: true };
+
+/** A word's value when it holds no expansion; every substitution inside is analysed too. */
+function wordOf(word: Word, ctx: Context): ShellWord {
+  if (!word.parts) return word.text.startsWith('~') ? unknownWord(false) : knownWord(word.value);
+  const parts = word.parts.map((part, i) => partOf(part, ctx, i === 0));
+  if (parts.every((p) => p.known)) return knownWord(word.value);
+  return unknownWord(parts.some((p) => p.splits));
+}
+
+function partOf(part: WordPart, ctx: Context, first: boolean): PartInfo {
+  switch (part.type) {
+    case 'Literal':
+      // An unquoted leading `~` is the home directory, which the gate does not know.
+      return first && part.text.startsWith('~') ? unknownOne : known;
+    case 'SingleQuoted':
+    case 'AnsiCQuoted':
+      return known;
+    case 'DoubleQuoted':
+    case 'LocaleString': {
+      const inner = part.parts.map((child) => quotedPartOf(child, ctx));
+      return { known: inner.every((p) => p.known), splits: inner.some((p) => p.splits) };
+    }
+    case 'SimpleExpansion':
+      return unknownMany;
+    case 'ParameterExpansion':
+      parameter(part, ctx);
+      return unknownMany;
+    case 'CommandExpansion':
+      substitution(part, ctx);
+      return unknownMany;
+    case 'ProcessSubstitution':
+      substitution(part, ctx);
+      return unknownOne;
+    case 'ArithmeticExpansion':
+      if (part.expression) arithmetic(part.expression, ctx);
+      else ctx.analysis.doubtAll('arithmetic it cannot parse');
+      return unknownMany;
+    case 'Glob':
+    case 'ExtendedGlob':
+    case 'BraceExpansion':
+      for (const inner of part.parts ?? []) partOf(inner, ctx, false);
+      return unknownMany;
+  }
+}
+
+function quotedPartOf(part: DoubleQuotedChild, ctx: Context): PartInfo {
+  switch (part.type) {
+    case 'Literal':
+      return known;
+    case 'SimpleExpansion':
+      return part.text === '$@' ? unknownMany : unknownOne;
+    case 'ParameterExpansion':
+      parameter(part, ctx);
+      return part.parameter === '@' || part.index?.value === '@' || part.operation?.type === 'Names'
+        ? unknownMany
+        : unknownOne;
+    case 'CommandExpansion':
+      substitution(part, ctx);
+      return unknownOne;
+    case 'ArithmeticExpansion':
+      if (part.expression) arithmetic(part.expression, ctx);
+      else ctx.analysis.doubtAll('arithmetic it cannot parse');
+      return unknownOne;
+  }
+}
+
+function substitution(
+  part: CommandExpansionPart | ProcessSubstitutionPart | ArithmeticCommandExpansion,
+  ctx: Context,
+) {
+  // Backquotes nest through escapes that parsers and shells read differently.
+  if (part.text.startsWith('`')) ctx.analysis.doubtAll('backquotes');
+  ctx.analysis.doubtAllow('a command or process substitution');
+  if (!part.script) {
+    ctx.analysis.doubtAll('a substitution it cannot parse');
+    return;
+  }
+  walkScript(part.script, { ...ctx, stage: null, writes: false, environment: false });
+}
+
+const integer = /^\s*-?\d+\s*$/;
+
+/** `${…}` forms whose evaluation can run commands hidden in variables make the line uncertain. */
+function parameter(part: ParameterExpansionPart, ctx: Context) {
+  const doubt = (why: string) => {
+    ctx.analysis.doubtAll(`${why} (its evaluation can run commands)`);
+  };
+  if (part.prefix === '!') doubt('an indirect expansion');
+  if (part.index) {
+    const index = wordOf(part.index, ctx);
+    if (!index.known || !/^(\d+|@|\*)$/.test(index.value)) doubt('an array subscript');
+  }
+  const operation = part.operation;
+  switch (operation?.type) {
+    case undefined:
+    case 'Names':
+      return;
+    case 'Default':
+    case 'Remove':
+    case 'CaseModification':
+    case 'Transform': {
+      const operand = operation.operand ? wordOf(operation.operand, ctx) : undefined;
+      if (operation.type === 'Transform' && !(operand?.known && !operand.value.includes('P')))
+        doubt('a prompt expansion');
+      return;
+    }
+    case 'Replace':
+      wordOf(operation.pattern, ctx);
+      wordOf(operation.replacement, ctx);
+      return;
+    case 'Slice': {
+      const bounds = [operation.offset, operation.length].flatMap((w) =>
+        w ? [wordOf(w, ctx)] : [],
+      );
+      if (!bounds.every((b) => b.known && integer.test(b.value))) doubt('arithmetic on variables');
+      return;
+    }
+    case 'Unknown':
+      doubt('a parameter operation it does not know');
+      return;
+  }
+}
+
+const number = /^(0[xX][0-9a-fA-F]+|\d+(#[0-9A-Za-z@_]+)?)$/;
+
+/** True for arithmetic over literal numbers; a name's value would be evaluated in turn. */
+function plainArithmetic(expression: ArithmeticExpression, ctx: Context): boolean {
+  switch (expression.type) {
+    case 'ArithmeticWord':
+      for (const part of expression.parts ?? []) partOf(part, ctx, false);
+      return !expression.parts && number.test(expression.value);
+    case 'ArithmeticCommandExpansion':
+      substitution(expression, ctx);
+      return false;
+    case 'ArithmeticBinary':
+      return [expression.left, expression.right].map((e) => plainArithmetic(e, ctx)).every(Boolean);
+    case 'ArithmeticUnary':
+      return plainArithmetic(expression.operand, ctx);
+    case 'ArithmeticTernary':
+      return [expression.test, expression.consequent, expression.alternate]
+        .map((e) => plainArithmetic(e, ctx))
+        .every(Boolean);
+    case 'ArithmeticGroup':
+      return plainArithmetic(expression.expression, ctx);
+  }
+}
+
+function arithmetic(expression: ArithmeticExpression, ctx: Context) {
+  if (!plainArithmetic(expression, ctx))
+    ctx.analysis.doubtAll('arithmetic on names (their values are evaluated and can run commands)');
+}
+
+const arithmeticTests = new Set(['-eq', '-ne', '-lt', '-le', '-gt', '-ge']);
+
+function testExpression(expression: TestExpression, ctx: Context): void {
+  switch (expression.type) {
+    case 'TestUnary': {
+      const operand = wordOf(expression.operand, ctx);
+      if (expression.operator === '-v' && !(operand.known && !operand.value.includes('[')))
+        ctx.analysis.doubtAll('[[ -v ]] on a name the shell evaluates');
+      return;
+    }
+    case 'TestBinary': {
+      const sides = [wordOf(expression.left, ctx), wordOf(expression.right, ctx)];
+      const plain = sides.every((s) => s.known && integer.test(s.value));
+      if (arithmeticTests.has(expression.operator) && !plain)
+        ctx.analysis.doubtAll('[[ ]] arithmetic on names (their values are evaluated)');
+      return;
+    }
+    case 'TestLogical':
+      for (const operand of expression.operands) testExpression(operand, ctx);
+      return;
+    case 'TestNot': {
+      testExpression(expression.operand, ctx);
+      return;
+    }
+    case 'TestGroup': {
+      testExpression(expression.expression, ctx);
+      return;
+    }
+  }
+}

@@ -1,0 +1,223 @@
+import { scanOptions, type OptionSpec } from './shell-options.js';
+import { knownWord, unknownWord, wordText, type ShellWord } from './shell-words.js';
+
+/** What running a program means for the analysis. */
+export type Invocation =
+  /** An ordinary program: its words are what a pattern sees. */
+  | { kind: 'program' }
+  /** It runs code the gate cannot see (eval, a script file, an option it does not know). */
+  | { kind: 'opaque'; reason: string }
+  /**
+   * It runs `command` (null: nothing further). A transparent wrapper changes neither who runs
+   * the command nor its environment, so an allow need not name it.
+   */
+  | { kind: 'wrapper'; transparent: boolean; environment: boolean; command: ShellWord[] | null }
+  /** A shell running a command string: analysed like the line itself. */
+  | { kind: 'shell'; transparent: boolean; script: string };
+
+const opaque = (reason: string): Invocation => ({ kind: 'opaque', reason });
+
+interface WrapperSpec {
+  options: OptionSpec;
+  transparent: boolean;
+  /** Operands in front of the command (timeout's duration). */
+  operands?: number;
+  /** Options after which nothing runs (`command -v`). */
+  inspectOnly?: string;
+}
+
+const wrappers = new Map<string, WrapperSpec>(
+  Object.entries({
+    sudo: {
+      options: {
+        flags: 'AbEHknPS',
+        valued: 'ugpCDrtTUR',
+        long: ['askpass', 'background', 'preserve-env', 'set-home', 'reset-timestamp'],
+        longValued: ['user', 'group', 'prompt', 'close-from', 'chdir', 'role', 'type', 'chroot'],
+      },
+      transparent: false,
+    },
+    doas: { options: { flags: 'n', valued: 'u' }, transparent: false },
+    nice: {
+      options: { valued: 'n', longValued: ['adjustment'], numeric: true },
+      transparent: true,
+    },
+    nohup: { options: {}, transparent: true },
+    timeout: {
+      options: {
+        flags: 'v',
+        valued: 'sk',
+        long: ['preserve-status', 'foreground', 'verbose'],
+        longValued: ['signal', 'kill-after'],
+      },
+      transparent: true,
+      operands: 1,
+    },
+    time: {
+      options: { flags: 'pvaq', valued: 'of', long: ['portability', 'verbose', 'append', 'quiet'] },
+      transparent: true,
+    },
+    command: { options: { flags: 'pvV' }, transparent: true, inspectOnly: 'vV' },
+    builtin: { options: {}, transparent: true },
+    exec: { options: { flags: 'cl', valued: 'a' }, transparent: true },
+    stdbuf: {
+      options: { valued: 'ioe', longValued: ['input', 'output', 'error'] },
+      transparent: true,
+    },
+  } satisfies Record<string, WrapperSpec>),
+);
+
+function wrapper(spec: WrapperSpec, args: readonly ShellWord[]): Invocation {
+  const scanned = scanOptions(args, spec.options);
+  if (!scanned.ok) return opaque(scanned.reason);
+  const inspectOnly = [...scanned.seen.keys()].some((o) => spec.inspectOnly?.includes(o));
+  const command = scanned.rest.slice(spec.operands ?? 0);
+  return {
+    kind: 'wrapper',
+    transparent: spec.transparent,
+    environment: false,
+    command: inspectOnly || command.length === 0 ? null : command,
+  };
+}
+
+const assignment = /^[A-Za-z_][A-Za-z0-9_]*=/s;
+
+/** `env [-i] [-u NAME] [NAME=value]… [command]`; `-S` splits a string: the gate cannot follow. */
+function env(args: readonly ShellWord[]): Invocation {
+  const scanned = scanOptions(args, {
+    flags: 'i0v',
+    valued: 'uC',
+    long: ['ignore-environment', 'null', 'debug'],
+    longValued: ['unset', 'chdir'],
+    dash: true,
+  });
+  if (!scanned.ok) return opaque(scanned.reason);
+  let i = 0;
+  while (assignment.test(wordText(scanned.rest[i]) ?? '')) i += 1;
+  const command = scanned.rest.slice(i);
+  return {
+    kind: 'wrapper',
+    transparent: i === 0,
+    environment: i > 0,
+    command: command.length === 0 ? null : command,
+  };
+}
+
+/** `xargs` runs its command with arguments read from input: words the gate cannot know. */
+function xargs(args: readonly ShellWord[]): Invocation {
+  const scanned = scanOptions(args, {
+    flags: '0oprtx',
+    valued: 'adEILnPs',
+    attached: 'eil',
+    long: ['null', 'open-tty', 'interactive', 'no-run-if-empty', 'verbose', 'exit', 'replace'],
+    longValued: ['arg-file', 'delimiter', 'eof', 'max-lines', 'max-args', 'max-procs', 'max-chars'],
+  });
+  if (!scanned.ok) return opaque(scanned.reason);
+  const { seen } = scanned;
+  const replace = seen.has('I')
+    ? seen.get('I')
+    : seen.has('i') || seen.has('replace')
+      ? '{}'
+      : null;
+  if (replace === undefined) return opaque('an xargs replacement string only the shell can read');
+  const given = scanned.rest.length > 0 ? scanned.rest : [knownWord('echo')];
+  const [program, ...rest] = given as [ShellWord, ...ShellWord[]];
+  const command =
+    replace === null
+      ? [...given, unknownWord(true)]
+      : [
+          program,
+          ...rest.map((w) =>
+            w.known && replace !== '' && w.value.includes(replace) ? unknownWord(false) : w,
+          ),
+        ];
+  return { kind: 'wrapper', transparent: true, environment: false, command };
+}
+
+/** Shells whose language is the one the parser reads; `-c` strings are analysed in turn. */
+const posixShells = new Set(['sh', 'bash', 'dash', 'ash']);
+
+function shell(args: readonly ShellWord[]): Invocation {
+  const scanned = scanOptions(
+    // `+o name` is an option like `-o name`.
+    args.map((w) =>
+      w.known && /^\+[A-Za-z]/.test(w.value) ? knownWord(`-${w.value.slice(1)}`) : w,
+    ),
+    {
+      flags: 'abcefhkmnprtuvxBCEHPTl',
+      valued: 'oO',
+      long: ['login', 'noprofile', 'norc', 'posix', 'noediting', 'restricted', 'verbose'],
+    },
+  );
+  if (!scanned.ok) return opaque(`a shell with ${scanned.reason}`);
+  if (!scanned.seen.has('c')) return opaque('a shell reading a script the gate cannot see');
+  const script = scanned.rest[0];
+  if (!script?.known) return opaque('a shell command string only the shell can read');
+  return { kind: 'shell', transparent: true, script: script.value };
+}
+
+/** `su [options] [user] -c command`: su reorders its arguments, so look at all of them. */
+function su(args: readonly ShellWord[]): Invocation {
+  for (let i = 0; i < args.length; i += 1) {
+    const text = wordText(args[i]);
+    if (text === undefined) return opaque('an su argument only the shell can read');
+    const inline = /^--(?:session-)?command=(.*)$/s.exec(text)?.[1];
+    const next = ['-c', '--command', '--session-command'].includes(text)
+      ? wordText(args[i + 1])
+      : undefined;
+    const script = inline ?? next;
+    if (script !== undefined) return { kind: 'shell', transparent: false, script };
+  }
+  return opaque('an interactive shell as another user');
+}
+
+/** Programs that run code given to them in a form the gate does not analyse. */
+const runsHiddenCode = new Set(
+  [
+    'eval source . alias trap fc enable bind complete compgen let hash',
+    'zsh ksh mksh fish csh tcsh pwsh busybox toybox',
+    'setsid chroot unshare nsenter taskset ionice chrt runuser pkexec sg newgrp',
+    'strace ltrace valgrind flock watch parallel script systemd-run at batch ssh',
+  ]
+    .join(' ')
+    .split(' '),
+);
+
+const findActions = new Set(['-exec', '-execdir', '-ok', '-okdir']);
+
+/** Bash evaluates `name[subscript]` in these builtins' operands, running any `$(...)` in it. */
+const subscriptBuiltins = new Set(['declare', 'typeset', 'local', 'export', 'readonly', 'read']);
+
+function evaluatesSubscripts(name: string, args: readonly ShellWord[]): string | null {
+  const texts = args.map(wordText);
+  const risky = (t: string | undefined) => t === undefined || t.includes('[');
+  if (subscriptBuiltins.has(name)) {
+    if (texts.some((t) => risky(t) || (t !== undefined && /^[-+][A-Za-z]*[in]/.test(t))))
+      return `${name} with a name the shell evaluates`;
+  }
+  const operandOf = (option: string) => {
+    const at = texts.indexOf(option);
+    return at >= 0 && risky(texts[at + 1]);
+  };
+  if (name === 'printf' && operandOf('-v')) return 'printf -v with a name the shell evaluates';
+  if ((name === 'test' || name === '[') && operandOf('-v'))
+    return `${name} -v with a name the shell evaluates`;
+  if ((name === 'mapfile' || name === 'readarray') && texts.includes('-C'))
+    return `${name} -C runs a callback`;
+  return null;
+}
+
+/** How the program named `name` (already reduced to its last path segment) treats its arguments. */
+export function classifyInvocation(name: string, args: readonly ShellWord[]): Invocation {
+  const spec = wrappers.get(name);
+  if (spec) return wrapper(spec, args);
+  if (name === 'env') return env(args);
+  if (name === 'xargs') return xargs(args);
+  if (name === 'su') return su(args);
+  if (posixShells.has(name)) return shell(args);
+  if (runsHiddenCode.has(name)) return opaque(`${name} runs code the gate cannot see`);
+  if (name === 'find' && args.some((w) => !w.known || findActions.has(w.value)))
+    return opaque('find running a command');
+  const subscript = evaluatesSubscripts(name, args);
+  return subscript ? opaque(subscript) : { kind: 'program' };
+}
