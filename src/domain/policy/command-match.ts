@@ -89,21 +89,25 @@ export function argumentsOutcome(
   return reaches(globs, args, 'possible') ? 'uncertain' : 'no';
 }
 
-/** One simple command against one stage of a pattern. */
+/**
+ * One simple command against one stage of a pattern. A command that runs code the gate cannot
+ * see (`eval …`, `bash script.sh`) surely matches a deny naming it, and may match any other.
+ */
 export function stageOutcome(
   command: SimpleCommand,
   stage: readonly string[],
   mode: CommandMode,
 ): MatchOutcome {
   const [programGlob, ...argumentGlobs] = stage;
-  if (command.opaque !== null || !command.program.known || programGlob === undefined)
-    return 'uncertain';
+  if (!command.program.known || programGlob === undefined) return 'uncertain';
   const identity = programIdentity(command.program.value);
-  if (!wordGlobMatches(programGlob, identity.name)) return 'no';
-  const outcome = argumentsOutcome(argumentGlobs, command.args);
-  if (mode === 'any') return outcome;
+  const own = wordGlobMatches(programGlob, identity.name)
+    ? argumentsOutcome(argumentGlobs, command.args)
+    : 'no';
+  if (mode === 'any') return command.opaque === null || own === 'match' ? own : 'uncertain';
   if (command.writesFile) return 'no';
-  return identity.certain && !command.environment ? outcome : capAt(outcome, 'uncertain');
+  const sure = identity.certain && !command.environment && command.opaque === null;
+  return sure ? own : capAt(own, 'uncertain');
 }
 
 /** Pipelines in order of stage, each stage holding its commands (a wrapper and what it runs). */
@@ -153,7 +157,7 @@ function mustCover(command: SimpleCommand): boolean {
 function everyCommandOutcome(patterns: readonly CommandPattern[], analysis: CommandAnalysis) {
   const single = patterns.map(stagesOf).flatMap((stages) => (stages.length === 1 ? stages : []));
   const units = analysis.commands.filter(mustCover);
-  if (units.length === 0) return 'no';
+  if (units.length === 0) return analysis.doubt === null ? 'no' : 'uncertain';
   const covered = allOf(
     units.map((command) => anyOf(single.map((stage) => stageOutcome(command, stage, 'every')))),
   );

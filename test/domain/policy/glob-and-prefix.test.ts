@@ -1,0 +1,102 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { evaluatePolicy } from '../../../src/domain/policy.js';
+import { verdictOf, withArgs } from './support.js';
+
+const input = (value: string) => ({
+  tool: 'Bash',
+  class: 'sandbox' as const,
+  effect: 'write' as const,
+  arguments: { command: value },
+});
+
+const denyGlob = withArgs('deny', { path: '/command', op: 'glob', value: 'rm *' });
+const denyPrefix = withArgs('deny', { path: '/command', op: 'prefix', value: 'rm ' });
+
+// Each is a character a model can append or insert to walk out of a pattern that stops at it.
+const separators: [string, string][] = [
+  ['line feed', '\n'],
+  ['carriage return', '\r'],
+  ['CR LF', '\r\n'],
+  ['NUL', '\0'],
+  ['line separator U+2028', '\u2028'],
+  ['paragraph separator U+2029', '\u2029'],
+  ['next line U+0085', '\u0085'],
+  ['vertical tab', '\v'],
+  ['form feed', '\f'],
+  ['tab', '\t'],
+  ['no-break space', '\u00a0'],
+  ['zero-width space', '\u200b'],
+  ['right-to-left override', '\u202e'],
+  ['byte order mark', '\ufeff'],
+  ['an astral character', '🎉'],
+  ['a lone surrogate', '\ud800'],
+];
+
+const tails = ['-rf /', '-rf ../../', 'x/../../etc', '.', '..', './x', '.hidden', '/', '//x', ''];
+
+describe('glob and prefix match the whole value whatever its characters', () => {
+  for (const [name, char] of separators) {
+    test(`a ${name} anywhere after the pattern's text does not escape "rm *" or prefix "rm "`, () => {
+      for (const value of [
+        `rm -rf /${char}`,
+        `rm ${char}-rf /`,
+        `rm -rf${char}/`,
+        `rm ${char}`,
+        `rm x${char}${char}y`,
+      ]) {
+        assert.equal(verdictOf([denyGlob], 'allow', input(value)), 'deny', JSON.stringify(value));
+        assert.equal(verdictOf([denyPrefix], 'allow', input(value)), 'deny', JSON.stringify(value));
+      }
+    });
+  }
+
+  test('dotfiles, `..` segments, leading and repeated slashes are characters like any other', () => {
+    for (const tail of tails) {
+      const value = `rm ${tail}`;
+      assert.equal(verdictOf([denyGlob], 'allow', input(value)), 'deny', JSON.stringify(value));
+    }
+    const everything = withArgs('deny', { path: '/command', op: 'glob', value: '*' });
+    for (const value of ['./a', '../x', '.', '..', '/a', '//a', '.a', 'a/.b', '\n', '\0']) {
+      assert.equal(verdictOf([everything], 'allow', input(value)), 'deny', JSON.stringify(value));
+    }
+  });
+
+  test('a glob still means what it says: no partial matches, ? is one character', () => {
+    const table: [string, string, boolean][] = [
+      ['rm *', 'rm', false],
+      ['rm *', 'xrm -rf', false],
+      ['rm *', 'rmdir x', false],
+      ['rm ?', 'rm 🎉', true],
+      ['rm ?', 'rm \n', true],
+      ['rm ?', 'rm ab', false],
+      ['[!a]', '\n', true],
+      ['[a-c]x', 'bx', true],
+      ['[a-c]x', 'dx', false],
+      ['[[:digit:]]', '7', true],
+      ['\\*', '*', true],
+      ['\\*', 'x', false],
+      ['a{b,c}', 'ab', false],
+      ['a{b,c}', 'a{b,c}', true],
+      ['[z-a]', '-', true],
+      ['[', '[', true],
+      ['constructor', 'constructor', true],
+      ['*', '', true],
+    ];
+    for (const [pattern, value, expected] of table) {
+      const r = withArgs('deny', { path: '/command', op: 'glob', value: pattern });
+      assert.equal(
+        evaluatePolicy({ rules: [r], default: 'allow' }, input(value)).verdict === 'deny',
+        expected,
+        `${pattern} against ${JSON.stringify(value)}`,
+      );
+    }
+  });
+
+  test('tool names are matched the same way', () => {
+    const r = { id: 'r', match: { tool: 'mcp__github__*' }, verdict: 'deny' as const };
+    for (const tool of ['mcp__github__x\n', 'mcp__github__\u2028', 'mcp__github__../x']) {
+      assert.equal(verdictOf([r], 'allow', { ...input(''), tool }), 'deny', JSON.stringify(tool));
+    }
+  });
+});
