@@ -127,37 +127,31 @@ const walkList = (list: CompoundList, ctx: Context) => {
 
 function walkNode(node: PipelineNode | AndOr, ctx: Context): void {
   switch (node.type) {
-    case 'Command': {
+    case 'Command':
       simpleCommand(node, ctx);
-      return;
-    }
-    case 'Pipeline': {
+      break;
+    case 'Pipeline':
       pipeline(node, ctx);
-      return;
-    }
+      break;
     case 'AndOr':
       for (const command of node.commands) walkNode(command, ctx);
-      return;
-    case 'Redirected': {
+      break;
+    case 'Redirected':
       walkNode(node.command, { ...ctx, writes: redirections(node.redirects, ctx) });
-      return;
-    }
+      break;
     case 'Function':
     case 'Coproc':
       // A function body is analysed as if it ran: calling it is just a name.
-      if (node.body.type === 'CompoundList') {
-        walkList(node.body, { ...ctx, stage: null });
-        return;
-      }
-      {
-        walkNode(node.body, { ...ctx, stage: null });
-        return;
-      }
-    default: {
+      walkBody(node.body, { ...ctx, stage: null });
+      break;
+    default:
       compound(node, ctx);
-      return;
-    }
   }
+}
+
+function walkBody(body: CompoundList | PipelineNode, ctx: Context) {
+  if (body.type === 'CompoundList') walkList(body, ctx);
+  else walkNode(body, ctx);
 }
 
 function pipeline(node: Pipeline, ctx: Context) {
@@ -181,46 +175,38 @@ function compound(node: CompoundCommand, ctx: Context) {
         walkList(elif.then, ctx);
       }
       if (node.else) walkList(node.else, ctx);
-      return;
+      break;
     case 'For':
     case 'Select':
       for (const word of node.wordlist ?? []) wordOf(word, ctx);
-      {
-        walkList(node.body, ctx);
-        return;
-      }
+      walkList(node.body, ctx);
+      break;
     case 'ArithmeticFor':
       for (const part of [node.initialize, node.test, node.update]) if (part) arithmetic(part, ctx);
-      {
-        walkList(node.body, ctx);
-        return;
-      }
+      walkList(node.body, ctx);
+      break;
     case 'While':
       walkList(node.clause, ctx);
-      {
-        walkList(node.body, ctx);
-        return;
-      }
-    case 'Subshell':
-    case 'BraceGroup': {
       walkList(node.body, ctx);
-      return;
-    }
+      break;
+    case 'Subshell':
+    case 'BraceGroup':
+      walkList(node.body, ctx);
+      break;
     case 'Case':
       wordOf(node.word, ctx);
       for (const item of node.items) {
         for (const word of item.pattern) wordOf(word, ctx);
         walkList(item.body, ctx);
       }
-      return;
-    case 'TestCommand': {
+      break;
+    case 'TestCommand':
       testExpression(node.expression, ctx);
-      return;
-    }
+      break;
     case 'ArithmeticCommand':
       if (node.expression) arithmetic(node.expression, ctx);
       else ctx.analysis.doubtAll('arithmetic it cannot parse');
-      return;
+      break;
   }
 }
 
@@ -507,13 +493,11 @@ function testExpression(expression: TestExpression, ctx: Context): void {
     case 'TestLogical':
       for (const operand of expression.operands) testExpression(operand, ctx);
       return;
-    case 'TestNot': {
+    case 'TestNot':
       testExpression(expression.operand, ctx);
       return;
-    }
-    case 'TestGroup': {
+    case 'TestGroup':
       testExpression(expression.expression, ctx);
       return;
-    }
   }
 }
