@@ -1,3 +1,5 @@
+import RE2 from 're2';
+
 /**
  * Globs compiled to regular expressions the project controls, so that a pattern means the whole
  * value whatever its characters: line breaks, NUL, U+2028, leading dots, `..` segments and
@@ -103,21 +105,21 @@ function bracketClass(chars: readonly string[], start: number): ClassToken | nul
   return { source: `[${negate ? '^' : ''}${classSource(members)}]`, length: close - start + 1 };
 }
 
-/** One segment's worth of pattern; `anyChar` is what `?` and `*` may consume. */
-function globBody(pattern: string, anyChar: string, classGuard: string): string {
+/** A glob as the source of a regular expression; `*` is any run of characters. */
+function globBody(pattern: string): string {
   const chars = Array.from(pattern);
   let source = '';
   for (let i = 0; i < chars.length; i += 1) {
     const char = chars[i] as string;
     if (char === '*') {
       while (chars[i + 1] === '*') i += 1;
-      source += `${anyChar}*`;
+      source += '.*';
     } else if (char === '?') {
-      source += anyChar;
+      source += '.';
     } else if (char === '[') {
       const token = bracketClass(chars, i);
       if (token) {
-        source += classGuard + token.source;
+        source += token.source;
         i += token.length - 1;
       } else {
         source += quote(char, outsideClass);
@@ -132,35 +134,70 @@ function globBody(pattern: string, anyChar: string, classGuard: string): string 
   return source;
 }
 
+interface Matcher {
+  test(value: string): boolean;
+}
+
 // `s`: `.` matches line breaks too; `u`: one character is one code point.
 const flags = 'su';
 
-export function compileWordGlob(pattern: string): RegExp {
-  return new RegExp(`^(?:${globBody(pattern, '.', '')})$`, flags);
+/**
+ * One run of stars backtracks at most once over the value; several would make a long value cost
+ * its length to the power of their number, so those go to RE2, which is linear.
+ */
+export function compileWordGlob(pattern: string): Matcher {
+  const source = `^(?:${globBody(pattern)})$`;
+  const starRuns = pattern.match(/\*+/g)?.length ?? 0;
+  return starRuns <= 1 ? new RegExp(source, flags) : new RE2(source, flags);
 }
 
-/** Path globs are matched against normalised absolute paths (see path-match.ts). */
-export function compilePathGlob(pattern: string): RegExp {
-  const segments = pattern.startsWith('/') ? pattern.slice(1).split('/') : pattern.split('/');
-  const source = segments
-    .map((segment) => (segment === '**' ? '(?:/.*)?' : `/${globBody(segment, '[^/]', '(?!/)')}`))
-    .join('');
-  return new RegExp(`^${source}$`, flags);
+/** A path glob: its segments, `**` standing for any number of them. */
+type PathGlob = readonly (Matcher | typeof anySegments)[];
+const anySegments = '**';
+
+const segmentsOf = (path: string): string[] => {
+  const rest = path.startsWith('/') ? path.slice(1) : path;
+  return rest === '' ? [] : rest.split('/');
+};
+
+/** Path globs are matched segment by segment against normalised absolute paths. */
+function compilePathGlob(pattern: string): PathGlob {
+  return segmentsOf(pattern).map((s) => (s === anySegments ? anySegments : compileWordGlob(s)));
+}
+
+function pathMatches(glob: PathGlob, path: string): boolean {
+  const advance = (states: boolean[]) => {
+    for (let i = 0; i < glob.length; i += 1)
+      if (states[i] && glob[i] === anySegments) states[i + 1] = true;
+    return states;
+  };
+  let states = advance([true]);
+  for (const segment of segmentsOf(path)) {
+    const next: boolean[] = [];
+    glob.forEach((part, i) => {
+      if (!states[i]) return;
+      if (part === anySegments) next[i] = true;
+      else if (part.test(segment)) next[i + 1] = true;
+    });
+    states = advance(next);
+    if (!states.includes(true)) return false;
+  }
+  return states[glob.length] === true;
 }
 
 // Compiling costs far more than matching: keep the compiled patterns (bounded).
 const maxCached = 10_000;
-const wordCache = new Map<string, RegExp>();
-const pathCache = new Map<string, RegExp>();
+const wordCache = new Map<string, Matcher>();
+const pathCache = new Map<string, PathGlob>();
 
-function cached(cache: Map<string, RegExp>, pattern: string, compile: (p: string) => RegExp) {
-  let regex = cache.get(pattern);
-  if (!regex) {
+function cached<T>(cache: Map<string, T>, pattern: string, compile: (p: string) => T): T {
+  let compiled = cache.get(pattern);
+  if (!compiled) {
     if (cache.size >= maxCached) cache.clear();
-    regex = compile(pattern);
-    cache.set(pattern, regex);
+    compiled = compile(pattern);
+    cache.set(pattern, compiled);
   }
-  return regex;
+  return compiled;
 }
 
 export function wordGlobMatches(pattern: string, value: string): boolean {
@@ -168,7 +205,7 @@ export function wordGlobMatches(pattern: string, value: string): boolean {
 }
 
 export function pathGlobMatches(pattern: string, normalisedPath: string): boolean {
-  return cached(pathCache, pattern, compilePathGlob).test(normalisedPath);
+  return pathMatches(cached(pathCache, pattern, compilePathGlob), normalisedPath);
 }
 
 /** A word glob every string matches: `*`, `**`, … */

@@ -93,6 +93,20 @@ describe('glob and prefix match the whole value whatever its characters', () => 
     }
   });
 
+  test('several stars do not make matching a long value slow (no backtracking blow-up)', () => {
+    const started = performance.now();
+    const long = '/secrets/'.repeat(25_000);
+    const globs = ['*/secrets/*.pem', '*a*b*c*d*e*f*x', '*[/]*[/]*[!/]'];
+    for (const value of globs) {
+      const r = withArgs('deny', { path: '/command', op: 'glob', value });
+      assert.equal(verdictOf([r], 'allow', input(long)), 'allow', value);
+    }
+    const deepPath = withArgs('deny', { path: '/p', op: 'path', value: '/**/s/**/s/**/x' });
+    const path = { ...input(''), arguments: { p: '/s'.repeat(100_000) } };
+    assert.equal(verdictOf([deepPath], 'allow', path), 'allow');
+    assert.ok(performance.now() - started < 2000, 'catastrophically slow');
+  });
+
   test('tool names are matched the same way', () => {
     const r = { id: 'r', match: { tool: 'mcp__github__*' }, verdict: 'deny' as const };
     for (const tool of ['mcp__github__x\n', 'mcp__github__\u2028', 'mcp__github__../x']) {
