@@ -51,7 +51,11 @@ export interface CommandAnalysis {
   allowDoubt: string | null;
 }
 
-const limits = { commands: 4096, shellDepth: 8, wrappers: 16 };
+// Parsing is linear but not free, and every nested level reads its text again: both are bounded.
+const limits = { length: 65_536, commands: 4096, depth: 8, wrappers: 16 };
+
+/** Thrown to stop walking a line once it holds more commands than the gate analyses. */
+class TooManyCommands extends Error {}
 
 class Analysis {
   commands: SimpleCommand[] = [];
@@ -66,8 +70,8 @@ class Analysis {
     this.allowDoubt ??= reason;
   }
   add(command: SimpleCommand) {
-    if (this.commands.length >= limits.commands) this.doubtAll('too many commands to analyse');
-    else this.commands.push(command);
+    if (this.commands.length >= limits.commands) throw new TooManyCommands();
+    this.commands.push(command);
   }
 }
 
@@ -78,7 +82,8 @@ interface Stage {
 
 interface Context {
   analysis: Analysis;
-  shellDepth: number;
+  /** Shells and substitutions this code is nested in. */
+  depth: number;
   /** The enclosing compound command's output goes to a file. */
   writes: boolean;
   /** Variables were set for the enclosing invocation (`env X=1 sh -c …`). */
@@ -91,23 +96,28 @@ interface Context {
 export function analyseCommand(line: string): CommandAnalysis {
   const analysis = new Analysis();
   if (line.includes('\0')) analysis.doubtAll('a NUL byte (shells drop it or stop there)');
+  if (line.length > limits.length) {
+    analysis.doubtAll('too long to analyse');
+    return { commands: [], doubt: analysis.doubt, allowDoubt: null };
+  }
   try {
     analyseSource(line, {
       analysis,
-      shellDepth: 0,
+      depth: 0,
       writes: false,
       environment: false,
       stage: null,
     });
-  } catch {
-    analysis.doubtAll('the shell parser failed on it');
+  } catch (error) {
+    const tooMany = error instanceof TooManyCommands;
+    analysis.doubtAll(tooMany ? 'too many commands to analyse' : 'the shell parser failed on it');
   }
   const { commands, doubt, allowDoubt } = analysis;
   return { commands, doubt, allowDoubt };
 }
 
 function analyseSource(source: string, ctx: Context) {
-  if (ctx.shellDepth > limits.shellDepth) ctx.analysis.doubtAll('shells nested too deep');
+  if (ctx.depth > limits.depth) ctx.analysis.doubtAll('code nested too deep');
   else walkScript(parse(source), ctx);
 }
 
@@ -270,7 +280,7 @@ function invoke(words: ShellWord[], facts: Facts, ctx: Context) {
       opaque: null,
     });
     if (invocation.kind === 'shell') {
-      const inner = { ...ctx, shellDepth: ctx.shellDepth + 1, stage: facts.stage };
+      const inner = { ...ctx, depth: ctx.depth + 1, stage: facts.stage };
       analyseSource(invocation.script, {
         ...inner,
         environment: facts.environment,
@@ -394,11 +404,21 @@ function substitution(
   // Backquotes nest through escapes that parsers and shells read differently.
   if (part.text.startsWith('`')) ctx.analysis.doubtAll('backquotes');
   ctx.analysis.doubtAllow('a command or process substitution');
+  if (ctx.depth >= limits.depth) {
+    ctx.analysis.doubtAll('code nested too deep');
+    return;
+  }
   if (!part.script) {
     ctx.analysis.doubtAll('a substitution it cannot parse');
     return;
   }
-  walkScript(part.script, { ...ctx, stage: null, writes: false, environment: false });
+  walkScript(part.script, {
+    ...ctx,
+    depth: ctx.depth + 1,
+    stage: null,
+    writes: false,
+    environment: false,
+  });
 }
 
 const integer = /^\s*-?\d+\s*$/;

@@ -409,8 +409,25 @@ describe('the analysis stays bounded', () => {
     assert.equal(verdictOf([tests], 'allow', bash(nested)), 'deny');
     const deep = '('.repeat(2000) + 'ls' + ')'.repeat(2000);
     assert.equal(verdictOf([tests], 'allow', bash(deep)), 'deny');
-    const long = `ls ${'a '.repeat(200_000)}`;
+    const long = `ls ${'a '.repeat(30_000)}`;
     assert.equal(verdictOf([tests], 'deny', bash(long)), 'allow');
     assert.ok(performance.now() - started < 10_000, 'catastrophically slow');
+  });
+
+  test('a line too long to analyse, or code nested too deep, is uncertain and answers quickly', () => {
+    const started = performance.now();
+    const lenient = { ...noRm, uncertain: 'require_approval' as const };
+    const long = `npm test ${'a'.repeat(70_000)}`;
+    assert.equal(analyseCommand(long).doubt, 'too long to analyse');
+    assert.equal(verdictOf([tests], 'allow', bash(long)), 'deny');
+    assert.equal(
+      verdictOf([lenient], 'allow', bash(`ls; ${'ls;'.repeat(300_000)}`)),
+      'require_approval',
+    );
+    const nested = ('$('.repeat(200) + 'ls' + ')'.repeat(200) + ';').repeat(100);
+    assert.equal(analyseCommand(nested).doubt, 'code nested too deep');
+    assert.equal(verdictOf([lenient], 'allow', bash(nested)), 'require_approval');
+    assert.equal(verdictOf([noRm], 'allow', bash('$($($($($(rm -rf /)))))')), 'deny');
+    assert.ok(performance.now() - started < 3000, 'catastrophically slow');
   });
 });
