@@ -24,6 +24,8 @@ interface WrapperSpec {
   operands?: number;
   /** Options after which nothing runs (`command -v`). */
   inspectOnly?: string;
+  /** `NAME=value` words in front of the command set its environment (`sudo FOO=1 cmd`). */
+  assignments?: boolean;
 }
 
 const wrappers = new Map<string, WrapperSpec>(
@@ -36,6 +38,7 @@ const wrappers = new Map<string, WrapperSpec>(
         longValued: ['user', 'group', 'prompt', 'close-from', 'chdir', 'role', 'type', 'chroot'],
       },
       transparent: false,
+      assignments: true,
     },
     doas: { options: { flags: 'n', valued: 'u' }, transparent: false },
     nice: {
@@ -67,20 +70,27 @@ const wrappers = new Map<string, WrapperSpec>(
   } satisfies Record<string, WrapperSpec>),
 );
 
+/** How many words in front are environment settings: env and sudo take any word with a `=`. */
+function assignmentCount(words: readonly ShellWord[]): number {
+  let i = 0;
+  while (wordText(words[i])?.includes('=')) i += 1;
+  return i;
+}
+
 function wrapper(spec: WrapperSpec, args: readonly ShellWord[]): Invocation {
   const scanned = scanOptions(args, spec.options);
   if (!scanned.ok) return opaque(scanned.reason);
   const inspectOnly = [...scanned.seen.keys()].some((o) => spec.inspectOnly?.includes(o));
-  const command = scanned.rest.slice(spec.operands ?? 0);
+  const rest = scanned.rest.slice(spec.operands ?? 0);
+  const settings = spec.assignments ? assignmentCount(rest) : 0;
+  const command = rest.slice(settings);
   return {
     kind: 'wrapper',
     transparent: spec.transparent,
-    environment: false,
+    environment: settings > 0,
     command: inspectOnly || command.length === 0 ? null : command,
   };
 }
-
-const assignment = /^[A-Za-z_][A-Za-z0-9_]*=/s;
 
 /** `env [-i] [-u NAME] [NAME=value]… [command]`; `-S` splits a string: the gate cannot follow. */
 function env(args: readonly ShellWord[]): Invocation {
@@ -92,8 +102,7 @@ function env(args: readonly ShellWord[]): Invocation {
     dash: true,
   });
   if (!scanned.ok) return opaque(scanned.reason);
-  let i = 0;
-  while (assignment.test(wordText(scanned.rest[i]) ?? '')) i += 1;
+  const i = assignmentCount(scanned.rest);
   const command = scanned.rest.slice(i);
   return {
     kind: 'wrapper',
@@ -113,25 +122,29 @@ function xargs(args: readonly ShellWord[]): Invocation {
     longValued: ['arg-file', 'delimiter', 'eof', 'max-lines', 'max-args', 'max-procs', 'max-chars'],
   });
   if (!scanned.ok) return opaque(scanned.reason);
-  const { seen } = scanned;
-  const replace = seen.has('I')
-    ? seen.get('I')
-    : seen.has('i') || seen.has('replace')
-      ? '{}'
-      : null;
-  if (replace === undefined) return opaque('an xargs replacement string only the shell can read');
+  const replace = replacements(scanned.seen);
+  if (replace === null) return opaque('an xargs replacement string only the shell can read');
   const given = scanned.rest.length > 0 ? scanned.rest : [knownWord('echo')];
-  const [program, ...rest] = given as [ShellWord, ...ShellWord[]];
+  const replaced = (w: ShellWord) => w.known && replace.some((r) => w.value.includes(r));
   const command =
-    replace === null
+    replace.length === 0
       ? [...given, unknownWord(true)]
-      : [
-          program,
-          ...rest.map((w) =>
-            w.known && replace !== '' && w.value.includes(replace) ? unknownWord(false) : w,
-          ),
-        ];
+      : given.map((w) => (replaced(w) ? unknownWord(false) : w));
   return { kind: 'wrapper', transparent: true, environment: false, command };
+}
+
+/**
+ * The strings `-I R`, `-iR` or `--replace=R` name (`-i` and `--replace` alone: `{}`); the last
+ * one given wins, so a word holding any of them may be replaced. Null when the gate cannot read
+ * one, or one is empty.
+ */
+function replacements(seen: ReadonlyMap<string, string | undefined>): string[] | null {
+  const given = [
+    ...(seen.has('I') ? [seen.get('I')] : []),
+    ...(seen.has('i') ? [seen.get('i') || '{}'] : []),
+    ...(seen.has('replace') ? [seen.get('replace') ?? '{}'] : []),
+  ];
+  return given.every((r): r is string => typeof r === 'string' && r !== '') ? given : null;
 }
 
 /** Shells whose language is the one the parser reads; `-c` strings are analysed in turn. */

@@ -80,10 +80,14 @@ const rmComposed = [
   'sudo -u root -E rm -rf /',
   'sudo --user=root rm -rf /',
   'sudo -- rm -rf /',
+  'sudo FOO=1 rm -rf /',
+  'sudo -u root A=1 B=2 rm -rf /',
   'doas rm -rf /',
   'env rm -rf /',
   'env -i FOO=1 rm -rf /',
   'env -u HOME rm -rf /',
+  'env a-b=1 rm -rf /',
+  'env =x rm -rf /',
   'FOO=1 rm -rf /',
   'FOO=1 BAR="x y" rm -rf /',
   'nice rm -rf /',
@@ -316,6 +320,25 @@ describe('the command operator against an allow rule', () => {
     }
     assert.equal(verdictOf([tests], 'allow', bash('FOO=1 npm test')), 'deny');
     assert.equal(verdictOf([asking], 'allow', bash('FOO=1 npm test')), 'require_approval');
+  });
+
+  test('xargs fills in its replacement string however it is named: a word holding it is unknown', () => {
+    const readOnly = onCommand('read-only', 'allow', [
+      ['ls', '**'],
+      ['echo', '**'],
+    ]);
+    for (const line of [
+      "echo '/; rm -rf /' | xargs -iR sh -c 'ls R'",
+      "echo '/; rm -rf /' | xargs --replace=R sh -c 'ls R'",
+      "echo '/; rm -rf /' | xargs -IR -i sh -c 'ls {}'",
+      "echo '/; rm -rf /' | xargs --replace sh -c 'ls {}'",
+      'echo rm | xargs -I{} {} -rf /',
+      "xargs -I '' ls",
+    ]) {
+      assert.notEqual(verdictOf([readOnly], 'require_approval', bash(line)), 'allow', line);
+      assert.equal(verdictOf([noRm], 'allow', bash(line)), 'deny', line);
+    }
+    assert.equal(verdictOf([readOnly], 'deny', bash('echo a | xargs -iR ls R')), 'allow');
   });
 
   test('a non-transparent wrapper must be covered too: sudo changes who runs the command', () => {
