@@ -20,6 +20,7 @@ import {
   type Word,
   type WordPart,
 } from 'unbash';
+import { riskyName } from './shell-variables.js';
 import { classifyInvocation } from './shell-wrappers.js';
 import { knownWord, unknownWord, type ShellWord } from './shell-words.js';
 
@@ -62,12 +63,19 @@ class Analysis {
   doubt: string | null = null;
   allowDoubt: string | null = null;
   pipelines = 0;
+  /** The line sets variables, and it starts a shell: that shell may run code held in them. */
+  variables = false;
+  shells = false;
 
   doubtAll(reason: string) {
     this.doubt ??= reason;
   }
   doubtAllow(reason: string) {
     this.allowDoubt ??= reason;
+  }
+  setVariables() {
+    this.variables = true;
+    this.doubtAllow('it sets variables for what follows');
   }
   add(command: SimpleCommand) {
     if (this.commands.length >= limits.commands) throw new TooManyCommands();
@@ -112,6 +120,7 @@ export function analyseCommand(line: string): CommandAnalysis {
     const tooMany = error instanceof TooManyCommands;
     analysis.doubtAll(tooMany ? 'too many commands to analyse' : 'the shell parser failed on it');
   }
+  if (analysis.variables && analysis.shells) analysis.doubtAll(shellEnvironment);
   const { commands, doubt, allowDoubt } = analysis;
   return { commands, doubt, allowDoubt };
 }
@@ -226,7 +235,7 @@ function simpleCommand(node: Command, ctx: Context) {
   for (const assignment of assignments) assignmentWord(assignment, ctx);
   const stage = ctx.stage ?? { pipeline: ctx.analysis.pipelines++, stage: 0 };
   if (!node.name) {
-    if (assignments.length > 0) ctx.analysis.doubtAllow('it sets variables for what follows');
+    if (assignments.length > 0) ctx.analysis.setVariables();
     if (writes) ctx.analysis.doubtAllow('a redirection with no command writes a file');
     return;
   }
@@ -265,6 +274,7 @@ function invoke(words: ShellWord[], facts: Facts, ctx: Context) {
       return;
     }
     const invocation = classifyInvocation(programName(program.value), args);
+    if (invocation.kind === 'program' && invocation.setsVariables) ctx.analysis.setVariables();
     if (invocation.kind === 'program' || invocation.kind === 'opaque') {
       const opaque = invocation.kind === 'opaque' ? invocation.reason : null;
       ctx.analysis.add({ ...base, role: 'command', opaque });
@@ -280,6 +290,8 @@ function invoke(words: ShellWord[], facts: Facts, ctx: Context) {
       opaque: null,
     });
     if (invocation.kind === 'shell') {
+      ctx.analysis.shells = true;
+      if (facts.environment) ctx.analysis.doubtAll(shellEnvironment);
       const inner = { ...ctx, depth: ctx.depth + 1, stage: facts.stage };
       analyseSource(invocation.script, {
         ...inner,
@@ -313,7 +325,13 @@ function redirections(list: readonly Redirection[], ctx: Context): boolean {
   return writes;
 }
 
+/** Bash runs code from its environment: `BASH_ENV`, exported functions, `PS4` when tracing. */
+const shellEnvironment = 'a shell started with variables set may run code held in them';
+
 function assignmentWord(assignment: Assignment, ctx: Context): ShellWord {
+  const risky = riskyName(assignment.name);
+  if (risky) ctx.analysis.doubtAll(`it sets ${risky}`);
+  if (assignment.index) subscript(assignment.index, ctx);
   if (assignment.value.type === 'ArrayValue') {
     for (const element of assignment.value.elements) wordOf(element, ctx);
     return unknownWord(false);
@@ -423,16 +441,20 @@ function substitution(
 
 const integer = /^\s*-?\d+\s*$/;
 
+/** A subscript is evaluated as arithmetic, whose names are evaluated in turn. */
+function subscript(index: Word, ctx: Context) {
+  const value = wordOf(index, ctx);
+  if (!value.known || !/^(\d+|@|\*)$/.test(value.value))
+    ctx.analysis.doubtAll('an array subscript (its evaluation can run commands)');
+}
+
 /** `${…}` forms whose evaluation can run commands hidden in variables make the line uncertain. */
 function parameter(part: ParameterExpansionPart, ctx: Context) {
   const doubt = (why: string) => {
     ctx.analysis.doubtAll(`${why} (its evaluation can run commands)`);
   };
   if (part.prefix === '!') doubt('an indirect expansion');
-  if (part.index) {
-    const index = wordOf(part.index, ctx);
-    if (!index.known || !/^(\d+|@|\*)$/.test(index.value)) doubt('an array subscript');
-  }
+  if (part.index) subscript(part.index, ctx);
   const operation = part.operation;
   switch (operation?.type) {
     case undefined:

@@ -1,10 +1,11 @@
 import { scanOptions, type OptionSpec } from './shell-options.js';
+import { variableEffect } from './shell-variables.js';
 import { knownWord, unknownWord, wordText, type ShellWord } from './shell-words.js';
 
 /** What running a program means for the analysis. */
 export type Invocation =
-  /** An ordinary program: its words are what a pattern sees. */
-  | { kind: 'program' }
+  /** An ordinary program: its words are what a pattern sees; a builtin may set variables. */
+  | { kind: 'program'; setsVariables: boolean }
   /** It runs code the gate cannot see (eval, a script file, an option it does not know). */
   | { kind: 'opaque'; reason: string }
   /**
@@ -198,28 +199,6 @@ const runsHiddenCode = new Set(
 
 const findActions = new Set(['-exec', '-execdir', '-ok', '-okdir']);
 
-/** Bash evaluates `name[subscript]` in these builtins' operands, running any `$(...)` in it. */
-const subscriptBuiltins = new Set(['declare', 'typeset', 'local', 'export', 'readonly', 'read']);
-
-function evaluatesSubscripts(name: string, args: readonly ShellWord[]): string | null {
-  const texts = args.map(wordText);
-  const risky = (t: string | undefined) => t === undefined || t.includes('[');
-  if (subscriptBuiltins.has(name)) {
-    if (texts.some((t) => risky(t) || (t !== undefined && /^[-+][A-Za-z]*[in]/.test(t))))
-      return `${name} with a name the shell evaluates`;
-  }
-  const operandOf = (option: string) => {
-    const at = texts.indexOf(option);
-    return at >= 0 && risky(texts[at + 1]);
-  };
-  if (name === 'printf' && operandOf('-v')) return 'printf -v with a name the shell evaluates';
-  if ((name === 'test' || name === '[') && operandOf('-v'))
-    return `${name} -v with a name the shell evaluates`;
-  if ((name === 'mapfile' || name === 'readarray') && texts.includes('-C'))
-    return `${name} -C runs a callback`;
-  return null;
-}
-
 /** How the program named `name` (already reduced to its last path segment) treats its arguments. */
 export function classifyInvocation(name: string, args: readonly ShellWord[]): Invocation {
   const spec = wrappers.get(name);
@@ -231,6 +210,7 @@ export function classifyInvocation(name: string, args: readonly ShellWord[]): In
   if (runsHiddenCode.has(name)) return opaque(`${name} runs code the gate cannot see`);
   if (name === 'find' && args.some((w) => !w.known || findActions.has(w.value)))
     return opaque('find running a command');
-  const subscript = evaluatesSubscripts(name, args);
-  return subscript ? opaque(subscript) : { kind: 'program' };
+  const variables = variableEffect(name, args);
+  if (variables.opaque !== null) return opaque(variables.opaque);
+  return { kind: 'program', setsVariables: variables.sets };
 }

@@ -112,6 +112,8 @@ const rmComposed = [
   'ls # a comment\nrm -rf /',
   'echo "a\nb"; rm -rf /',
   "echo 'it''s'; rm -rf /",
+  'a[$(rm -rf /)]=1',
+  'echo ${a[$(rm -rf /)]}',
 ];
 
 /** Lines whose outcome the gate cannot know: never allowed, denied by a deny rule by default. */
@@ -160,6 +162,17 @@ const uncertainLines = [
   'echo "unterminated',
   'ls )',
   'echo $(ls',
+  "x='a[$(rm -rf /)]'; b[x]=1",
+  "declare -a 'x=($(rm -rf /))'",
+  "local -a 'x=($(rm -rf /))'",
+  "unset 'a[$(rm -rf /)]'",
+  "PS4='$(rm -rf /)'; set -x; ls",
+  "printf -v PS4 '$(rm -rf /)'; set -x; ls",
+  "printf -v'a[$(rm -rf /)]' %s 1",
+  "mapfile -tC'rm -rf /' -c1 a <<< x",
+  "env 'BASH_FUNC_ls%%=() { rm -rf /; }' bash -c ls",
+  'BASH_ENV=./x bash -c ls',
+  'export BASH_ENV=./x; bash -c ls',
 ];
 
 const harmless = [
@@ -339,6 +352,28 @@ describe('the command operator against an allow rule', () => {
       assert.equal(verdictOf([noRm], 'allow', bash(line)), 'deny', line);
     }
     assert.equal(verdictOf([readOnly], 'deny', bash('echo a | xargs -iR ls R')), 'allow');
+  });
+
+  test('a builtin that sets variables makes what follows uncertain, as an assignment does', () => {
+    const chatty = onCommand('chatty', 'allow', [
+      ['npm', 'test', '**'],
+      ['printf', '**'],
+      ['read', '**'],
+      ['export', '**'],
+      ['declare', '**'],
+    ]);
+    for (const line of [
+      'printf -v PATH %s /tmp/evil; npm test',
+      'printf -vPATH %s /tmp/evil; npm test',
+      'read PATH <<< /tmp/evil; npm test',
+      'export PATH=/tmp/evil; npm test',
+      'declare -x NODE_OPTIONS=--require=./x.js; npm test',
+      'a[0]=1; npm test',
+    ]) {
+      assert.equal(verdictOf([chatty], 'allow', bash(line)), 'deny', line);
+    }
+    assert.equal(verdictOf([chatty], 'deny', bash("printf '%s' x; npm test")), 'allow');
+    assert.equal(verdictOf([chatty], 'deny', bash('printf "$x"; npm test')), 'allow');
   });
 
   test('a non-transparent wrapper must be covered too: sudo changes who runs the command', () => {
