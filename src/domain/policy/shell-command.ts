@@ -21,7 +21,7 @@ import {
   type WordPart,
 } from 'unbash';
 import { riskyName } from './shell-variables.js';
-import { classifyInvocation } from './shell-wrappers.js';
+import { classifyInvocation, type ShellDialect } from './shell-wrappers.js';
 import { knownWord, unknownWord, type ShellWord } from './shell-words.js';
 
 /**
@@ -98,6 +98,7 @@ interface Context {
   environment: boolean;
   /** The pipeline stage an enclosing compound command or shell occupies. */
   stage: Stage | null;
+  dialect: ShellDialect;
 }
 
 /** The simple commands a shell command line runs, and what the gate cannot know about it. */
@@ -115,6 +116,7 @@ export function analyseCommand(line: string): CommandAnalysis {
       writes: false,
       environment: false,
       stage: null,
+      dialect: 'bash',
     });
   } catch (error) {
     const tooMany = error instanceof TooManyCommands;
@@ -125,7 +127,17 @@ export function analyseCommand(line: string): CommandAnalysis {
   return { commands, doubt, allowDoubt };
 }
 
+/** An odd number of backslashes ends the source: bash drops the last one, the parser keeps it. */
+function endsInBackslash(source: string): boolean {
+  let count = 0;
+  while (source[source.length - 1 - count] === '\\') count += 1;
+  return count % 2 === 1;
+}
+
 function analyseSource(source: string, ctx: Context) {
+  // `$\⏎'…'` is `$'…'` to bash, which joins a continued line first; the parser does not.
+  if (source.includes('$\\\n')) ctx.analysis.doubtAll('a $ continued on the next line');
+  if (endsInBackslash(source)) ctx.analysis.doubtAll('a backslash at the very end');
   if (ctx.depth > limits.depth) ctx.analysis.doubtAll('code nested too deep');
   else walkScript(parse(source), ctx);
 }
@@ -160,6 +172,7 @@ function walkNode(node: PipelineNode | AndOr, ctx: Context): void {
       break;
     case 'Function':
     case 'Coproc':
+      if (node.type === 'Coproc') bashOnly('coproc', ctx);
       // A function body is analysed as if it ran: calling it is just a name.
       walkBody(node.body, { ...ctx, stage: null });
       break;
@@ -174,6 +187,8 @@ function walkBody(body: CompoundList | PipelineNode, ctx: Context) {
 }
 
 function pipeline(node: Pipeline, ctx: Context) {
+  if (node.operators.includes('|&')) bashOnly('|&', ctx);
+  if (node.prefixes.some((p) => p.type === 'Time')) bashOnly('the time keyword', ctx);
   if (ctx.stage) {
     for (const command of node.commands) walkNode(command, ctx);
     return;
@@ -184,7 +199,16 @@ function pipeline(node: Pipeline, ctx: Context) {
   });
 }
 
+const bashCompounds: Partial<Record<CompoundCommand['type'], string>> = {
+  TestCommand: '[[ ]]',
+  ArithmeticCommand: '(( ))',
+  ArithmeticFor: 'for (( ))',
+  Select: 'select',
+};
+
 function compound(node: CompoundCommand, ctx: Context) {
+  const bashOwn = bashCompounds[node.type];
+  if (bashOwn) bashOnly(bashOwn, ctx);
   switch (node.type) {
     case 'If':
       walkList(node.clause, ctx);
@@ -295,6 +319,7 @@ function invoke(words: ShellWord[], facts: Facts, ctx: Context) {
       const inner = { ...ctx, depth: ctx.depth + 1, stage: facts.stage };
       analyseSource(invocation.script, {
         ...inner,
+        dialect: invocation.dialect,
         environment: facts.environment,
         writes: facts.writes,
       });
@@ -317,6 +342,8 @@ function redirections(list: readonly Redirection[], ctx: Context): boolean {
       continue;
     }
     const target = redirection.target ? wordOf(redirection.target, ctx) : unknownWord(false);
+    if (bashRedirection(redirection, target))
+      bashOnly(`the redirection ${redirection.operator}`, ctx);
     if (redirection.type === 'HereString' || !writingOperators.has(redirection.operator)) continue;
     if (target.known && harmlessTargets.has(target.value)) continue;
     if (redirection.operator === '>&' && target.known && /^(\d+|-)$/.test(target.value)) continue;
@@ -327,6 +354,21 @@ function redirections(list: readonly Redirection[], ctx: Context): boolean {
 
 /** Bash runs code from its environment: `BASH_ENV`, exported functions, `PS4` when tracing. */
 const shellEnvironment = 'a shell started with variables set may run code held in them';
+
+/** Redirections only bash has: `&>`, `<<<`, `>&file`, `{fd}>`. */
+function bashRedirection(redirection: Redirection, target: ShellWord): boolean {
+  if (redirection.type === 'HereDoc') return false;
+  if (redirection.type === 'HereString') return true;
+  if (redirection.descriptor?.type === 'FileDescriptorVariable') return true;
+  if (redirection.operator === '&>' || redirection.operator === '&>>') return true;
+  const duplicates = redirection.operator === '>&' || redirection.operator === '<&';
+  return duplicates && !(target.known && /^(\d+-?|-)$/.test(target.value));
+}
+
+/** Bash's own syntax in a script a POSIX shell reads: that shell may find other commands in it. */
+function bashOnly(what: string, ctx: Context) {
+  if (ctx.dialect === 'posix') ctx.analysis.doubtAll(`${what}, which sh reads otherwise than bash`);
+}
 
 function assignmentWord(assignment: Assignment, ctx: Context): ShellWord {
   const risky = riskyName(assignment.name);
@@ -364,10 +406,14 @@ function partOf(part: WordPart, ctx: Context, first: boolean): PartInfo {
       // An unquoted leading `~` is the home directory, which the gate does not know.
       return first && part.text.startsWith('~') ? unknownOne : known;
     case 'SingleQuoted':
-    case 'AnsiCQuoted':
       return known;
+    case 'AnsiCQuoted':
+      bashOnly("$'…'", ctx);
+      // Bash keeps a backslash and line break inside `$'…'`; the parser drops them.
+      return part.text.includes('\\\n') ? unknownOne : known;
     case 'DoubleQuoted':
     case 'LocaleString': {
+      if (part.type === 'LocaleString') bashOnly('$"…"', ctx);
       const inner = part.parts.map((child) => quotedPartOf(child, ctx));
       return { known: inner.every((p) => p.known), splits: inner.some((p) => p.splits) };
     }
@@ -380,6 +426,7 @@ function partOf(part: WordPart, ctx: Context, first: boolean): PartInfo {
       substitution(part, ctx);
       return unknownMany;
     case 'ProcessSubstitution':
+      bashOnly('a process substitution', ctx);
       substitution(part, ctx);
       return unknownOne;
     case 'ArithmeticExpansion':

@@ -13,8 +13,14 @@ export type Invocation =
    * the command nor its environment, so an allow need not name it.
    */
   | { kind: 'wrapper'; transparent: boolean; environment: boolean; command: ShellWord[] | null }
-  /** A shell running a command string: analysed like the line itself. */
-  | { kind: 'shell'; transparent: boolean; script: string };
+  /** A shell running a command string: analysed like the line itself, in its dialect. */
+  | { kind: 'shell'; transparent: boolean; script: string; dialect: ShellDialect };
+
+/**
+ * How a shell reads its command string: bash, or a POSIX shell (dash is Debian's `sh`), which
+ * reads bash's own syntax (`$'…'`, `[[ ]]`, `&>`) differently and may find other commands in it.
+ */
+export type ShellDialect = 'bash' | 'posix';
 
 const opaque = (reason: string): Invocation => ({ kind: 'opaque', reason });
 
@@ -148,10 +154,15 @@ function replacements(seen: ReadonlyMap<string, string | undefined>): string[] |
   return given.every((r): r is string => typeof r === 'string' && r !== '') ? given : null;
 }
 
-/** Shells whose language is the one the parser reads; `-c` strings are analysed in turn. */
-const posixShells = new Set(['sh', 'bash', 'dash', 'ash']);
+/** Shells whose language the parser reads; `-c` strings are analysed in turn. */
+const shells = new Map<string, ShellDialect>([
+  ['bash', 'bash'],
+  ['sh', 'posix'],
+  ['dash', 'posix'],
+  ['ash', 'posix'],
+]);
 
-function shell(args: readonly ShellWord[]): Invocation {
+function shell(dialect: ShellDialect, args: readonly ShellWord[]): Invocation {
   const scanned = scanOptions(
     // `+o name` is an option like `-o name`.
     args.map((w) =>
@@ -167,22 +178,29 @@ function shell(args: readonly ShellWord[]): Invocation {
   if (!scanned.seen.has('c')) return opaque('a shell reading a script the gate cannot see');
   const script = scanned.rest[0];
   if (!script?.known) return opaque('a shell command string only the shell can read');
-  return { kind: 'shell', transparent: true, script: script.value };
+  return { kind: 'shell', transparent: true, script: script.value, dialect };
 }
 
-/** `su [options] [user] -c command`: su reorders its arguments, so look at all of them. */
+/**
+ * `su [options] [user] -c command`: su reorders its arguments, so look at all of them. The last
+ * command given is the one run, and the shell is the user's unless `-s` or `-m` picks another.
+ */
 function su(args: readonly ShellWord[]): Invocation {
+  const scripts: (string | undefined)[] = [];
   for (let i = 0; i < args.length; i += 1) {
     const text = wordText(args[i]);
     if (text === undefined) return opaque('an su argument only the shell can read');
     const inline = /^--(?:session-)?command=(.*)$/s.exec(text)?.[1];
-    const next = ['-c', '--command', '--session-command'].includes(text)
-      ? wordText(args[i + 1])
-      : undefined;
-    const script = inline ?? next;
-    if (script !== undefined) return { kind: 'shell', transparent: false, script };
+    if (inline !== undefined) scripts.push(inline);
+    else if (['-c', '--command', '--session-command'].includes(text))
+      scripts.push(wordText(args[(i += 1)]));
+    else if (/^(-[^-]*[smp]|--shell|--preserve-environment)/.test(text))
+      return opaque('su with a shell chosen by its options');
   }
-  return opaque('an interactive shell as another user');
+  const [script, ...more] = scripts;
+  if (script === undefined || more.length > 0)
+    return opaque('su running a shell the gate cannot see');
+  return { kind: 'shell', transparent: false, script, dialect: 'posix' };
 }
 
 /** Programs that run code given to them in a form the gate does not analyse. */
@@ -206,7 +224,8 @@ export function classifyInvocation(name: string, args: readonly ShellWord[]): In
   if (name === 'env') return env(args);
   if (name === 'xargs') return xargs(args);
   if (name === 'su') return su(args);
-  if (posixShells.has(name)) return shell(args);
+  const dialect = shells.get(name);
+  if (dialect) return shell(dialect, args);
   if (runsHiddenCode.has(name)) return opaque(`${name} runs code the gate cannot see`);
   if (name === 'find' && args.some((w) => !w.known || findActions.has(w.value)))
     return opaque('find running a command');

@@ -173,6 +173,15 @@ const uncertainLines = [
   "env 'BASH_FUNC_ls%%=() { rm -rf /; }' bash -c ls",
   'BASH_ENV=./x bash -c ls',
   'export BASH_ENV=./x; bash -c ls',
+  // sh (dash) reads bash's own syntax otherwise: here it runs rm, bash does not.
+  "sh -c \"echo \\$'\\\\' ; rm -rf / ; echo \\\\'x #'\"",
+  "sh -c '[[ a || rm == important ]]'",
+  "dash -c 'ls &>/dev/null rm -rf /'",
+  "su -c ls -c 'rm -rf /'",
+  "su -s /bin/zsh -c '=rm -rf /'",
+  // Bash joins a continued line before it reads `$'…'` or `${…}`; the parser does not.
+  "$\\\n'\\x72m' -rf /",
+  'rm$\\\n{IFS}-rf /',
 ];
 
 const harmless = [
@@ -193,6 +202,7 @@ const harmless = [
   'ls "$HOME"',
   'echo $((1 + 2))',
   'x=1; echo $x',
+  "bash -c 'ls &>/dev/null rm -rf /'",
 ];
 
 describe('the command operator against a deny rule', () => {
@@ -223,6 +233,16 @@ describe('the command operator against a deny rule', () => {
     for (const line of harmless) {
       assert.equal(verdictOf([noRm], 'allow', bash(line)), 'allow', JSON.stringify(line));
     }
+  });
+
+  test('a line ending in a backslash is uncertain: bash drops it, so the last word may be a flag', () => {
+    const noForcePush = onCommand('no-force-push', 'deny', [
+      ['git', 'push', '**', '--force', '**'],
+    ]);
+    const lenient = { ...noForcePush, uncertain: 'require_approval' as const };
+    assert.equal(verdictOf([lenient], 'allow', bash('git push --force\\')), 'require_approval');
+    assert.equal(verdictOf([lenient], 'allow', bash('git push --force\\\\')), 'allow');
+    assert.equal(verdictOf([lenient], 'allow', bash('git push --force \\\n')), 'deny');
   });
 
   test('argument patterns: any recursive flag group, anywhere, however it is spelled', () => {
@@ -322,6 +342,7 @@ describe('the command operator against an allow rule', () => {
       'npm test $((x))',
       'npm test\0',
       'npm test "unterminated',
+      "sh -c \"npm test \\$'\\\\' ; rm -rf / ; ls \\\\'x #'\"",
       ...uncertainLines.map(() => 'npm test && eval x'),
     ];
     const asking = { ...tests, uncertain: 'require_approval' as const };
