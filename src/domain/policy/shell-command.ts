@@ -35,7 +35,10 @@ export interface SimpleCommand {
   role: 'command' | 'wrapper' | 'transparent-wrapper';
   /** Why it runs code the gate cannot see (`eval`, `bash script.sh`), or null. */
   opaque: string | null;
-  /** Variables are set for it (`FOO=1 cmd`, `env FOO=1 cmd`): they can change what it does. */
+  /**
+   * Variables are set for it (`FOO=1 cmd`, `env FOO=1 cmd`) or its directory changed
+   * (`env -C dir cmd`): they can change what it does.
+   */
   environment: boolean;
   /** A redirection writes a file (`> out`), other than /dev/null and its kin. */
   writesFile: boolean;
@@ -325,7 +328,11 @@ function invoke(words: ShellWord[], facts: Facts, ctx: Context) {
       });
       return;
     }
-    facts = { ...facts, environment: facts.environment || invocation.environment };
+    facts = {
+      ...facts,
+      environment: facts.environment || invocation.environment,
+      writes: facts.writes || invocation.writes,
+    };
     words = invocation.command ?? [];
   }
 }

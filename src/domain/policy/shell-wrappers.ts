@@ -12,7 +12,15 @@ export type Invocation =
    * It runs `command` (null: nothing further). A transparent wrapper changes neither who runs
    * the command nor its environment, so an allow need not name it.
    */
-  | { kind: 'wrapper'; transparent: boolean; environment: boolean; command: ShellWord[] | null }
+  | {
+      kind: 'wrapper';
+      transparent: boolean;
+      /** It sets variables for the command or changes its directory (`env -C`). */
+      environment: boolean;
+      /** It writes a file named in its options (`time -o file`). */
+      writes: boolean;
+      command: ShellWord[] | null;
+    }
   /** A shell running a command string: analysed like the line itself, in its dialect. */
   | { kind: 'shell'; transparent: boolean; script: string; dialect: ShellDialect };
 
@@ -33,6 +41,8 @@ interface WrapperSpec {
   inspectOnly?: string;
   /** `NAME=value` words in front of the command set its environment (`sudo FOO=1 cmd`). */
   assignments?: boolean;
+  /** Options whose value is a file it writes. */
+  writes?: string;
 }
 
 const wrappers = new Map<string, WrapperSpec>(
@@ -66,6 +76,7 @@ const wrappers = new Map<string, WrapperSpec>(
     time: {
       options: { flags: 'pvaq', valued: 'of', long: ['portability', 'verbose', 'append', 'quiet'] },
       transparent: true,
+      writes: 'o',
     },
     command: { options: { flags: 'pvV' }, transparent: true, inspectOnly: 'vV' },
     builtin: { options: {}, transparent: true },
@@ -95,6 +106,7 @@ function wrapper(spec: WrapperSpec, args: readonly ShellWord[]): Invocation {
     kind: 'wrapper',
     transparent: spec.transparent,
     environment: settings > 0,
+    writes: Array.from(spec.writes ?? '').some((o) => scanned.seen.has(o)),
     command: inspectOnly || command.length === 0 ? null : command,
   };
 }
@@ -111,10 +123,13 @@ function env(args: readonly ShellWord[]): Invocation {
   if (!scanned.ok) return opaque(scanned.reason);
   const i = assignmentCount(scanned.rest);
   const command = scanned.rest.slice(i);
+  // `env -C dir cmd` is `cd dir && cmd`: an allow must cover the change of directory.
+  const environment = i > 0 || scanned.seen.has('C') || scanned.seen.has('chdir');
   return {
     kind: 'wrapper',
-    transparent: i === 0,
-    environment: i > 0,
+    transparent: !environment,
+    environment,
+    writes: false,
     command: command.length === 0 ? null : command,
   };
 }
@@ -137,7 +152,7 @@ function xargs(args: readonly ShellWord[]): Invocation {
     replace.length === 0
       ? [...given, unknownWord(true)]
       : given.map((w) => (replaced(w) ? unknownWord(false) : w));
-  return { kind: 'wrapper', transparent: true, environment: false, command };
+  return { kind: 'wrapper', transparent: true, environment: false, writes: false, command };
 }
 
 /**
