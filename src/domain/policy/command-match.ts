@@ -110,18 +110,42 @@ export function stageOutcome(
   return sure ? own : capAt(own, 'uncertain');
 }
 
-/** Pipelines in order of stage, each stage holding its commands (a wrapper and what it runs). */
-function pipelines(commands: readonly SimpleCommand[]): SimpleCommand[][][] {
-  const byPipeline = new Map<number, SimpleCommand[][]>();
-  for (const command of commands) {
-    const stages = byPipeline.get(command.pipeline) ?? [];
-    (stages[command.stage] ??= []).push(command);
-    byPipeline.set(command.pipeline, stages);
+function comparePositions(a: readonly number[], b: readonly number[]): number {
+  for (let i = 0; i < Math.max(a.length, b.length); i += 1) {
+    const difference = (a[i] ?? 0) - (b[i] ?? 0);
+    if (difference !== 0) return difference;
   }
-  return [...byPipeline.values()].map((stages) => stages.filter(Boolean));
+  return 0;
 }
 
-/** A pipeline pattern holds when its stages appear in order in one pipeline, others between. */
+/** Each pipeline's commands, grouped by position in the order data flows through them. */
+function pipelines(commands: readonly SimpleCommand[]): SimpleCommand[][][] {
+  const byPipeline = new Map<number, SimpleCommand[]>();
+  for (const command of commands) {
+    const members = byPipeline.get(command.pipeline) ?? [];
+    members.push(command);
+    byPipeline.set(command.pipeline, members);
+  }
+  return [...byPipeline.values()].map((members) => {
+    const stages: SimpleCommand[][] = [];
+    for (const command of members.sort((a, b) => comparePositions(a.position, b.position))) {
+      const last = stages[stages.length - 1];
+      const together = last?.[0] && comparePositions(last[0].position, command.position) === 0;
+      if (last && together) last.push(command);
+      else stages.push([command]);
+    }
+    return stages;
+  });
+}
+
+/** A command that runs code the gate cannot see may run a whole pipeline by itself. */
+const runsUnseenCode = (command: SimpleCommand) =>
+  command.opaque !== null || !command.program.known;
+
+/**
+ * A pipeline pattern holds when its stages appear in the order data flows through one pipeline,
+ * others between: through pipes, and through substitutions into or out of a command.
+ */
 function pipelineOutcome(stages: readonly string[][], commands: readonly SimpleCommand[]) {
   const inOrder = (accept: (o: MatchOutcome) => boolean) =>
     pipelines(commands).some((pipeline) => {
@@ -133,6 +157,7 @@ function pipelineOutcome(stages: readonly string[][], commands: readonly SimpleC
       return next === stages.length;
     });
   if (inOrder((o) => o === 'match')) return 'match';
+  if (commands.some(runsUnseenCode)) return 'uncertain';
   return inOrder((o) => o !== 'no') ? 'uncertain' : 'no';
 }
 

@@ -42,9 +42,9 @@ export interface SimpleCommand {
   environment: boolean;
   /** A redirection writes a file (`> out`), other than /dev/null and its kin. */
   writesFile: boolean;
-  /** Commands of one pipeline share `pipeline`; `stage` is the place in it. */
+  /** Commands that data flows between share `pipeline`; `position` orders them (see Stage). */
   pipeline: number;
-  stage: number;
+  position: readonly number[];
 }
 
 export interface CommandAnalysis {
@@ -86,9 +86,21 @@ class Analysis {
   }
 }
 
+/**
+ * Where a command sits in the flow of data. A stage of a pipeline is at `[index]`. The commands of
+ * a substitution are in the pipeline of the command whose words hold it, at that command's
+ * position, then -1 when their output feeds it (`$(…)`, `<(…)`) or 1 when it feeds them (`>(…)`),
+ * then their own stage index. Positions compare as lists of numbers, a missing one counting as 0.
+ */
 interface Stage {
   pipeline: number;
-  stage: number;
+  position: readonly number[];
+}
+
+/** Where the pipelines of a substitution are laid out: a pipeline and a position prefix. */
+interface Lane {
+  pipeline: number;
+  prefix: readonly number[];
 }
 
 interface Context {
@@ -99,8 +111,13 @@ interface Context {
   writes: boolean;
   /** Variables were set for the enclosing invocation (`env X=1 sh -c …`). */
   environment: boolean;
-  /** The pipeline stage an enclosing compound command or shell occupies. */
+  /**
+   * The stage an enclosing compound command or shell occupies (every command inside shares it),
+   * or, while its words are read, the stage of the command holding them.
+   */
   stage: Stage | null;
+  /** Where a substitution being walked lays its pipelines, or null for pipelines of their own. */
+  lane: Lane | null;
   dialect: ShellDialect;
 }
 
@@ -119,6 +136,7 @@ export function analyseCommand(line: string): CommandAnalysis {
       writes: false,
       environment: false,
       stage: null,
+      lane: null,
       dialect: 'bash',
     });
   } catch (error) {
@@ -196,11 +214,20 @@ function pipeline(node: Pipeline, ctx: Context) {
     for (const command of node.commands) walkNode(command, ctx);
     return;
   }
-  const id = ctx.analysis.pipelines++;
-  node.commands.forEach((command, stage) => {
-    walkNode(command, { ...ctx, stage: { pipeline: id, stage } });
+  const lane = newLane(ctx);
+  node.commands.forEach((command, index) => {
+    walkNode(command, { ...ctx, stage: stageIn(lane, index) });
   });
 }
+
+function newLane(ctx: Context): Lane {
+  return ctx.lane ?? { pipeline: ctx.analysis.pipelines++, prefix: [] };
+}
+
+const stageIn = (lane: Lane, index: number): Stage => ({
+  pipeline: lane.pipeline,
+  position: [...lane.prefix, index],
+});
 
 const bashCompounds: Partial<Record<CompoundCommand['type'], string>> = {
   TestCommand: '[[ ]]',
@@ -256,11 +283,13 @@ function compound(node: CompoundCommand, ctx: Context) {
   }
 }
 
-function simpleCommand(node: Command, ctx: Context) {
+function simpleCommand(node: Command, outer: Context) {
+  const stage = outer.stage ?? stageIn(newLane(outer), 0);
+  // Its words are read at its stage: a substitution in them feeds it.
+  const ctx = { ...outer, stage };
   const writes = redirections(node.redirects, ctx);
   const assignments = node.prefix.filter((p): p is Assignment => p.type === 'Assignment');
   for (const assignment of assignments) assignmentWord(assignment, ctx);
-  const stage = ctx.stage ?? { pipeline: ctx.analysis.pipelines++, stage: 0 };
   if (!node.name) {
     if (assignments.length > 0) ctx.analysis.setVariables();
     if (writes) ctx.analysis.doubtAllow('a redirection with no command writes a file');
@@ -484,10 +513,14 @@ function substitution(
     ctx.analysis.doubtAll('a substitution it cannot parse');
     return;
   }
+  // Its output feeds the command holding it, or that command's output feeds it (`>(…)`).
+  const feeds = part.type === 'ProcessSubstitution' && part.operator === '>' ? 1 : -1;
+  const here = ctx.stage;
   walkScript(part.script, {
     ...ctx,
     depth: ctx.depth + 1,
     stage: null,
+    lane: here ? { pipeline: here.pipeline, prefix: [...here.position, feeds] } : null,
     writes: false,
     environment: false,
   });
