@@ -225,12 +225,22 @@ const runsHiddenCode = new Set(
     'zsh ksh mksh fish csh tcsh pwsh busybox toybox',
     'setsid chroot unshare nsenter taskset ionice chrt runuser pkexec sg newgrp',
     'strace ltrace valgrind flock watch parallel script systemd-run at batch ssh',
+    'gdb lldb perf rr catchsegv firejail bwrap proot fakeroot faketime setpriv prlimit numactl',
+    'setarch linux32 linux64 cgexec chpst runcon systemd-nspawn machinectl run0 daemonize',
+    'start-stop-daemon unbuffer expect tmux screen dtach xvfb-run dbus-run-session ssh-agent',
+    'torsocks proxychains proxychains4 cpulimit ifne chronic entr sem tsp',
   ]
     .join(' ')
     .split(' '),
 );
 
-const findActions = new Set(['-exec', '-execdir', '-ok', '-okdir']);
+/** Options with which a program runs a command on what it finds. */
+const commandOptions = new Map<string, RegExp>([
+  ['find', /^-(exec|execdir|ok|okdir)$/],
+  ['fd', /^(-[^-]*[xX]|--exec)/],
+  ['fdfind', /^(-[^-]*[xX]|--exec)/],
+  ['rg', /^--pre(=|$)/],
+]);
 
 /** How the program named `name` (already reduced to its last path segment) treats its arguments. */
 export function classifyInvocation(name: string, args: readonly ShellWord[]): Invocation {
@@ -242,8 +252,9 @@ export function classifyInvocation(name: string, args: readonly ShellWord[]): In
   const dialect = shells.get(name);
   if (dialect) return shell(dialect, args);
   if (runsHiddenCode.has(name)) return opaque(`${name} runs code the gate cannot see`);
-  if (name === 'find' && args.some((w) => !w.known || findActions.has(w.value)))
-    return opaque('find running a command');
+  const runsCommand = commandOptions.get(name);
+  if (runsCommand && args.some((w) => !w.known || runsCommand.test(w.value)))
+    return opaque(`${name} running a command`);
   const variables = variableEffect(name, args);
   if (variables.opaque !== null) return opaque(variables.opaque);
   return { kind: 'program', setsVariables: variables.sets };

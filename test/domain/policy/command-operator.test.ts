@@ -158,6 +158,11 @@ const uncertainLines = [
   'busybox rm -rf /',
   'flock /tmp/l rm -rf /',
   'watch rm -rf /',
+  "gdb -batch -ex 'shell rm -rf /'",
+  "tmux new -d 'rm -rf /'",
+  'fd . -x rm -rf',
+  'fd -tf -X rm',
+  'rg --pre rm x',
   'rm\0 -rf /',
   'echo "unterminated',
   'ls )',
@@ -203,6 +208,8 @@ const harmless = [
   'echo $((1 + 2))',
   'x=1; echo $x',
   "bash -c 'ls &>/dev/null rm -rf /'",
+  'fd -H rm',
+  'rg -x rm',
 ];
 
 describe('the command operator against a deny rule', () => {
