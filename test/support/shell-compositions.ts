@@ -30,6 +30,8 @@ export const rmSpellings = fc.constantFrom(
   'exec rm -rf e',
   'timeout 1 rm -rf /',
   'xargs rm -rf',
+  'sudo FOO=1 rm -rf /',
+  'env a-b=1 rm -rf /',
 );
 
 /** Commands an allow of `ls`, `echo`, `cat` and `true` covers, with odd arguments. */
@@ -73,6 +75,8 @@ const compositions: Compose[] = [
   (a) => `echo $(${a})`,
   (a) => `cat <(${a})`,
   (a) => `x=$(${a})`,
+  (a) => `a[$(${a})]=1`,
+  (a, b) => `${b} | tee >(${a})`,
   (a) => `f() { ${a}; }`,
   (a) => `sh -c ${shellQuote(a)}`,
   (a) => `bash -c ${shellQuote(a)}`,
