@@ -290,6 +290,8 @@ function simpleCommand(node: Command, outer: Context) {
   const writes = redirections(node.redirects, ctx);
   const assignments = node.prefix.filter((p): p is Assignment => p.type === 'Assignment');
   for (const assignment of assignments) assignmentWord(assignment, ctx);
+  // In POSIX mode settings in front of a special builtin (`BASH_ENV=x :`) outlive it.
+  if (assignments.length > 0) ctx.analysis.variables = true;
   if (!node.name) {
     if (assignments.length > 0) ctx.analysis.setVariables();
     if (writes) ctx.analysis.doubtAllow('a redirection with no command writes a file');

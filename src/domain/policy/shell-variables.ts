@@ -96,9 +96,15 @@ function declaration(name: string, args: readonly ShellWord[]): VariableEffect {
 
 const declarations = new Set(['declare', 'typeset', 'local', 'export', 'readonly']);
 
+/** `set -k` (`-o keyword`) makes every later `NAME=value` word a setting, not an argument. */
+export function keywordOption(options: readonly ShellWord[]): boolean {
+  return options.some((w) => !w.known || /^[-+][A-Za-z]*k/.test(w.value) || w.value === 'keyword');
+}
+
 /** Whether the builtin `name` sets variables, and whether doing so can run code. */
 export function variableEffect(name: string, args: readonly ShellWord[]): VariableEffect {
   if (declarations.has(name)) return declaration(name, args);
+  if (name === 'set') return keywordOption(args) ? sets : none;
   // `printf "$x"` alone prints; an unknown first word with more after it may be `-v NAME`.
   const [first] = args;
   if (name === 'printf' && first && !first.known && args.length === 1 && !first.splits) return none;

@@ -1,5 +1,5 @@
 import { scanOptions, type OptionSpec } from './shell-options.js';
-import { variableEffect } from './shell-variables.js';
+import { keywordOption, variableEffect } from './shell-variables.js';
 import { knownWord, unknownWord, wordText, type ShellWord } from './shell-words.js';
 
 /** What running a program means for the analysis. */
@@ -191,6 +191,8 @@ function shell(dialect: ShellDialect, args: readonly ShellWord[]): Invocation {
   );
   if (!scanned.ok) return opaque(`a shell with ${scanned.reason}`);
   if (!scanned.seen.has('c')) return opaque('a shell reading a script the gate cannot see');
+  if (keywordOption(args.slice(0, args.length - scanned.rest.length)))
+    return opaque('a shell with -k, which takes NAME=value words anywhere as settings');
   const script = scanned.rest[0];
   if (!script?.known) return opaque('a shell command string only the shell can read');
   return { kind: 'shell', transparent: true, script: script.value, dialect };

@@ -178,6 +178,7 @@ const uncertainLines = [
   "env 'BASH_FUNC_ls%%=() { rm -rf /; }' bash -c ls",
   'BASH_ENV=./x bash -c ls',
   'export BASH_ENV=./x; bash -c ls',
+  'BASH_ENV=./x :; bash -c ls',
   // sh (dash) reads bash's own syntax otherwise: here it runs rm, bash does not.
   "sh -c \"echo \\$'\\\\' ; rm -rf / ; echo \\\\'x #'\"",
   "sh -c '[[ a || rm == important ]]'",
@@ -388,6 +389,8 @@ describe('the command operator against an allow rule', () => {
       'npm test $((x))',
       'npm test\0',
       'npm test "unterminated',
+      "bash -kc 'npm test NODE_OPTIONS=--require=./evil.js'",
+      "bash -o keyword -o posix -c 'npm test NODE_OPTIONS=--require=./evil.js'",
       "sh -c \"npm test \\$'\\\\' ; rm -rf / ; ls \\\\'x #'\"",
       ...uncertainLines.map(() => 'npm test && eval x'),
     ];
@@ -428,6 +431,7 @@ describe('the command operator against an allow rule', () => {
       ['read', '**'],
       ['export', '**'],
       ['declare', '**'],
+      ['set', '**'],
     ]);
     for (const line of [
       'printf -v PATH %s /tmp/evil; npm test',
@@ -436,6 +440,7 @@ describe('the command operator against an allow rule', () => {
       'export PATH=/tmp/evil; npm test',
       'declare -x NODE_OPTIONS=--require=./x.js; npm test',
       'a[0]=1; npm test',
+      'set -k; npm test NODE_OPTIONS=--require=./evil.js',
     ]) {
       assert.equal(verdictOf([chatty], 'allow', bash(line)), 'deny', line);
     }
