@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import fc from 'fast-check';
 import { evaluatePolicy } from '../../../src/domain/policy.js';
+import { wordGlobMatches } from '../../../src/domain/policy/glob.js';
 import { verdictOf, withArgs } from './support.js';
 
 const input = (value: string) => ({
@@ -105,6 +107,48 @@ describe('glob and prefix match the whole value whatever its characters', () => 
     const path = { ...input(''), arguments: { p: '/s'.repeat(100_000) } };
     assert.equal(verdictOf([deepPath], 'allow', path), 'allow');
     assert.ok(performance.now() - started < 2000, 'catastrophically slow');
+  });
+
+  test('property: a glob of stars, ? and literals means the same in both regex engines', () => {
+    // A reference reading: `*` any run, `?` one code point, `\\` quotes the next character.
+    const reference = (pattern: string, value: string): boolean => {
+      const p = Array.from(pattern);
+      const v = Array.from(value);
+      const tokens: (string | { any: boolean })[] = [];
+      for (let i = 0; i < p.length; i += 1) {
+        const c = p[i] as string;
+        if (c === '\\' && i + 1 < p.length) tokens.push(p[(i += 1)] as string);
+        else if (c === '*' || c === '?') tokens.push({ any: c === '*' });
+        else tokens.push(c);
+      }
+      let states = new Set([0]);
+      const close = (set: Set<number>) => {
+        tokens.forEach((t, i) => {
+          if (set.has(i) && typeof t === 'object' && t.any) set.add(i + 1);
+        });
+        return set;
+      };
+      states = close(states);
+      for (const char of v) {
+        const next = new Set<number>();
+        for (const i of states) {
+          const t = tokens[i];
+          if (t === undefined) continue;
+          if (typeof t === 'object') next.add(t.any ? i : i + 1);
+          else if (t === char) next.add(i + 1);
+        }
+        states = close(next);
+      }
+      return states.has(tokens.length);
+    };
+    const unit = fc.constantFrom('*', '?', 'a', 'b', '\\', '/', '.', '\n', '🎉', '[', '(', '$');
+    const text = (max: number) => fc.array(unit, { maxLength: max }).map((u) => u.join(''));
+    fc.assert(
+      fc.property(text(8), text(10), (pattern, value) => {
+        assert.equal(wordGlobMatches(pattern, value), reference(pattern, value));
+      }),
+      { seed: 20_261_111, numRuns: 3000 },
+    );
   });
 
   test('tool names are matched the same way', () => {
