@@ -431,10 +431,22 @@ const unknownOne: PartInfo = { known: false, splits: false };
 const unknownMany: PartInfo = { known: false, splits: true };
 
 /** A word's value when it holds no expansion; every substitution inside is analysed too. */
+/** Bash expands `~` after `=` and `:` in any word shaped like an assignment (`echo a=~`). */
+function expandsHome(word: Word): boolean {
+  if (!/^[A-Za-z_][A-Za-z0-9_]*\+?=/.test(word.text)) return false;
+  const literals = word.parts?.flatMap((p) => (p.type === 'Literal' ? [p.text] : [])) ?? [
+    word.text,
+  ];
+  return literals.some((text) => /(^|[=:])~/.test(text));
+}
+
 function wordOf(word: Word, ctx: Context): ShellWord {
-  if (!word.parts) return word.text.startsWith('~') ? unknownWord(false) : knownWord(word.value);
+  const home = expandsHome(word);
+  if (!word.parts) {
+    return word.text.startsWith('~') || home ? unknownWord(false) : knownWord(word.value);
+  }
   const parts = word.parts.map((part, i) => partOf(part, ctx, i === 0));
-  if (parts.every((p) => p.known)) return knownWord(word.value);
+  if (parts.every((p) => p.known) && !home) return knownWord(word.value);
   return unknownWord(parts.some((p) => p.splits));
 }
 

@@ -476,6 +476,14 @@ describe('the command operator against an allow rule', () => {
       assert.equal(verdictOf([exact], 'deny', bash(line)), expected, line);
     }
   });
+
+  test('a word shaped like an assignment has its ~ expanded, as bash does even for arguments', () => {
+    const literal = onCommand('literal', 'allow', [['echo', 'a=~']]);
+    assert.equal(verdictOf([literal], 'require_approval', bash('echo a=~')), 'deny');
+    assert.equal(verdictOf([literal], 'require_approval', bash('echo a=x:~')), 'deny');
+    assert.equal(verdictOf([literal], 'require_approval', bash("echo 'a=~'")), 'allow');
+    assert.equal(verdictOf([literal], 'require_approval', bash('echo a=\\~')), 'allow');
+  });
 });
 
 describe('rules, verdicts and the schema', () => {
