@@ -68,6 +68,9 @@ function step(globs: readonly string[], states: boolean[], word: ShellWord, reac
     else if (reach === 'possible' && word.splits) next.fill(true, i);
     else if (reach === 'possible' || (!word.splits && matchesEveryWord(glob))) next[i + 1] = true;
   }
+  // A word that may split may also vanish (`$unset`, `"$@"`): past the last glob, it may be none.
+  const vanishes = reach === 'possible' && !word.known && word.splits;
+  if (vanishes && states[globs.length]) next[globs.length] = true;
   return closure(globs, next);
 }
 

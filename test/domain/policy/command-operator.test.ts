@@ -253,6 +253,26 @@ describe('the command operator against a deny rule', () => {
     assert.equal(verdictOf([lenient], 'allow', bash('git push --force \\\n')), 'deny');
   });
 
+  test('a word that may expand to nothing leaves an exact pattern uncertain, not unmatched', () => {
+    const exact = onCommand(
+      'no-force-push',
+      'deny',
+      [['git', 'push', '--force']],
+      'require_approval',
+    );
+    const table: [string, Verdict][] = [
+      ['git push --force', 'deny'],
+      ['git push --force $unset', 'require_approval'],
+      ['git push --force "$@"', 'require_approval'],
+      ['git push --force *.none', 'require_approval'],
+      ['git push --force ""', 'allow'],
+      ['git push --force origin', 'allow'],
+    ];
+    for (const [line, expected] of table) {
+      assert.equal(verdictOf([exact], 'allow', bash(line)), expected, line);
+    }
+  });
+
   test('argument patterns: any recursive flag group, anywhere, however it is spelled', () => {
     const table: [string, 'deny' | 'allow'][] = [
       ['rm -rf /', 'deny'],
