@@ -430,7 +430,6 @@ const known: PartInfo = { known: true, splits: false };
 const unknownOne: PartInfo = { known: false, splits: false };
 const unknownMany: PartInfo = { known: false, splits: true };
 
-/** A word's value when it holds no expansion; every substitution inside is analysed too. */
 /** Bash expands `~` after `=` and `:` in any word shaped like an assignment (`echo a=~`). */
 function expandsHome(word: Word): boolean {
   if (!/^[A-Za-z_][A-Za-z0-9_]*\+?=/.test(word.text)) return false;
@@ -440,6 +439,7 @@ function expandsHome(word: Word): boolean {
   return literals.some((text) => /(^|[=:])~/.test(text));
 }
 
+/** A word's value when it holds no expansion; every substitution inside is analysed too. */
 function wordOf(word: Word, ctx: Context): ShellWord {
   const home = expandsHome(word);
   if (!word.parts) {
