@@ -121,8 +121,20 @@ function comparePositions(a: readonly number[], b: readonly number[]): number {
   return 0;
 }
 
-/** Each pipeline's commands, grouped by position in the order data flows through them. */
+// Every rule with a pipeline pattern reads the same analysed line: group it once.
+const grouped = new WeakMap<readonly SimpleCommand[], SimpleCommand[][][]>();
+
 function pipelines(commands: readonly SimpleCommand[]): SimpleCommand[][][] {
+  let found = grouped.get(commands);
+  if (!found) {
+    found = groupPipelines(commands);
+    grouped.set(commands, found);
+  }
+  return found;
+}
+
+/** Each pipeline's commands, grouped by position in the order data flows through them. */
+function groupPipelines(commands: readonly SimpleCommand[]): SimpleCommand[][][] {
   const byPipeline = new Map<number, SimpleCommand[]>();
   for (const command of commands) {
     const members = byPipeline.get(command.pipeline) ?? [];
