@@ -30,7 +30,7 @@ export const defaultPolicy = {
     { id: 'reads', match: { effect: 'read' }, verdict: 'allow' },
     {
       id: 'no-rm',
-      match: { tool: 'Bash', args: [{ path: '/command', op: 'glob', value: 'rm *' }] },
+      match: { tool: 'Bash', args: [{ path: '/command', op: 'command', value: [['rm', '**']] }] },
       verdict: 'deny',
     },
     { id: 'bash-ok', match: { tool: 'Bash' }, verdict: 'allow' },

@@ -1,7 +1,12 @@
-import picomatch from 'picomatch';
 import { z } from 'zod';
 import { canonicalJson } from '../ledger/digest.js';
 import { parseJsonPointer, resolveJsonPointer } from './json-pointer.js';
+import { commandOutcome, stagesOf, type CommandMode } from './command-match.js';
+import { wordGlobMatches } from './glob.js';
+import { allOf, type MatchOutcome } from './match-outcome.js';
+import { pathOutcome } from './path-match.js';
+import { commandPatternSchema, pathGlobSchema, absolutePathSchema } from './policy-schema.js';
+import { analyseCommand, type CommandAnalysis } from './shell-command.js';
 import { effectSchema, type Effect, type ToolClass } from '../tools/tools.js';
 
 export const verdictSchema = z.enum(['allow', 'deny', 'require_approval']);
@@ -34,6 +39,21 @@ const argPredicateSchema = z.discriminatedUnion('op', [
     .strict(),
   z.object({ path: jsonPointerSchema, op: z.literal('glob'), value: globSchema }).strict(),
   z.object({ path: jsonPointerSchema, op: z.literal('exists') }).strict(),
+  z
+    .object({
+      path: jsonPointerSchema,
+      op: z.literal('command'),
+      value: z.array(commandPatternSchema).min(1).max(64),
+    })
+    .strict(),
+  z
+    .object({
+      path: jsonPointerSchema,
+      op: z.literal('path'),
+      value: pathGlobSchema,
+      base: absolutePathSchema.optional(),
+    })
+    .strict(),
 ]);
 export type ArgPredicate = z.infer<typeof argPredicateSchema>;
 
@@ -51,9 +71,22 @@ export const ruleSchema = z
       })
       .strict(),
     verdict: verdictSchema,
+    /** What the rule yields when the gate cannot tell whether it matches. */
+    uncertain: z.enum(['deny', 'require_approval']).optional(),
   })
-  .strict();
+  .strict()
+  .refine((rule) => rule.verdict !== 'allow' || !hasPipelinePattern(rule), {
+    error:
+      'an allow covers commands one by one: pipeline patterns ("|") are for deny and require_approval',
+    path: ['match', 'args'],
+  });
 export type Rule = z.infer<typeof ruleSchema>;
+
+function hasPipelinePattern(rule: { match: { args?: ArgPredicate[] } }): boolean {
+  return (rule.match.args ?? []).some(
+    (p) => p.op === 'command' && p.value.some((pattern) => stagesOf(pattern).length > 1),
+  );
+}
 
 export const policyBodySchema = z
   .object({
@@ -95,60 +128,90 @@ export interface PolicyVerdict {
   rule_id: string | null;
 }
 
-// `*` matches any run of characters, "/" and leading dots included: a rule about `/repo/*`
-// covers everything below /repo, and `rm *` covers `rm -rf /`. `?` is one character.
-const globOptions = { dot: true, bash: true, noextglob: true } as const;
-
-// Compiling a glob costs far more than matching it: keep the compiled matchers (bounded).
-const matchers = new Map<string, (value: string) => boolean>();
-const maxMatchers = 10_000;
-
-function globMatches(pattern: string, value: string): boolean {
-  let matcher = matchers.get(pattern);
-  if (!matcher) {
-    if (matchers.size >= maxMatchers) matchers.clear();
-    matcher = picomatch(pattern, globOptions);
-    matchers.set(pattern, matcher);
-  }
-  return matcher(value);
-}
-
 function sameJson(a: unknown, b: unknown): boolean {
   if (a === undefined || b === undefined) return false;
   return canonicalJson(a) === canonicalJson(b);
 }
 
-export function predicateHolds(predicate: ArgPredicate, args: unknown): boolean {
+/** Command lines analysed once per evaluation, whatever the number of rules reading them. */
+type Analyses = Map<string, CommandAnalysis>;
+
+function analysed(line: string, analyses: Analyses): CommandAnalysis {
+  let analysis = analyses.get(line);
+  if (!analysis) {
+    analysis = analyseCommand(line);
+    analyses.set(line, analysis);
+  }
+  return analysis;
+}
+
+function predicateOutcome(
+  predicate: ArgPredicate,
+  args: unknown,
+  mode: CommandMode,
+  analyses: Analyses,
+): MatchOutcome {
   const value = resolveJsonPointer(args, parseJsonPointer(predicate.path));
+  const holds = (yes: boolean): MatchOutcome => (yes ? 'match' : 'no');
   switch (predicate.op) {
     case 'exists':
-      return value !== undefined;
+      return holds(value !== undefined);
     case 'eq':
-      return sameJson(value, predicate.value);
+      return holds(sameJson(value, predicate.value));
     case 'in':
-      return predicate.value.some((candidate) => sameJson(value, candidate));
+      return holds(predicate.value.some((candidate) => sameJson(value, candidate)));
     case 'prefix':
-      return typeof value === 'string' && value.startsWith(predicate.value);
+      return holds(typeof value === 'string' && value.startsWith(predicate.value));
     case 'glob':
-      return typeof value === 'string' && globMatches(predicate.value, value);
+      return holds(typeof value === 'string' && wordGlobMatches(predicate.value, value));
+    case 'path':
+      return pathOutcome(predicate.value, value, predicate.base);
+    case 'command':
+      if (typeof value !== 'string') return 'no';
+      return commandOutcome(predicate.value, analysed(value, analyses), mode);
   }
 }
 
-export function ruleMatches(rule: Rule, input: PolicyInput): boolean {
+/**
+ * Whether a rule matches a call: surely, surely not, or uncertain. An allow reads a command line
+ * as covered only when every command in it matches; deny and require_approval when any does.
+ */
+export function ruleOutcome(
+  rule: Rule,
+  input: PolicyInput,
+  analyses: Analyses = new Map(),
+): MatchOutcome {
   const { match } = rule;
-  if (match.tool !== undefined && !globMatches(match.tool, input.tool)) return false;
-  if (match.class !== undefined && match.class !== input.class) return false;
-  if (match.effect !== undefined && match.effect !== input.effect) return false;
-  return (match.args ?? []).every((predicate) => predicateHolds(predicate, input.arguments));
+  if (match.tool !== undefined && !wordGlobMatches(match.tool, input.tool)) return 'no';
+  if (match.class !== undefined && match.class !== input.class) return 'no';
+  if (match.effect !== undefined && match.effect !== input.effect) return 'no';
+  const mode: CommandMode = rule.verdict === 'allow' ? 'every' : 'any';
+  return allOf((match.args ?? []).map((p) => predicateOutcome(p, input.arguments, mode, analyses)));
 }
 
-/** First matching rule wins; no match gives the policy's default. */
+/** True when the rule surely matches. */
+export function ruleMatches(rule: Rule, input: PolicyInput): boolean {
+  return ruleOutcome(rule, input) === 'match';
+}
+
+/** An uncertain rule never allows: it yields its `uncertain` verdict, deny unless it says so. */
+export function uncertainVerdict(rule: Rule): Verdict {
+  return rule.uncertain ?? (rule.verdict === 'require_approval' ? 'require_approval' : 'deny');
+}
+
+/**
+ * First matching rule wins, an uncertain one with its `uncertain` verdict; no match gives the
+ * policy's default.
+ */
 export function evaluatePolicy(
   policy: Pick<PolicyBody, 'rules' | 'default'>,
   input: PolicyInput,
 ): PolicyVerdict {
+  const analyses: Analyses = new Map();
   for (const rule of policy.rules) {
-    if (ruleMatches(rule, input)) return { verdict: rule.verdict, rule_id: rule.id };
+    const outcome = ruleOutcome(rule, input, analyses);
+    if (outcome === 'match') return { verdict: rule.verdict, rule_id: rule.id };
+    if (outcome === 'uncertain') return { verdict: uncertainVerdict(rule), rule_id: rule.id };
   }
   return { verdict: policy.default, rule_id: null };
 }

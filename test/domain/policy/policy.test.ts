@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { applyAutonomy } from '../../../src/domain/gate/autonomy.js';
-import { evaluatePolicy, policyBodySchema, type Rule } from '../../../src/domain/policy/policy.js';
+import { evaluatePolicy, type Rule } from '../../../src/domain/policy/policy.js';
+import { policyWithRules } from './support.js';
 
 const call = (
   tool: string,
@@ -216,17 +217,7 @@ describe('policy evaluation', () => {
   });
 
   test('the policy schema refuses bad pointers, duplicate rule ids and unknown operators', () => {
-    const base = {
-      workspace: '00000000-0000-4000-8000-000000000000',
-      name: 'p',
-      default: 'deny',
-      autonomous_fallback: 'deny',
-      approval: { timeout_s: 60, on_timeout: 'deny' },
-    };
-    const ok = policyBodySchema.safeParse({
-      ...base,
-      rules: [rule({ args: [{ path: '/a', op: 'exists' }] })],
-    });
+    const ok = policyWithRules([rule({ args: [{ path: '/a', op: 'exists' }] })]);
     assert.equal(ok.success, true);
     for (const rules of [
       [rule({ args: [{ path: 'a', op: 'exists' }] })],
@@ -235,11 +226,7 @@ describe('policy evaluation', () => {
       [{ id: 'r', match: { args: [{ path: '/a', op: 'regex', value: '.*' }] }, verdict: 'allow' }],
       [{ id: 'r', match: { tool: 'x' }, verdict: 'maybe' }],
     ]) {
-      assert.equal(
-        policyBodySchema.safeParse({ ...base, rules }).success,
-        false,
-        JSON.stringify(rules),
-      );
+      assert.equal(policyWithRules(rules).success, false, JSON.stringify(rules));
     }
   });
 });
