@@ -1,4 +1,5 @@
 import type { GateRequest, StageOutcome } from '../domain/gate.js';
+import { reportedDriftVerdict } from '../domain/gate/reported-drift.js';
 import type { FrozenTool } from '../domain/tools.js';
 import { findBindingState } from '../store/connections.js';
 import type { Pool } from '../store/pool.js';
@@ -13,7 +14,8 @@ const deny = (source: 'capability' | 'binding', reason: string): StageOutcome =>
 /**
  * Stage 2: the tool must be in the set the run froze, and a brokered tool's connection must
  * still offer exactly what was frozen (the rug-pull defence) under the same authorisation.
- * The connection is read fresh for every call: this is the one thing never cached.
+ * The connection is read fresh for every call: this is the one thing never cached. A sandbox
+ * tool's server runs beside the runner, so there the runner's report of what it serves counts.
  */
 export function capabilityStage(frozen: FrozenRuns, pool: Pool) {
   async function brokered(tool: FrozenTool): Promise<StageOutcome> {
@@ -52,6 +54,8 @@ export function capabilityStage(frozen: FrozenRuns, pool: Pool) {
     const tool = run.toolset.find((t) => t.name === request.tool);
     if (!tool)
       return deny('capability', `tool "${request.tool}" is not in the run's frozen tool set`);
+    const reported = reportedDriftVerdict(tool, request.observed_digest);
+    if (reported.outcome === 'deny') return reported;
     return tool.class === 'brokered' ? brokered(tool) : { outcome: 'pass' };
   };
 }

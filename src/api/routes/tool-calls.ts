@@ -4,6 +4,7 @@ import { MAX_ARGUMENT_DEPTH } from '../../domain/argument-validation.js';
 import { digestOf } from '../../domain/digest.js';
 import { jsonDepthWithin } from '../../domain/json-depth.js';
 import { inReadingOrder, type GateRequest, type ToolCallState } from '../../domain/gate.js';
+import { toolDigestPattern } from '../../domain/gate/reported-drift.js';
 import { payload, redact } from '../../domain/redaction.js';
 import { appendEvent } from '../../store/ledger.js';
 import { withTransaction } from '../../store/pool.js';
@@ -24,6 +25,11 @@ const callBody = z
         error: `arguments may nest at most ${MAX_ARGUMENT_DEPTH} levels deep`,
       }),
     execute: z.boolean().optional(),
+    observed_digest: z
+      .string()
+      .regex(toolDigestPattern, 'a digest is "sha256:" and 64 lower-case hex digits')
+      .nullable()
+      .optional(),
   })
   .strict();
 const waitQuery = z.object({ wait: z.coerce.number().min(0).max(60).optional() }).strict();
@@ -48,13 +54,16 @@ export function toolCallRoutes(app: FastifyInstance, ctx: ApiContext) {
       tool: body.tool,
       arguments: body.arguments,
       execute: body.execute ?? false,
+      ...(body.observed_digest !== undefined && { observed_digest: body.observed_digest }),
       approval_recheck_s: ctx.approvalRecheckS,
       stage_activities: ctx.stageActivities,
     };
+    // A report of what the runner observed is part of the request: sent again, it must be the same.
     const requestDigest = digestOf({
       tool: body.tool,
       arguments: body.arguments,
       execute: gateRequest.execute,
+      ...(body.observed_digest !== undefined && { observed_digest: body.observed_digest }),
     });
     const row = await withTransaction(ctx.pool, async (tx) => {
       const { row, created } = await insertToolCall(tx, {
