@@ -11,6 +11,10 @@ export interface StdioProcessOptions {
   env: Record<string, string>;
   /** Bound on everything the server writes to stdout, over its whole life. */
   maxOutputBytes: number;
+  /** Bound on one message; by default the whole output's bound. */
+  maxMessageBytes?: number;
+  /** What an unexpected exit interrupted, for its message (default: listing its tools). */
+  interrupted?: string;
   /** How much of stderr is kept; the rest is read and dropped. */
   maxStderrBytes: number;
   /** Called with the first reason the server can no longer be listened to. */
@@ -44,7 +48,9 @@ export class StdioProcessTransport implements Transport {
 
   constructor(options: StdioProcessOptions) {
     this.#options = options;
-    this.#buffer = new ReadBuffer({ maxBufferSize: options.maxOutputBytes });
+    this.#buffer = new ReadBuffer({
+      maxBufferSize: options.maxMessageBytes ?? options.maxOutputBytes,
+    });
   }
 
   /** What the server wrote to stderr, up to the cap. */
@@ -92,7 +98,7 @@ export class StdioProcessTransport implements Transport {
           this.#options.onFailure(
             new PhotographError(
               'protocol',
-              `the server exited (${signal ?? String(code)}) before it listed its tools`,
+              `the server exited (${signal ?? String(code)}) ${this.#options.interrupted ?? 'before it listed its tools'}`,
             ),
           );
         }
