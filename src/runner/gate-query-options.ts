@@ -94,7 +94,10 @@ export async function gateQueryOptions(
   const proxy = input.mcpProxy ?? defaultProxyCommand;
   const origins = proxy === false ? [] : mcpOrigins((await client.toolset()).origins);
   const gateProxies = new Set(origins.map((origin) => origin.name));
-  const handOffAfterMs = Math.max(hookTimeoutS - handOffMarginS, hookTimeoutS / 2) * 1000;
+  const handOffAfterMs = Math.min(
+    Math.max(hookTimeoutS - handOffMarginS, hookTimeoutS / 2) * 1000,
+    maxTimerMs,
+  );
   return {
     settingSources: [],
     permissionMode: 'default',
