@@ -36,7 +36,7 @@ function preToolUse(tool: string, input: unknown, extra: Record<string, unknown>
     hook_event_name: 'PreToolUse',
     session_id: 'sdk-session',
     transcript_path: '/tmp/t.jsonl',
-    cwd: '/work',
+    cwd: '/srv/repo',
     tool_name: tool,
     tool_input: input,
     tool_use_id: 'toolu_1',
