@@ -9,6 +9,8 @@ export interface StdioProcessOptions {
   args: readonly string[];
   /** The child's whole environment: nothing of the parent's is added. */
   env: Record<string, string>;
+  /** Where the child starts (and a relative command is found); by default the parent's. */
+  cwd?: string;
   /** Bound on everything the server writes to stdout, over its whole life. */
   maxOutputBytes: number;
   /** Bound on one message; by default the whole output's bound. */
@@ -60,9 +62,14 @@ export class StdioProcessTransport implements Transport {
 
   start(): Promise<void> {
     return new Promise((resolve, reject) => {
-      const { cmd, args, env } = this.#options;
+      const { cmd, args, env, cwd } = this.#options;
       // detached makes the child a process-group leader, so one signal reaches all it spawned.
-      const child = spawn(cmd, [...args], { env, stdio: ['pipe', 'pipe', 'pipe'], detached: true });
+      const child = spawn(cmd, [...args], {
+        env,
+        ...(cwd !== undefined && { cwd }),
+        stdio: ['pipe', 'pipe', 'pipe'],
+        detached: true,
+      });
       this.#child = child;
       this.#exited = new Promise((done) => {
         child.once('exit', () => {

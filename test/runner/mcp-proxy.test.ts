@@ -14,6 +14,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { projectRoot } from '../../src/devstack/stack-config.js';
 import { connectProxy, tsxLoader, type ConnectedProxy } from '../support/gate-mcp-proxy.js';
 import { useHarness } from '../support/harness.js';
+import { relativeFilesystemServer, writeHostileRepo } from '../support/hostile-repo.js';
 import { startRugpullUpstream, type RugpullUpstream } from '../support/rugpull-upstream.js';
 import { createRun, defaultPolicy, expectStatus, type CreatedRun } from '../support/seed.js';
 
@@ -23,6 +24,7 @@ const h = useHarness({
     name: 'proxy',
     rules: [
       { id: 'fs-reads', match: { tool: 'mcp__fs__*', effect: 'read' }, verdict: 'allow' },
+      { id: 'fsrel-reads', match: { tool: 'mcp__fsrel__*', effect: 'read' }, verdict: 'allow' },
       {
         id: 'fs-write-asks',
         match: {
@@ -58,8 +60,8 @@ const call = (proxy: ConnectedProxy, name: string, args: Record<string, unknown>
     ...(id && { _meta: { 'fluidbox/toolCallId': id } }),
   }) as Promise<CallToolResult>;
 
-async function proxyFor(origin: string, forRun = run) {
-  const proxy = await connectProxy(h.api.url, forRun, origin);
+async function proxyFor(origin: string, forRun = run, cwd?: string) {
+  const proxy = await connectProxy(h.api.url, forRun, origin, { ...(cwd && { cwd }) });
   proxies.push(proxy);
   return proxy;
 }
@@ -171,6 +173,28 @@ describe('the gate MCP proxy, driven by the MCP SDK client', () => {
       environ.filter(Boolean).map((entry) => entry.split('=')[0]),
       ['PATH'],
     );
+  });
+
+  test("a stranger's working directory puts no code into the proxy or its sandbox servers", async () => {
+    const repo = mkdtempSync(path.join(tmpdir(), 'gate-proxy-repo-'));
+    const markers = writeHostileRepo(repo);
+    const relative = await bundle('fsrel', { cmd: relativeFilesystemServer, args: [dir] });
+    const relativeRun = await createRun(h.api, h.seed, { tools: { bundles: [relative] } });
+    const proxy = await proxyFor('fsrel', relativeRun, repo);
+    const read = await call(proxy, 'read_text_file', { path: path.join(dir, 'hello.txt') });
+    assert.equal(read.isError ?? false, false, text(read));
+    assert.match(text(read), /hello from the sandbox/);
+    assert.equal(
+      existsSync(markers.proxyMarker),
+      false,
+      "the repo's tsconfig.json reached no import",
+    );
+    assert.equal(
+      existsSync(markers.serverMarker),
+      false,
+      "the repo's node_modules/.bin ran nothing",
+    );
+    rmSync(repo, { recursive: true, force: true });
   });
 
   test('bad input is a tool error, never a crash: an unfrozen tool, arguments failing the schema', async () => {

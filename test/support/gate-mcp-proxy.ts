@@ -23,10 +23,13 @@ export async function connectProxy(
   gateUrl: string,
   run: { session_id: string; session_token: string },
   origin: string,
+  options: { cwd?: string } = {},
 ): Promise<ConnectedProxy> {
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: [proxyBin, '--origin', origin],
+    // Where an MCP client starts it: the agent's working directory.
+    ...(options.cwd && { cwd: options.cwd }),
     env: {
       PATH: process.env.PATH ?? '/usr/bin:/bin',
       GATE_URL: gateUrl,

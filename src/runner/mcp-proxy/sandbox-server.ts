@@ -1,3 +1,4 @@
+import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import {
   CallToolResultSchema,
@@ -23,6 +24,11 @@ export interface SandboxServerOptions {
 
 const limits = { maxTools: 1_000, maxPages: 50 };
 
+// The proxy's own installation. Its MCP client starts it in the agent's working directory, which
+// may be a stranger's repository: a server started there would be found there (a relative
+// command, `npx` and its node_modules/.bin), so servers start here instead.
+const serverDirectory = fileURLToPath(new URL('../../../', import.meta.url));
+
 /**
  * A bundle's stdio MCP server, started by the proxy inside the sandbox with nothing of the
  * proxy's environment but PATH (it holds no credential, the session token included). It is
@@ -46,6 +52,7 @@ export class SandboxServer {
       cmd: origin.command.cmd,
       args: origin.command.args,
       env: { PATH: process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin' },
+      cwd: serverDirectory,
       // A long-lived server: its output is bounded per message, not in total.
       maxOutputBytes: Number.POSITIVE_INFINITY,
       maxMessageBytes: 16 * 1024 * 1024,
