@@ -36,6 +36,7 @@ const h = useHarness({
       { id: 'fs-writes-denied', match: { tool: 'mcp__fs__write_file' }, verdict: 'deny' },
       { id: 'notes', match: { tool: 'mcp__notes__*' }, verdict: 'allow' },
       { id: 'drifting', match: { tool: 'mcp__drifting__*' }, verdict: 'allow' },
+      { id: 'drifting-asks', match: { tool: 'mcp__asking__*' }, verdict: 'require_approval' },
     ],
     default: 'deny',
   },
@@ -48,6 +49,7 @@ let dir: string;
 let upstream: RugpullUpstream;
 let run: CreatedRun;
 let controlFile: string;
+let askingControlFile: string;
 const proxies: ConnectedProxy[] = [];
 
 const op = () => ({ token: h.api.operatorKey });
@@ -96,6 +98,11 @@ describe('the gate MCP proxy, driven by the MCP SDK client', () => {
       cmd: process.execPath,
       args: ['--import', tsxLoader, driftingServer, controlFile],
     });
+    askingControlFile = path.join(dir, 'drift-while-asking');
+    const asking = await bundle('asking', {
+      cmd: process.execPath,
+      args: ['--import', tsxLoader, driftingServer, askingControlFile],
+    });
     const notes = await expectStatus(
       h.api.call('POST', '/v1/connections', {
         ...op(),
@@ -110,7 +117,7 @@ describe('the gate MCP proxy, driven by the MCP SDK client', () => {
       201,
     );
     run = await createRun(h.api, h.seed, {
-      tools: { bundles: [fs, drifting], connections: [{ id: notes.id }] },
+      tools: { bundles: [fs, drifting, asking], connections: [{ id: notes.id }] },
     });
   });
   after(async () => {
@@ -237,13 +244,7 @@ describe('the gate MCP proxy, driven by the MCP SDK client', () => {
     const second = await proxyFor('fs');
     const resumed = call(second, 'write_file', args, id);
     await new Promise((resolve) => setTimeout(resolve, 500));
-    await expectStatus(
-      h.api.call('POST', `/v1/approvals/${run.session_id}/${id}/decision`, {
-        token: h.seed.admin.token,
-        body: { decision: 'approve' },
-      }),
-      200,
-    );
+    await approve(id);
     const result = await resumed;
     assert.equal(result.isError ?? false, false, text(result));
     assert.equal(readFileSync(target, 'utf8'), 'approved');
@@ -272,7 +273,31 @@ describe('the gate MCP proxy, driven by the MCP SDK client', () => {
     );
     assert.deepEqual([decision?.data.decision, decision?.data.source], ['deny', 'capability']);
   });
+
+  test('a tool that changes while its call waits for an approval is not carried out, even once approved', async () => {
+    const proxy = await proxyFor('asking');
+    const id = `asking-${randomUUID()}`;
+    const answer = call(proxy, 'shifty', { text: 'before the change' }, id);
+    await until(async () => (await approvalRows(id)) === 1);
+    writeFileSync(askingControlFile, 'now');
+    await proxy.logged(/announced tools\/list_changed: changed mcp__asking__shifty/);
+    await approve(id);
+    const result = await answer;
+    assert.equal(result.isError, true, text(result));
+    assert.doesNotMatch(text(result), /shifty: /, 'the changed server never received the call');
+    assert.match(text(result), /drifted since the run froze it/);
+  });
 });
+
+async function approve(toolCallId: string): Promise<void> {
+  await expectStatus(
+    h.api.call('POST', `/v1/approvals/${run.session_id}/${toolCallId}/decision`, {
+      token: h.seed.admin.token,
+      body: { decision: 'approve' },
+    }),
+    200,
+  );
+}
 
 async function approvalRows(toolCallId: string): Promise<number> {
   const { rows } = await h.db.query(

@@ -11,6 +11,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import type { RunnerTool, ToolOrigin } from '../../application/session-toolset.js';
 import type { DecidedAnswer, PendingAnswer } from '../../domain/gate.js';
+import { reportedDriftVerdict } from '../../domain/gate/reported-drift.js';
 import type { GateClient, ToolCallRequest } from '../gate-client.js';
 import type { SandboxServer } from './sandbox-server.js';
 import { toolCallIdOf } from './tool-call-id.js';
@@ -111,8 +112,16 @@ export class GateMcpProxy {
     if (this.#options.origin.class === 'brokered') {
       return (answer.result as CallToolResult | undefined) ?? toolError('the gate gave no result');
     }
-    if (!this.#options.sandbox) return toolError('this proxy has no server for this tool');
-    return this.#options.sandbox.call(tool.mcp_name, args, signal);
+    const { sandbox } = this.#options;
+    if (!sandbox) return toolError('this proxy has no server for this tool');
+    // A decision can take hours (an approval): what it allowed is the tool as frozen, so the
+    // server is checked again just before the call goes to it.
+    const now = reportedDriftVerdict(tool, await sandbox.observedDigest(tool.name));
+    if (now.outcome === 'deny') {
+      this.#options.log(`an allowed call to "${tool.name}" was not carried out: ${now.reason}`);
+      return toolError(`${now.reason}; the call was allowed before that and is not carried out`);
+    }
+    return sandbox.call(tool.mcp_name, args, signal);
   }
 
   /** Progress notifications while a call waits for a person, when the client asked for them. */
