@@ -119,7 +119,7 @@ export class GateClient {
     for (;;) {
       signal?.throwIfAborted();
       const put = await this.request('PUT', path, call, signal);
-      if (put.status === 200) return put.body as unknown as DecidedAnswer;
+      if (put.status === 200) return decidedAnswerOf(put.body, put.status);
       if (put.status === 202) {
         return this.waitForDecision(path, put.body as unknown as PendingAnswer, options);
       }
@@ -146,7 +146,7 @@ export class GateClient {
       signal?.throwIfAborted();
       const state = await this.request('GET', `${path}?wait=${waitS}`, undefined, signal);
       const answer = state.body as unknown as GateAnswer | { status: 'evaluating' };
-      if (state.status === 200 && answer.status === 'decided') return answer;
+      if (state.status === 200) return decidedAnswerOf(state.body, state.status);
       if (state.status === 202) {
         unavailableSince = undefined;
         if (answer.status === 'pending_approval') pending = answer;
@@ -160,6 +160,22 @@ export class GateClient {
       await pause(1_000, signal);
     }
   }
+}
+
+/**
+ * A decision as the gate gives one, or an error: any other 200 (a GATE_URL that points at
+ * something else, a catch-all, a stub) must never read as an allow.
+ */
+function decidedAnswerOf(body: unknown, status: number): DecidedAnswer {
+  const answer = body as Partial<DecidedAnswer> | null;
+  if (
+    answer?.status === 'decided' &&
+    (answer.decision === 'allow' || answer.decision === 'deny') &&
+    typeof answer.reason === 'string'
+  ) {
+    return answer as DecidedAnswer;
+  }
+  throw new GateClientError(`the gate answered ${status} without a decision`, status);
 }
 
 /** What the agent SDK integration needs of a client: its decisions. */

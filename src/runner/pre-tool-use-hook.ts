@@ -28,7 +28,7 @@ const decided = (
 });
 
 export function hookOutput(answer: DecidedAnswer, tool: string): HookJSONOutput {
-  if (answer.decision === 'deny') {
+  if (answer.decision !== 'allow') {
     // The model reads the reason as the tool's error; a budget or binding deny ends the run.
     return decided(
       'deny',

@@ -107,7 +107,7 @@ export class GateMcpProxy {
     args: Record<string, unknown>,
     signal: AbortSignal,
   ): Promise<CallToolResult> {
-    if (answer.decision === 'deny') return toolError(answer.reason);
+    if (answer.decision !== 'allow') return toolError(answer.reason);
     if (!tool?.mcp_name) return toolError('the gate allowed a tool this proxy does not serve');
     if (this.#options.origin.class === 'brokered') {
       return (answer.result as CallToolResult | undefined) ?? toolError('the gate gave no result');
