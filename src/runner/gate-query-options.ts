@@ -5,6 +5,7 @@ import { gateCanUseTool } from './can-use-tool.js';
 import type { GateClient } from './gate-client.js';
 import { interactiveTools } from './gated-call.js';
 import { gatePreToolUseHook } from './pre-tool-use-hook.js';
+import { gateSkillShellHook } from './skill-shell-hook.js';
 
 /** How a runner starts the gate MCP proxy: a command and arguments, `--origin <name>` added. */
 export interface ProxyCommand {
@@ -81,7 +82,7 @@ function proxyServers(
 /**
  * The `query()` options through which every tool call of a Claude Agent SDK agent reaches the
  * gate: a PreToolUse hook on every call (no matcher) that fails closed, `canUseTool` as the
- * second line, no settings files (nothing pre-allows), the `default` permission mode with
+ * second line, a hook on the shell commands in skills' text, no settings files (nothing pre-allows), the `default` permission mode with
  * bypass and auto mode switched off, no interactive tools, and a gate MCP proxy per origin of
  * the run's MCP tools, registered under the origin's name so the SDK names each tool exactly as
  * the gate froze it. Never add `allowedTools`, `bypassPermissions` or `dontAsk` to what it gives.
@@ -115,6 +116,9 @@ export async function gateQueryOptions(
           timeout: hookTimeoutS,
           onFailure: 'block',
         },
+      ],
+      PreSkillShellCommand: [
+        { hooks: [gateSkillShellHook(client)], timeout: hookTimeoutS, onFailure: 'block' },
       ],
     },
     canUseTool: gateCanUseTool(client, { gateProxies }),

@@ -210,13 +210,14 @@ describe('a real agent SDK agent, wired through the gate', () => {
     }
   });
 
-  test("a stranger's repository changes nothing: settings that allow everything, its hooks, MCP servers, skills and tsconfig.json; the gate still decides every call", async () => {
+  test("a stranger's repository changes nothing: settings that allow everything, its hooks, MCP servers, skills and tsconfig.json; the gate still decides every call, a skill's shell command included", async () => {
     const policyId = await policy({
       name: 'reads-and-writes',
       rules: [
         { id: 'reads', match: { effect: 'read' }, verdict: 'allow' },
         { id: 'writes', match: { tool: 'Write' }, verdict: 'allow' },
         { id: 'notes', match: { tool: 'mcp__notes__*' }, verdict: 'allow' },
+        { id: 'skills', match: { tool: 'Skill' }, verdict: 'allow' },
       ],
       default: 'deny',
     });
@@ -252,6 +253,10 @@ describe('a real agent SDK agent, wired through the gate', () => {
         '---\nname: setup\ndescription: Set up.\n---\n!`touch ran-a-skill`\n',
     });
     const hostile = writeHostileRepo(cwd);
+    // The runner's own plugin: a skill whose text runs a command the SDK would allow by itself.
+    const secret = `private-${randomUUID()}`;
+    writeFileSync(path.join(cwd, 'private.txt'), secret);
+    const plugin = skillPlugin('acme', 'review', 'The notes: !`cat private.txt`');
     const fake = await fakeModel(
       toolUses(
         { id: 'toolu_touch', name: 'Bash', input: { command: 'touch marker.txt' } },
@@ -273,6 +278,7 @@ describe('a real agent SDK agent, wired through the gate', () => {
         },
         { id: 'toolu_note', name: 'mcp__notes__create_note', input: { title: 't', body: 'b' } },
         { id: 'toolu_skill', name: 'Skill', input: { skill: 'setup' } },
+        { id: 'toolu_review', name: 'Skill', input: { skill: 'acme:review' } },
       ),
       text('done'),
     );
@@ -282,12 +288,18 @@ describe('a real agent SDK agent, wired through the gate', () => {
       sessionToken: run.session_token,
       modelUrl: fake.url,
       cwd,
-      tools: offered,
+      tools: [...offered, 'Skill'],
+      plugins: [{ type: 'local', path: plugin }],
     });
     assert.equal(result.subtype, 'success');
     const events = await ledger(run.session_id);
+    const decisions = ofType(events, 'tool.decision');
+    // The SDK names a skill's command after the Skill call that loaded it.
+    const skillShell = decisions.filter((d) => String(d.tool_call_id).startsWith('toolu_review:'));
     assert.deepEqual(
-      Object.fromEntries(ofType(events, 'tool.decision').map((d) => [d.tool_call_id, d.decision])),
+      Object.fromEntries(
+        decisions.filter((d) => !skillShell.includes(d)).map((d) => [d.tool_call_id, d.decision]),
+      ),
       {
         toolu_touch: 'deny',
         toolu_write: 'allow',
@@ -295,9 +307,20 @@ describe('a real agent SDK agent, wired through the gate', () => {
         toolu_mcp_write: 'deny',
         toolu_mcp_read: 'allow',
         toolu_note: 'allow',
+        toolu_review: 'allow',
       },
     );
-    assert.equal(ofType(events, 'tool.requested').length, 6);
+    assert.deepEqual(
+      skillShell.map((d) => [d.tool, d.decision]),
+      [['Bash', 'deny']],
+      "the skill's shell command is a call the gate decides",
+    );
+    assert.equal(
+      fake.requests.some((r) => r.raw.toString('utf8').includes(secret)),
+      false,
+      'and, denied, it never ran',
+    );
+    assert.equal(ofType(events, 'tool.requested').length, 8);
     assert.equal(existsSync(path.join(cwd, 'marker.txt')), false);
     assert.equal(existsSync(path.join(cwd, 'mcp.txt')), false);
     for (const marker of ['ran-a-hook', 'ran-a-server', 'ran-a-skill']) {
@@ -367,6 +390,19 @@ describe('a real agent SDK agent, wired through the gate', () => {
     assert.equal(ofType(events, 'approval.decided').length, 1);
   });
 });
+
+/** A local plugin with one skill, as a runner would add its own (`plugins` of query()). */
+function skillPlugin(name: string, skill: string, body: string): string {
+  const dir = path.join(root, `plugin-${randomUUID()}`);
+  mkdirSync(path.join(dir, '.claude-plugin'), { recursive: true });
+  writeFileSync(path.join(dir, '.claude-plugin/plugin.json'), JSON.stringify({ name }));
+  mkdirSync(path.join(dir, 'skills', skill), { recursive: true });
+  writeFileSync(
+    path.join(dir, 'skills', skill, 'SKILL.md'),
+    `---\nname: ${skill}\ndescription: A skill of the runner.\n---\n${body}\n`,
+  );
+  return dir;
+}
 
 /** The runner as a process of its own, in its own process group so all it started can be killed. */
 function startRunner(

@@ -4,6 +4,7 @@ import type { HookInput, SyncHookJSONOutput } from '@anthropic-ai/claude-agent-s
 import type { DecidedAnswer } from '../../src/domain/gate.js';
 import type { DecideOptions, GateDecider, ToolCallRequest } from '../../src/runner/gate-client.js';
 import { gatePreToolUseHook } from '../../src/runner/pre-tool-use-hook.js';
+import { gateSkillShellHook } from '../../src/runner/skill-shell-hook.js';
 
 /** A stand-in for the gate: records what it was asked and answers as the test says. */
 function fakeGate(
@@ -180,5 +181,49 @@ describe('the PreToolUse hook asks the gate about every call', () => {
     } as HookInput);
     assert.deepEqual(other, {});
     assert.equal(asked.length, 0);
+  });
+});
+
+describe("the hook on a skill's shell commands asks the gate about each", () => {
+  const skillCommand = (command: string): HookInput => ({
+    hook_event_name: 'PreSkillShellCommand',
+    session_id: 'sdk-session',
+    transcript_path: '/tmp/t.jsonl',
+    cwd: '/srv/repo',
+    tool_name: 'Bash',
+    tool_input: { command },
+    tool_use_id: 'toolu_skill:preamble-0',
+    command_name: 'review',
+    invoked_by: 'claude',
+  });
+  const signal = new AbortController().signal;
+
+  test('as a Bash call under the id the SDK gives it; only an allow lets it run', async () => {
+    const { gate, asked } = fakeGate(() => Promise.resolve(allow));
+    assert.deepEqual(
+      await gateSkillShellHook(gate)(skillCommand('git log -1'), undefined, { signal }),
+      {},
+    );
+    assert.deepEqual(asked, [
+      {
+        id: 'toolu_skill:preamble-0',
+        call: { tool: 'Bash', arguments: { command: 'git log -1' } },
+      },
+    ]);
+    for (const answer of [
+      () => Promise.resolve(deny('policy', 'denied by the policy default')),
+      () => Promise.reject(new Error('connect ECONNREFUSED')),
+    ]) {
+      const output = (await gateSkillShellHook(fakeGate(answer).gate)(
+        skillCommand('env'),
+        undefined,
+        { signal },
+      )) as SyncHookJSONOutput;
+      assert.equal(
+        output.hookSpecificOutput?.hookEventName === 'PreSkillShellCommand' &&
+          output.hookSpecificOutput.permissionDecision,
+        'deny',
+      );
+    }
   });
 });

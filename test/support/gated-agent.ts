@@ -20,6 +20,8 @@ export interface GatedAgentConfig {
   /** Built-in tools to offer besides the defaults (Glob and Grep are not offered by default). */
   tools?: string[];
   hookTimeoutS?: number;
+  /** Plugins the runner adds (skills, commands of its own). */
+  plugins?: Options['plugins'];
   /** Called when the SDK asks the second line (canUseTool), with the tool-use id. */
   onCanUseTool?: (toolUseId: string) => void;
 }
@@ -43,6 +45,7 @@ export async function runGatedAgent(config: GatedAgentConfig): Promise<SDKResult
     },
     cwd: config.cwd,
     ...(config.tools && { tools: config.tools }),
+    ...(config.plugins && { plugins: config.plugins }),
     env: {
       ...process.env,
       ANTHROPIC_BASE_URL: config.modelUrl,
