@@ -37,15 +37,22 @@ export function hookOutput(answer: DecidedAnswer, tool: string): HookJSONOutput 
     );
   }
   const refused = refusedInteraction(tool);
-  return refused ? decided('deny', refused) : decided('allow', answer.reason);
+  if (refused) return decided('deny', refused);
+  // Not "allow": another hook (a plugin's, an agent's) may rewrite the input after this one has
+  // answered, and an allow would run the rewrite. "ask" sends the call to canUseTool with the
+  // input that will run, which asks the gate again under the same id: the same input re-attaches
+  // to this decision, a rewritten one is refused.
+  return decided('ask', `${answer.reason} (canUseTool confirms it with the input that runs)`);
 }
 
 /**
  * The PreToolUse hook that asks the gate about every tool call the agent makes, before the
  * SDK's own permission logic (rules, modes, its read-only auto-allow) is consulted, with the
- * SDK's tool-use id as the tool-call id. A pending approval is waited for; one that outlasts
- * `handOffAfterMs` is handed to `canUseTool` with "ask", which re-attaches to the same approval.
- * Anything that keeps the gate from answering denies.
+ * SDK's tool-use id as the tool-call id. A deny is final; an allow is answered "ask", which
+ * makes the SDK ask `canUseTool` even for calls it would allow by itself, and `canUseTool`
+ * confirms it under the same id with the input that is about to run. A pending approval is
+ * waited for; one that outlasts `handOffAfterMs` is handed to `canUseTool` the same way, which
+ * re-attaches to the same approval. Anything that keeps the gate from answering denies.
  */
 export function gatePreToolUseHook(
   client: GateDecider,

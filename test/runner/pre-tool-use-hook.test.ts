@@ -68,13 +68,16 @@ const decisionOf = (output: SyncHookJSONOutput) =>
     : undefined;
 
 describe('the PreToolUse hook asks the gate about every call', () => {
-  test("it asks under the SDK's tool-use id with the tool's input, and allows what the gate allows", async () => {
+  test("it asks under the SDK's tool-use id with the tool's input; what the gate allows goes on to canUseTool ('ask'), which confirms it with the input that runs", async () => {
     const { gate, asked } = fakeGate(() => Promise.resolve(allow));
     const output = await run(gate, preToolUse('Bash', { command: 'echo hi' }));
     assert.deepEqual(asked, [
       { id: 'toolu_1', call: { tool: 'Bash', arguments: { command: 'echo hi' } } },
     ]);
-    assert.deepEqual(decisionOf(output), ['allow', 'allowed by rule "r"']);
+    assert.deepEqual(decisionOf(output), [
+      'ask',
+      'allowed by rule "r" (canUseTool confirms it with the input that runs)',
+    ]);
   });
 
   test("a deny reaches the model with the gate's reason; budget and binding denies end the run", async () => {
@@ -168,7 +171,7 @@ describe('the PreToolUse hook asks the gate about every call', () => {
       gate,
       preToolUse('Read', { file_path: 'a' }, { agent_id: 'agent-1', tool_use_id: 'toolu_sub' }),
     );
-    assert.equal(decisionOf(output)?.[0], 'allow');
+    assert.equal(decisionOf(output)?.[0], 'ask');
     assert.equal(asked[0]?.id, 'toolu_sub');
   });
 
