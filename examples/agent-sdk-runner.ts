@@ -65,6 +65,11 @@ const client = new GateClient({
 });
 const gated = await gateQueryOptions(client);
 
+// The agent's tools (its Bash above all) read the environment it is given: the operator key is
+// the runner's, never the agent's.
+const agentEnvironment = { ...process.env };
+delete agentEnvironment.GATE_OPERATOR_KEY;
+
 function show(message: SDKMessage) {
   if (message.type === 'assistant') {
     for (const block of message.message.content) {
@@ -91,7 +96,7 @@ try {
       ...gated,
       cwd: workdir,
       env: {
-        ...process.env,
+        ...agentEnvironment,
         ...(scripted && { ANTHROPIC_BASE_URL: scripted.url, ANTHROPIC_API_KEY: 'scripted' }),
         CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
       },

@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { readFileSync, rmSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { projectRoot } from '../../src/devstack/stack-config.js';
@@ -53,6 +53,15 @@ test('examples/agent-sdk-runner.ts --scripted: reads pass, a Bash call waits for
       if (!pending) await new Promise((resolve) => setTimeout(resolve, 200));
     }
     assert.match(output, /result: .*The gate decides every tool call/, 'the read was allowed');
+    const agentProcesses = agentSdkProcesses(child.pid!);
+    assert.ok(agentProcesses.length > 0, 'the agent runs while it waits');
+    for (const pid of agentProcesses) {
+      assert.equal(
+        environOf(pid).includes(api.operatorKey),
+        false,
+        `the operator key is not in the environment of the agent's process ${pid}`,
+      );
+    }
     await expectStatus(
       api.call('POST', `/v1/approvals/${pending.session_id}/${pending.tool_call_id}/decision`, {
         token: approverToken!,
@@ -77,3 +86,50 @@ test('examples/agent-sdk-runner.ts --scripted: reads pass, a Bash call waits for
     }
   }
 });
+
+/**
+ * The agent SDK's own process (the `claude` executable) in a process group, and everything it
+ * started: the agent's side of the runner (Linux /proc).
+ */
+function agentSdkProcesses(group: number): number[] {
+  const processes = readdirSync('/proc')
+    .filter((entry) => /^\d+$/.test(entry))
+    .flatMap((entry) => {
+      try {
+        // The fields after the command's closing parenthesis: state, ppid, pgrp, ...
+        const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+        const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+        const argv0 = readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0')[0] ?? '';
+        return Number(fields[2]) === group
+          ? [
+              {
+                pid: Number(entry),
+                ppid: Number(fields[1]),
+                agent: path.basename(argv0) === 'claude',
+              },
+            ]
+          : [];
+      } catch {
+        return [];
+      }
+    });
+  const agent = new Set(processes.filter((p) => p.agent).map((p) => p.pid));
+  for (let grew = true; grew;) {
+    grew = false;
+    for (const p of processes) {
+      if (!agent.has(p.pid) && agent.has(p.ppid)) {
+        agent.add(p.pid);
+        grew = true;
+      }
+    }
+  }
+  return [...agent];
+}
+
+function environOf(pid: number): string {
+  try {
+    return readFileSync(`/proc/${pid}/environ`, 'utf8');
+  } catch {
+    return '';
+  }
+}
