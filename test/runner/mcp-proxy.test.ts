@@ -274,6 +274,16 @@ describe('the gate MCP proxy, driven by the MCP SDK client', () => {
     assert.deepEqual([decision?.data.decision, decision?.data.source], ['deny', 'capability']);
   });
 
+  test('a server announcing list_changed a thousand times is listed a few times, not a thousand', async () => {
+    const proxy = await proxyFor('drifting');
+    const storm = await call(proxy, 'storm', {});
+    assert.equal(storm.isError ?? false, false, text(storm));
+    const listings = Number(text(storm));
+    assert.ok(listings >= 1 && listings <= 10, `listed ${listings} times`);
+    const stable = await call(proxy, 'stable', { text: 'after the storm' });
+    assert.match(text(stable), /after the storm/);
+  });
+
   test('a tool that changes while its call waits for an approval is not carried out, even once approved', async () => {
     const proxy = await proxyFor('asking');
     const id = `asking-${randomUUID()}`;

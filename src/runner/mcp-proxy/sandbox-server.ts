@@ -43,6 +43,7 @@ export class SandboxServer {
   readonly #options: Required<SandboxServerOptions>;
   #digests: Promise<ReadonlyMap<string, string>> = Promise.resolve(new Map());
   #failure: Error | undefined;
+  #photographWaiting = false;
 
   private constructor(origin: ToolOrigin, options: SandboxServerOptions) {
     if (!origin.command) throw new SandboxServerError(`"${origin.name}" has no server command`);
@@ -115,9 +116,19 @@ export class SandboxServer {
     }
   }
 
+  /**
+   * After a `list_changed`: one photograph at a time, each after the one before. A notice that
+   * comes while the next is still waiting to start is covered by it, so a storm of notices costs
+   * a photograph or two, not one each; every call still waits for one taken after the last notice.
+   */
   #rephotograph(): void {
+    if (this.#photographWaiting) return;
+    this.#photographWaiting = true;
     const previous = this.#digests;
-    this.#digests = this.#photograph();
+    this.#digests = previous.then(() => {
+      this.#photographWaiting = false;
+      return this.#photograph();
+    });
     void Promise.all([previous, this.#digests]).then(([before, after]) => {
       const list = (m: ReadonlyMap<string, string>) =>
         [...m].map(([name, digest]) => ({ name, digest }));
