@@ -204,7 +204,7 @@ describe('the gate MCP proxy, driven by the MCP SDK client', () => {
     rmSync(repo, { recursive: true, force: true });
   });
 
-  test('bad input is a tool error, never a crash: an unfrozen tool, arguments failing the schema', async () => {
+  test('bad input is a tool error, never a crash: an unfrozen tool, arguments failing the schema, a huge one', async () => {
     const proxy = await proxyFor('fs');
     const unknown = await call(proxy, 'format_disk', {});
     assert.equal(unknown.isError, true);
@@ -212,6 +212,8 @@ describe('the gate MCP proxy, driven by the MCP SDK client', () => {
     const bad = await call(proxy, 'read_text_file', { path: 5 });
     assert.equal(bad.isError, true);
     assert.match(text(bad), /do not match the schema/);
+    const huge = await call(proxy, 'read_text_file', { path: 'x'.repeat(4 * 1024 * 1024) });
+    assert.equal(huge.isError, true);
     const fine = await call(proxy, 'read_text_file', { path: path.join(dir, 'hello.txt') });
     assert.equal(fine.isError ?? false, false, 'the proxy still serves');
   });
