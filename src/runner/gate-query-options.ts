@@ -82,7 +82,8 @@ function proxyServers(
 /**
  * The `query()` options through which every tool call of a Claude Agent SDK agent reaches the
  * gate: a PreToolUse hook on every call (no matcher) that fails closed, `canUseTool` as the
- * second line, a hook on the shell commands in skills' text, no settings files (nothing pre-allows), the `default` permission mode with
+ * second line that confirms each allow with the input that runs, a hook on the shell commands
+ * in skills' text, no settings files (nothing pre-allows), the `default` permission mode with
  * bypass and auto mode switched off, no interactive tools, and a gate MCP proxy per origin of
  * the run's MCP tools, registered under the origin's name so the SDK names each tool exactly as
  * the gate froze it. Never add `allowedTools`, `bypassPermissions` or `dontAsk` to what it gives.
