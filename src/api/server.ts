@@ -10,6 +10,7 @@ import { modelRequestRoutes } from './routes/model-requests.js';
 import { operationRoutes } from './routes/operations.js';
 import { policyRoutes } from './routes/policies.js';
 import { runRoutes } from './routes/runs.js';
+import { sessionToolsetRoutes } from './routes/session-toolset.js';
 import { toolCallRoutes } from './routes/tool-calls.js';
 import { workspaceRoutes } from './routes/workspaces.js';
 import { webRoutes } from './web/web-app.js';
@@ -54,6 +55,7 @@ export function buildApi(
   policyRoutes(app, ctx);
   runRoutes(app, ctx);
   toolCallRoutes(app, ctx);
+  sessionToolsetRoutes(app, ctx);
   modelRequestRoutes(app, ctx);
   eventRoutes(app, ctx);
   approvalRoutes(app, ctx);

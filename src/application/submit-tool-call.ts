@@ -24,6 +24,8 @@ export interface ToolCall {
   tool: string;
   arguments: Record<string, unknown>;
   execute: boolean;
+  /** The tool's digest as the runner's sandbox serves it now (null: no longer listed), if reported. */
+  observed_digest?: string | null;
 }
 
 /**

@@ -244,10 +244,22 @@ async function listAllTools(
   deadline: Deadline,
   limits: Required<PhotographLimits>,
 ): Promise<ListedTool[]> {
-  // Client.listTools would compile every output schema with ajv; these schemas are untrusted
-  // and are guarded elsewhere before anything compiles them, so the raw request is used.
   const requestOptions = { signal: deadline.signal, timeout: deadline.ms };
   await client.connect(transport, requestOptions);
+  return listServerTools(client, { ...limits, signal: deadline.signal, timeoutMs: deadline.ms });
+}
+
+/**
+ * Lists every tool of a connected server, following pagination within the given bounds. Throws
+ * `PhotographError` for a list that is too long or cursors that loop.
+ */
+export async function listServerTools(
+  client: Client,
+  options: { signal: AbortSignal; timeoutMs: number; maxTools: number; maxPages: number },
+): Promise<ListedTool[]> {
+  // Client.listTools would compile every output schema with ajv; these schemas are untrusted
+  // and are guarded elsewhere before anything compiles them, so the raw request is used.
+  const requestOptions = { signal: options.signal, timeout: options.timeoutMs };
   const tools: ListedTool[] = [];
   const cursors = new Set<string>();
   let cursor: string | undefined;
@@ -258,14 +270,17 @@ async function listAllTools(
       requestOptions,
     );
     tools.push(...result.tools);
-    if (tools.length > limits.maxTools) {
-      throw new PhotographError('too_large', `the server lists more than ${limits.maxTools} tools`);
-    }
-    if (result.nextCursor === undefined) return tools;
-    if (page >= limits.maxPages) {
+    if (tools.length > options.maxTools) {
       throw new PhotographError(
         'too_large',
-        `the server's tool list runs past ${limits.maxPages} pages`,
+        `the server lists more than ${options.maxTools} tools`,
+      );
+    }
+    if (result.nextCursor === undefined) return tools;
+    if (page >= options.maxPages) {
+      throw new PhotographError(
+        'too_large',
+        `the server's tool list runs past ${options.maxPages} pages`,
       );
     }
     if (cursors.has(result.nextCursor)) {

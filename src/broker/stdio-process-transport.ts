@@ -9,8 +9,14 @@ export interface StdioProcessOptions {
   args: readonly string[];
   /** The child's whole environment: nothing of the parent's is added. */
   env: Record<string, string>;
+  /** Where the child starts (and a relative command is found); by default the parent's. */
+  cwd?: string;
   /** Bound on everything the server writes to stdout, over its whole life. */
   maxOutputBytes: number;
+  /** Bound on one message; by default the whole output's bound. */
+  maxMessageBytes?: number;
+  /** What an unexpected exit interrupted, for its message (default: listing its tools). */
+  interrupted?: string;
   /** How much of stderr is kept; the rest is read and dropped. */
   maxStderrBytes: number;
   /** Called with the first reason the server can no longer be listened to. */
@@ -44,7 +50,9 @@ export class StdioProcessTransport implements Transport {
 
   constructor(options: StdioProcessOptions) {
     this.#options = options;
-    this.#buffer = new ReadBuffer({ maxBufferSize: options.maxOutputBytes });
+    this.#buffer = new ReadBuffer({
+      maxBufferSize: options.maxMessageBytes ?? options.maxOutputBytes,
+    });
   }
 
   /** What the server wrote to stderr, up to the cap. */
@@ -54,9 +62,14 @@ export class StdioProcessTransport implements Transport {
 
   start(): Promise<void> {
     return new Promise((resolve, reject) => {
-      const { cmd, args, env } = this.#options;
+      const { cmd, args, env, cwd } = this.#options;
       // detached makes the child a process-group leader, so one signal reaches all it spawned.
-      const child = spawn(cmd, [...args], { env, stdio: ['pipe', 'pipe', 'pipe'], detached: true });
+      const child = spawn(cmd, [...args], {
+        env,
+        ...(cwd !== undefined && { cwd }),
+        stdio: ['pipe', 'pipe', 'pipe'],
+        detached: true,
+      });
       this.#child = child;
       this.#exited = new Promise((done) => {
         child.once('exit', () => {
@@ -92,7 +105,7 @@ export class StdioProcessTransport implements Transport {
           this.#options.onFailure(
             new PhotographError(
               'protocol',
-              `the server exited (${signal ?? String(code)}) before it listed its tools`,
+              `the server exited (${signal ?? String(code)}) ${this.#options.interrupted ?? 'before it listed its tools'}`,
             ),
           );
         }

@@ -1,12 +1,12 @@
 /**
  * `npm run seed`: a workspace to try the gate with, through the API of a running stack
  * (GATE_PUBLIC_URL, default the dev stack's; GATE_OPERATOR_KEY). Creates a workspace, an admin and
- * an approver, a bundle of the agent's built-in tools (Bash, Read, Write, Edit, Grep, Glob,
- * WebFetch), a policy (reads allowed, everything else asks a person) and one run, and prints
+ * an approver, a bundle of the agent SDK's built-in tools (every one it offers, with the schemas
+ * it sends), a policy (reads allowed, everything else asks a person) and one run, and prints
  * their ids and one-time tokens as JSON.
  */
 import { randomUUID } from 'node:crypto';
-import { agentBuiltInTools } from '../domain/tools/mcp-tools.js';
+import { agentBuiltInTools } from '../domain/tools/agent-built-in-tools.js';
 import { configOrExit } from '../config.js';
 import { withDevStackDefaults } from '../devstack/stack-environment.js';
 

@@ -1,4 +1,5 @@
-import type { DecidedAnswer, GateAnswer } from '../domain/gate/vocabulary.js';
+import type { SessionToolset } from '../application/session-toolset.js';
+import type { DecidedAnswer, GateAnswer, PendingAnswer } from '../domain/gate/vocabulary.js';
 
 export class GateClientError extends Error {
   override name = 'GateClientError';
@@ -18,6 +19,24 @@ export interface GateClientOptions {
   sessionToken: string;
   /** How long one wait for a pending approval may last before asking again (seconds, ≤ 60). */
   waitS?: number;
+  /** How long the gate may stay unavailable (503) before a call gives up and denies (seconds). */
+  unavailableS?: number;
+}
+
+/** One tool call as the runner asks about it. */
+export interface ToolCallRequest {
+  tool: string;
+  arguments: Record<string, unknown>;
+  /** A brokered tool: the control plane carries the call out and answers with its result. */
+  execute?: boolean;
+  /** The digest of the tool as the runner's sandbox serves it now (null: no longer served). */
+  observed_digest?: string | null;
+}
+
+export interface DecideOptions {
+  signal?: AbortSignal;
+  /** Called when the call waits for a person, and again after each wait that ended undecided. */
+  onPending?: (pending: PendingAnswer) => void;
 }
 
 const pause = (ms: number, signal?: AbortSignal) =>
@@ -29,14 +48,23 @@ const pause = (ms: number, signal?: AbortSignal) =>
     });
   });
 
+// A PUT answers within the gate's own wait (30 s, then 503); a GET within its ?wait= (≤ 60 s).
+const requestBoundMs = 90_000;
+
 /**
  * What a runner embeds to ask the gate. A call is identified by its tool-call id: sending it
  * again (after a crash, a timeout, a 503) re-attaches to the same decision, never a new one.
  */
 export class GateClient {
-  constructor(private readonly options: GateClientOptions) {}
+  constructor(readonly options: GateClientOptions) {}
 
-  private async request(method: 'PUT' | 'GET', path: string, body: unknown, signal?: AbortSignal) {
+  private async request(
+    method: 'PUT' | 'GET',
+    path: string,
+    body: unknown,
+    signal?: AbortSignal,
+  ): Promise<{ status: number; body: Record<string, unknown> }> {
+    const bound = AbortSignal.timeout(requestBoundMs);
     const response = await fetch(
       `${this.options.baseUrl}/v1/sessions/${encodeURIComponent(this.options.sessionId)}${path}`,
       {
@@ -46,35 +74,58 @@ export class GateClient {
           ...(body !== undefined && { 'content-type': 'application/json' }),
         },
         ...(body !== undefined && { body: JSON.stringify(body) }),
-        ...(signal && { signal }),
+        signal: signal ? AbortSignal.any([signal, bound]) : bound,
       },
     );
     const text = await response.text();
-    return {
-      status: response.status,
-      body: (text ? JSON.parse(text) : {}) as Record<string, unknown>,
-    };
+    try {
+      return {
+        status: response.status,
+        body: (text ? JSON.parse(text) : {}) as Record<string, unknown>,
+      };
+    } catch {
+      throw new GateClientError(
+        `the gate answered ${response.status} with a body that is not JSON`,
+      );
+    }
+  }
+
+  /** The run's frozen tools by origin, with what the runner needs to serve them. */
+  async toolset(signal?: AbortSignal): Promise<SessionToolset> {
+    const answer = await this.request('GET', '/toolset', undefined, signal);
+    if (answer.status !== 200) {
+      throw new GateClientError(
+        `the gate did not give the run's tools (${answer.status}): ${detailOf(answer.body)}`,
+        answer.status,
+      );
+    }
+    return answer.body as unknown as SessionToolset;
   }
 
   /**
    * Asks the gate about one tool call and waits for the final decision: through a pending
-   * approval, and through the gate being briefly unavailable (503: the same call is sent again).
+   * approval, and through the gate being briefly unavailable (503: the same call is sent again,
+   * for at most `unavailableS`).
    */
   async decide(
     toolCallId: string,
-    call: { tool: string; arguments: Record<string, unknown>; execute?: boolean },
-    signal?: AbortSignal,
+    call: ToolCallRequest,
+    options: DecideOptions = {},
   ): Promise<DecidedAnswer> {
+    const { signal } = options;
     const path = `/tool-calls/${encodeURIComponent(toolCallId)}`;
+    const giveUpAt = Date.now() + (this.options.unavailableS ?? 120) * 1000;
     let backoffMs = 250;
     for (;;) {
       signal?.throwIfAborted();
       const put = await this.request('PUT', path, call, signal);
-      if (put.status === 200) return put.body as unknown as DecidedAnswer;
-      if (put.status === 202) return this.waitForDecision(path, signal);
-      if (put.status !== 503) {
+      if (put.status === 200) return decidedAnswerOf(put.body, put.status);
+      if (put.status === 202) {
+        return this.waitForDecision(path, put.body as unknown as PendingAnswer, options);
+      }
+      if (put.status !== 503 || Date.now() >= giveUpAt) {
         throw new GateClientError(
-          `the gate refused the call (${put.status}): ${typeof put.body.detail === 'string' ? put.body.detail : 'no detail'}`,
+          `the gate refused the call (${put.status}): ${detailOf(put.body)}`,
           put.status,
         );
       }
@@ -83,17 +134,53 @@ export class GateClient {
     }
   }
 
-  private async waitForDecision(path: string, signal?: AbortSignal): Promise<DecidedAnswer> {
+  private async waitForDecision(
+    path: string,
+    pending: PendingAnswer,
+    { signal, onPending }: DecideOptions,
+  ): Promise<DecidedAnswer> {
     const waitS = Math.min(this.options.waitS ?? 30, 60);
+    let unavailableSince: number | undefined;
     for (;;) {
+      onPending?.(pending);
       signal?.throwIfAborted();
       const state = await this.request('GET', `${path}?wait=${waitS}`, undefined, signal);
       const answer = state.body as unknown as GateAnswer | { status: 'evaluating' };
-      if (state.status === 200 && answer.status === 'decided') return answer;
-      if (state.status !== 202 && state.status !== 503) {
+      if (state.status === 200) return decidedAnswerOf(state.body, state.status);
+      if (state.status === 202) {
+        unavailableSince = undefined;
+        if (answer.status === 'pending_approval') pending = answer;
+        continue;
+      }
+      unavailableSince ??= Date.now();
+      const unavailableMs = Date.now() - unavailableSince;
+      if (state.status !== 503 || unavailableMs > (this.options.unavailableS ?? 120) * 1000) {
         throw new GateClientError(`the gate answered ${state.status} while waiting`, state.status);
       }
-      if (state.status === 503) await pause(1_000, signal);
+      await pause(1_000, signal);
     }
   }
+}
+
+/**
+ * A decision as the gate gives one, or an error: any other 200 (a GATE_URL that points at
+ * something else, a catch-all, a stub) must never read as an allow.
+ */
+function decidedAnswerOf(body: unknown, status: number): DecidedAnswer {
+  const answer = body as Partial<DecidedAnswer> | null;
+  if (
+    answer?.status === 'decided' &&
+    (answer.decision === 'allow' || answer.decision === 'deny') &&
+    typeof answer.reason === 'string'
+  ) {
+    return answer as DecidedAnswer;
+  }
+  throw new GateClientError(`the gate answered ${status} without a decision`, status);
+}
+
+/** What the agent SDK integration needs of a client: its decisions. */
+export type GateDecider = Pick<GateClient, 'decide'>;
+
+function detailOf(body: Record<string, unknown>): string {
+  return typeof body.detail === 'string' ? body.detail : 'no detail';
 }

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import type { PermissionResult } from '@anthropic-ai/claude-agent-sdk';
 import { gateCanUseTool } from '../../src/runner/can-use-tool.js';
 import { GateClient } from '../../src/runner/gate-client.js';
 import { waitFor } from '../../src/devstack/child-process.js';
@@ -22,8 +23,9 @@ const h = useHarness({
   api: { approvalRecheckS: 1 },
 });
 
-const canUseToolFor = (run: CreatedRun) =>
-  gateCanUseTool(
+/** The callback as the SDK calls it: tool, input, the abort signal and the tool-use id. */
+const canUseToolFor = (run: CreatedRun) => {
+  const canUseTool = gateCanUseTool(
     new GateClient({
       baseUrl: h.api.url,
       sessionId: run.session_id,
@@ -31,6 +33,16 @@ const canUseToolFor = (run: CreatedRun) =>
       waitS: 5,
     }),
   );
+  return async (
+    tool: string,
+    input: Record<string, unknown>,
+    { signal, toolUseID = 'toolu_unnamed' }: { signal: AbortSignal; toolUseID?: string },
+  ): Promise<PermissionResult> => {
+    const result = await canUseTool(tool, input, { signal, toolUseID, requestId: 'r' });
+    assert.ok(result, 'canUseTool always answers');
+    return result;
+  };
+};
 
 describe("the agent SDK's permission callback, backed by the gate", () => {
   test('an allowed call is allowed with its input unchanged; a policy deny is a deny with the reason', async () => {
@@ -150,11 +162,53 @@ describe("the agent SDK's permission callback, backed by the gate", () => {
     const denied = await canUseToolFor(run)(
       'Read',
       { file_path: 'a' },
-      { signal: new AbortController().signal },
+      { signal: new AbortController().signal, toolUseID: 'spent' },
     );
     assert.deepEqual(
       denied.behavior === 'deny' && [denied.interrupt, /budget/.test(denied.message)],
       [true, true],
+    );
+  });
+});
+
+describe('the permission callback beside the hook', () => {
+  test("a call to the runner's own gate MCP proxy is left to it; every other call is asked of the gate, once", async () => {
+    const run = await createRun(h.api, h.seed);
+    const canUseTool = gateCanUseTool(
+      new GateClient({
+        baseUrl: h.api.url,
+        sessionId: run.session_id,
+        sessionToken: run.session_token,
+      }),
+      { gateProxies: new Set(['fs']) },
+    );
+    const signal = new AbortController().signal;
+    const served = await canUseTool(
+      'mcp__fs__read_file',
+      { path: 'a' },
+      { signal, toolUseID: 'p1', requestId: 'r1', mcpServer: { name: 'fs', source: 'dynamic' } },
+    );
+    assert.equal(served?.behavior, 'allow');
+    const question = await canUseTool(
+      'Read',
+      { file_path: 'a' },
+      { signal, toolUseID: 'q1', requestId: 'r2' },
+    );
+    assert.equal(question?.behavior, 'allow');
+    const asked = await canUseTool(
+      'AskUserQuestion',
+      { questions: [] },
+      { signal, toolUseID: 'q2', requestId: 'r3' },
+    );
+    assert.equal(asked?.behavior, 'deny');
+    const { rows } = await h.db.query(
+      'select tool_call_id from tool_calls where session_id = $1 order by tool_call_id',
+      [run.session_id],
+    );
+    assert.deepEqual(
+      rows.map((r) => r.tool_call_id),
+      ['q1', 'q2'],
+      'the proxy-served call made no gate call; the others one each',
     );
   });
 });

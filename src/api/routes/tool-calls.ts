@@ -5,6 +5,7 @@ import { submitToolCall } from '../../application/submit-tool-call.js';
 import { inReadingOrder, type ToolCallState } from '../../domain/gate/vocabulary.js';
 import { MAX_ARGUMENT_DEPTH } from '../../domain/tools/argument-validation.js';
 import { jsonDepthWithin } from '../../domain/tools/json-depth.js';
+import { toolDigestPattern } from '../../domain/gate/reported-drift.js';
 import type { ApiContext } from '../context.js';
 import { sessionIdParam, toolCallIdParam, validate } from '../validation.js';
 
@@ -18,6 +19,11 @@ const callBody = z
         error: `arguments may nest at most ${MAX_ARGUMENT_DEPTH} levels deep`,
       }),
     execute: z.boolean().optional(),
+    observed_digest: z
+      .string()
+      .regex(toolDigestPattern, 'a digest is "sha256:" and 64 lower-case hex digits')
+      .nullable()
+      .optional(),
   })
   .strict();
 const waitQuery = z.object({ wait: z.coerce.number().min(0).max(60).optional() }).strict();
@@ -40,6 +46,8 @@ export function toolCallRoutes(app: FastifyInstance, ctx: ApiContext) {
       tool: body.tool,
       arguments: body.arguments,
       execute: body.execute ?? false,
+      // What the runner observed is part of the request: sent again, it must be the same.
+      ...(body.observed_digest !== undefined && { observed_digest: body.observed_digest }),
     });
     return answerWith(reply, ctx, state);
   });

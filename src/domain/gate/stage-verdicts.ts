@@ -7,6 +7,7 @@ import { evaluatePolicy } from '../policy/policy.js';
 import { validateArguments } from '../tools/argument-validation.js';
 import type { FrozenTool } from '../tools/tools.js';
 import { applyAutonomy } from './autonomy.js';
+import { reportedDriftVerdict } from './reported-drift.js';
 import type { Denial, DenySource, PolicyOutcome, StageOutcome } from './vocabulary.js';
 
 /** The tool a call names, and the run's frozen entry for it when the run froze one. */
@@ -56,14 +57,18 @@ export function budgetVerdict(budget: {
 /**
  * Stage 2: the tool must be in the set the run froze, and a brokered tool's connection must
  * still offer exactly what was frozen (the rug-pull defence) under the same authorisation.
- * `connection` is the bound connection as read now; undefined when it is gone.
+ * `connection` is the bound connection as read now; undefined when it is gone. `observed` is the
+ * digest a runner reports its sandbox serves (null: no longer listed), when it reports one.
  */
 export function capabilityVerdict(
   called: CalledTool,
   connection: ConnectionState | undefined,
+  observed?: string | null,
 ): StageOutcome {
   const tool = called.frozen;
   if (!tool) return notFrozen(called.name);
+  const reported = reportedDriftVerdict(tool, observed);
+  if (reported.outcome === 'deny') return reported;
   if (tool.class !== 'brokered') return pass;
   if (!tool.binding) return deny('binding', `"${tool.name}" has no binding to a connection`);
   if (connection?.status !== 'active') {

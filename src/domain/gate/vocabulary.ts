@@ -45,6 +45,11 @@ export interface GateRequest {
   tool: string;
   arguments: Record<string, unknown>;
   execute: boolean;
+  /**
+   * The digest of the tool as the runner's sandbox serves it now, null when it serves it no
+   * more; reported by the gate MCP proxy. It can only deny (stage 2), never allow.
+   */
+  observed_digest?: string | null;
   /** How often a paused call re-reads its approval when no signal comes (seconds). */
   approval_recheck_s: number;
   /** Whether the cheap stages run as local activities (the default) or as regular ones. */

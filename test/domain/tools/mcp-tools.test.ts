@@ -1,13 +1,11 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import {
-  agentBuiltInTools,
   diffPhotographs,
   mcpToolName,
   photographMcpTools,
   type McpListedTool,
 } from '../../../src/domain/tools/mcp-tools.js';
-import { declaredToolSchema, photographDeclaredTool } from '../../../src/domain/tools/tools.js';
 
 const schema = { type: 'object', properties: { q: { type: 'string' } } };
 const listed = (name: string, extra: Partial<McpListedTool> = {}): McpListedTool => ({
@@ -105,20 +103,5 @@ test('diffPhotographs reports added, withdrawn and changed by name and digest, s
     added: ['new'],
     withdrawn: ['gone'],
     changed: ['a'],
-  });
-});
-
-test("the agent's built-in tools are a valid declared bundle with the intended effects", () => {
-  const tools = agentBuiltInTools.map((tool) =>
-    photographDeclaredTool(declaredToolSchema.parse(tool)),
-  );
-  assert.deepEqual(Object.fromEntries(tools.map((tool) => [tool.name, tool.effect])), {
-    Bash: 'write',
-    Read: 'read',
-    Write: 'write',
-    Edit: 'write',
-    Grep: 'read',
-    Glob: 'read',
-    WebFetch: 'write',
   });
 });
