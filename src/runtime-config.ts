@@ -20,6 +20,18 @@ export interface RuntimeConfig {
   stageActivities: 'local' | 'remote';
   /** 32 random bytes, base64: seals connection credentials at rest. */
   sealingKey: string | undefined;
+  /** A proxied model request gives up after this long without a byte from the provider. */
+  modelIdleTimeoutS: number;
+  /** ...and after this long in all, however the provider trickles. */
+  modelTimeoutS: number;
+}
+
+function secondsOf(env: NodeJS.ProcessEnv, name: string, fallback: number, max: number): number {
+  const value = Number(env[name] ?? fallback);
+  if (!Number.isFinite(value) || value < 0.1 || value > max) {
+    throw new Error(`${name} must be a number of seconds from 0.1 to ${max}`);
+  }
+  return value;
 }
 
 function stageActivitiesOf(value: string | undefined): 'local' | 'remote' {
@@ -41,6 +53,8 @@ export function runtimeConfig(env: NodeJS.ProcessEnv = process.env): RuntimeConf
   }
   return {
     approvalRecheckS,
+    modelIdleTimeoutS: secondsOf(env, 'GATE_MODEL_IDLE_TIMEOUT_S', 120, 3600),
+    modelTimeoutS: secondsOf(env, 'GATE_MODEL_TIMEOUT_S', 900, 86_400),
     sealingKey: env.GATE_SEALING_KEY,
     stageActivities: stageActivitiesOf(env.GATE_STAGE_ACTIVITIES),
     databaseUrl: env.DATABASE_URL ?? postgresUrl(dev),

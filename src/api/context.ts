@@ -23,4 +23,6 @@ export interface ApiContext {
   approvalRecheckS: number;
   /** How the cheap stages run: local activities, or regular ones on any worker. */
   stageActivities: 'local' | 'remote';
+  /** The bounds of one proxied model request. */
+  modelProxy: { idleTimeoutMs: number; totalTimeoutMs: number };
 }

@@ -30,6 +30,10 @@ export function createApi(
       gateWaitMs,
       approvalRecheckS: config.approvalRecheckS,
       stageActivities: config.stageActivities,
+      modelProxy: {
+        idleTimeoutMs: config.modelIdleTimeoutS * 1000,
+        totalTimeoutMs: config.modelTimeoutS * 1000,
+      },
       ledger,
       sealer: CredentialSealer.fromBase64(config.sealingKey),
       inFlight,

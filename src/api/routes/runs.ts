@@ -5,6 +5,7 @@ import { toolSetDigest } from '../../domain/tools.js';
 import { runSourceSchema, trustTierOf } from '../../domain/trust-tier.js';
 import { findBudget } from '../../store/budget.js';
 import { findMember } from '../../store/members.js';
+import { findModelProvider } from '../../store/model-providers.js';
 import { findPolicyVersion } from '../../store/policies.js';
 import { redact } from '../../domain/redaction.js';
 import { appendEvent } from '../../store/ledger.js';
@@ -40,6 +41,7 @@ const runBody = z
       })
       .strict(),
     budget: z.object({ max_tokens: z.number().int().min(1).max(1_000_000_000) }).strict(),
+    model_provider: z.uuid().optional(),
   })
   .strict();
 
@@ -56,6 +58,7 @@ export function runView(run: FrozenRun) {
     policy_version: run.policy_version,
     toolset_digest: run.toolset_digest,
     tools: run.toolset,
+    model_provider: run.model_provider_id,
     created_at: run.created_at,
   };
 }
@@ -72,6 +75,7 @@ function runCreatedEvent(run: FrozenRun) {
     policy_version: run.policy_version,
     toolset_digest: run.toolset_digest,
     max_tokens: run.max_tokens,
+    model_provider: run.model_provider_id,
   });
 }
 
@@ -88,6 +92,11 @@ export function runRoutes(app: FastifyInstance, ctx: ApiContext) {
     const policy = await findPolicyVersion(ctx.pool, body.policy_id);
     if (policy?.workspace_id !== body.workspace)
       throw notFound(`policy ${body.policy_id} in this workspace`);
+    if (body.model_provider !== undefined) {
+      const provider = await findModelProvider(ctx.pool, body.model_provider);
+      if (provider?.workspace_id !== body.workspace)
+        throw notFound(`model provider ${body.model_provider} in this workspace`);
+    }
     const toolset = await freezeRunTools(ctx.pool, body.workspace, body.invoked_by, body.tools);
     const sessionToken = newToken('session');
     const run = await withTransaction(ctx.pool, async (tx) => {
@@ -104,6 +113,7 @@ export function runRoutes(app: FastifyInstance, ctx: ApiContext) {
         toolset,
         toolset_digest: toolSetDigest(toolset),
         max_tokens: body.budget.max_tokens,
+        model_provider_id: body.model_provider ?? null,
       });
       if (created) await appendEvent(tx, created.session_id, runCreatedEvent(created));
       return created;
