@@ -1,5 +1,4 @@
 import type { FastifyError } from 'fastify';
-import type { ServerResponse } from 'node:http';
 import { isUnavailableError } from '../store/pool.js';
 
 /**
@@ -50,12 +49,4 @@ export function anthropicErrorOf(err: unknown): AnthropicError {
       'the gate cannot reach its database; try again shortly',
     );
   return new AnthropicError(500, 'api_error', 'an internal error occurred');
-}
-
-/** For replies the route writes itself (a relayed exchange): headers not yet sent. */
-export function writeAnthropicError(res: ServerResponse, error: AnthropicError): void {
-  if (res.headersSent || res.destroyed) return;
-  const body = JSON.stringify(error.body());
-  res.writeHead(error.status, { ...error.headers(), 'content-length': Buffer.byteLength(body) });
-  res.end(body);
 }

@@ -16,7 +16,7 @@ import {
   type UsageReport,
 } from '../domain/budget/upstream-usage.js';
 import type { ExchangeEnd } from '../application/model-access/settle-proxied-request.js';
-import { AnthropicError, writeAnthropicError } from './anthropic-errors.js';
+import { AnthropicError } from './anthropic-errors.js';
 
 /**
  * Carries one admitted request to the provider and its answer back to the client, reading the
@@ -27,9 +27,14 @@ import { AnthropicError, writeAnthropicError } from './anthropic-errors.js';
 /** A JSON answer larger than this is not read whole: it counts as broken. */
 const maxJsonAnswerBytes = 64 * 1024 * 1024;
 
-/** The client's side of the exchange: writes stop, silently, once it has gone. */
-class ClientLink {
+/**
+ * The client's side of the exchange: writes stop, silently, once it has gone. A whole answer is
+ * held, and a stream left open, until `finish`: the route settles the budget first, so a client
+ * holding the complete answer never sees the budget before it.
+ */
+export class ClientLink {
   gone = false;
+  #held: { status: number; headers: Record<string, string>; body: Buffer } | undefined;
 
   constructor(readonly res: ServerResponse) {
     res.on('close', () => {
@@ -50,8 +55,23 @@ class ClientLink {
     });
   }
 
-  end(): void {
-    if (!this.gone) this.res.end();
+  hold(status: number, headers: Record<string, string>, body: Buffer): void {
+    this.#held = { status, headers: { ...headers, 'content-length': String(body.length) }, body };
+  }
+
+  holdError(error: AnthropicError): void {
+    this.hold(error.status, error.headers(), Buffer.from(JSON.stringify(error.body())));
+  }
+
+  finish(): void {
+    if (this.gone || this.res.writableEnded) return;
+    const held = this.#held;
+    if (held && !this.res.headersSent) {
+      this.res.writeHead(held.status, held.headers);
+      this.res.end(held.body);
+      return;
+    }
+    this.res.end();
   }
 }
 
@@ -110,7 +130,6 @@ async function relayStream(answer: UpstreamAnswer, client: ClientLink): Promise<
       sseError(failureError(failure).type, `the model provider's answer ended early (${failure})`),
     );
   }
-  client.end();
   if (outcome === 'completed' && reader.report.errored) outcome = 'upstream_error';
   if (outcome === 'completed' && client.gone) outcome = 'client_disconnected';
   // A report the gate could not follow (an event past its size limit) counts as not reported.
@@ -126,42 +145,37 @@ async function relayWhole(answer: UpstreamAnswer, client: ClientLink): Promise<R
     body = await readAll(answer.body, maxJsonAnswerBytes);
   } catch (err) {
     const failure = err instanceof UpstreamError ? err.failure : 'broken';
-    writeAnthropicError(client.res, failureError(failure));
+    client.holdError(failureError(failure));
     return { answered, report: emptyReport(), outcome: failure };
   }
   // The provider refusing the gate's own key is the operator's to fix, not the runner's.
   if (answer.status === 401 || answer.status === 403) {
-    writeAnthropicError(
-      client.res,
+    client.holdError(
       new AnthropicError(502, 'api_error', "the model provider refused the gate's credential"),
     );
     return { answered: false, report: emptyReport(), outcome: 'refused' };
   }
-  if (!client.gone) {
-    client.res.writeHead(answer.status, {
-      ...downstreamHeaders(answer.headers),
-      'content-length': String(body.length),
-    });
-    client.res.end(body);
-  }
+  client.hold(answer.status, downstreamHeaders(answer.headers), body);
   const report = answered ? readJsonAnswer(body.toString('utf8')) : emptyReport();
   return { answered, report, outcome: answered ? 'completed' : 'refused' };
 }
 
-/** One exchange, start to end; never throws: every way it ends is an ExchangeEnd. */
+/**
+ * One exchange, up to the end of the upstream's answer; never throws: every way it ends is an
+ * ExchangeEnd. The caller then calls `client.finish()`.
+ */
 export async function relayExchange(
   call: UpstreamCall,
-  res: ServerResponse,
+  client: ClientLink,
   { meter }: { meter: boolean },
 ): Promise<ExchangeEnd> {
-  const client = new ClientLink(res);
   const started = performance.now();
   let answer: UpstreamAnswer;
   try {
     answer = await callUpstream(call);
   } catch (err) {
     const failure = err instanceof UpstreamError ? err.failure : 'unreachable';
-    writeAnthropicError(res, failureError(failure));
+    client.holdError(failureError(failure));
     return end(false, emptyReport(), failure, null, null, started);
   }
   const streamed =

@@ -11,7 +11,7 @@ import {
   invalidRequest,
   unauthenticated,
 } from '../anthropic-errors.js';
-import { relayExchange } from '../model-relay.js';
+import { ClientLink, relayExchange } from '../model-relay.js';
 import { hashToken, tokenKind } from '../tokens.js';
 import { modelRequestBodyLimit } from './model-requests.js';
 
@@ -120,10 +120,12 @@ async function messages(ctx: ApiContext, request: FastifyRequest, reply: Fastify
     throw new AnthropicError(402, 'billing_error', admission.message);
   const call = upstreamCall(ctx, request, provider, '/v1/messages', body);
   void reply.hijack();
-  const end = await relayExchange(call, reply.raw, { meter: true });
+  const client = new ClientLink(reply.raw);
+  const end = await relayExchange(call, client, { meter: true });
   await settle(ctx, request, () =>
     settleProxiedRequest(ctx.pool, run.workspace_id, admission.reservation, end),
   );
+  client.finish();
 }
 
 /** Counting tokens costs nothing and books nothing: it passes through. */
@@ -131,7 +133,9 @@ async function countTokens(ctx: ApiContext, request: FastifyRequest, reply: Fast
   const { provider } = accessOf(request);
   const call = upstreamCall(ctx, request, provider, '/v1/messages/count_tokens', bodyOf(request));
   void reply.hijack();
-  await relayExchange(call, reply.raw, { meter: false });
+  const client = new ClientLink(reply.raw);
+  await relayExchange(call, client, { meter: false });
+  client.finish();
 }
 
 export function anthropicProxyRoutes(app: FastifyInstance, ctx: ApiContext) {
