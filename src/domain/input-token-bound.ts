@@ -234,7 +234,8 @@ const contentBlock = z.discriminatedUnion(
 
 const message = z
   .object({
-    role: z.enum(['user', 'assistant']),
+    // A "system" message is a mid-conversation system message: text, bounded like any message.
+    role: z.enum(['user', 'assistant', 'system']),
     content: textOrBlocks(z.array(contentBlock).min(1).max(maxBlocks)),
   })
   .strict();
