@@ -65,7 +65,7 @@ describe('the Claude Agent SDK through the gate', () => {
           ANTHROPIC_API_KEY: run.session_token,
           CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
         },
-        canUseTool: async (_tool, input) => ({ behavior: 'allow', updatedInput: input }),
+        canUseTool: (_tool, input) => Promise.resolve({ behavior: 'allow', updatedInput: input }),
         // The agent's own process, spawned here so its environment can be read from /proc.
         spawnClaudeCodeProcess: (options: SpawnOptions) => {
           const child = spawn(options.command, options.args, {

@@ -7,7 +7,7 @@ import {
 import { budgetOf, eventsOf, randomInt, reservationsOf, seededRandom } from '../budget/support.js';
 import { startFakeAnthropic, text, type FakeAnthropic } from '../support/fake-anthropic.js';
 import { useHarness } from '../support/harness.js';
-import { createModelRun, createProvider, gateClient, smallRequest } from './support.js';
+import { createModelRun, createProvider, drain, gateClient, smallRequest } from './support.js';
 
 const h = useHarness();
 let fake: FakeAnthropic;
@@ -60,14 +60,13 @@ describe('concurrent streamed requests on one budget', () => {
         client.messages
           .create({ ...smallRequest(size - inputBound), stream: true } as never)
           .then(async (stream) => {
-            for await (const _event of stream as unknown as AsyncIterable<unknown>) {
-              // drain
-            }
+            await drain(stream);
             return 'admitted';
           })
-          .catch((err: { status?: number; error?: { error?: { type?: string } } }) => {
-            assert.equal(err.status, 402, label);
-            assert.equal(err.error?.error?.type, 'billing_error', label);
+          .catch((err: unknown) => {
+            const refusal = err as { status?: number; error?: { error?: { type?: string } } };
+            assert.equal(refusal.status, 402, label);
+            assert.equal(refusal.error?.error?.type, 'billing_error', label);
             return 'refused';
           }),
       );

@@ -62,3 +62,11 @@ export const smallRequest = (maxTokens = 100, extra: Record<string, unknown> = {
   messages: [{ role: 'user', content: 'Say hello.' }],
   ...extra,
 });
+
+/** Reads a stream to its end; returns how many events it carried. */
+export async function drain(stream: unknown): Promise<number> {
+  const iterator = (stream as AsyncIterable<unknown>)[Symbol.asyncIterator]();
+  let events = 0;
+  while (!(await iterator.next()).done) events += 1;
+  return events;
+}

@@ -29,6 +29,8 @@ export interface FakeReply {
   delayMs?: number;
   /** Answers only once this settles (a test holds the upstream until it is ready). */
   waitFor?: Promise<unknown>;
+  /** Streamed only: after this many events, waits for `until` before sending the rest. */
+  pauseAt?: { events: number; until: Promise<unknown> };
   /** Streamed only: the stream stops after this many events (the connection is destroyed). */
   breakAfterEvents?: number;
   /** Streamed only: after this many events, an `error` event and the end of the stream. */
@@ -229,6 +231,7 @@ async function answerMessages(res: ServerResponse, request: RecordedRequest, rep
   });
   const events = streamEvents(reply, model, id);
   for (const [index, [event, data]] of events.entries()) {
+    if (reply.pauseAt?.events === index) await reply.pauseAt.until;
     if (reply.breakAfterEvents !== undefined && index >= reply.breakAfterEvents) {
       res.destroy();
       return;
