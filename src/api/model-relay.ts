@@ -123,6 +123,7 @@ async function relayStream(answer: UpstreamAnswer, client: ClientLink): Promise<
       splitter.push(chunk);
       await client.write(chunk);
     }
+    splitter.end();
   } catch (err) {
     const failure = err instanceof UpstreamError ? err.failure : 'broken';
     outcome = failure;

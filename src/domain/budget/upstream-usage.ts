@@ -196,6 +196,12 @@ export class SseSplitter {
     if (this.#pending.length > this.maxEventBytes) this.overflowed = true;
   }
 
+  /** The stream ended: a line end held back (a CR that might have begun a CRLF) counts now. */
+  end(): void {
+    if (this.#pending.endsWith('\r')) this.#line(this.#pending.slice(0, -1));
+    this.#pending = '';
+  }
+
   #line(line: string): void {
     if (this.overflowed) return;
     if (line === '') {
