@@ -80,6 +80,7 @@ describe('the ledger records model requests with counts only', () => {
           max_output_tokens: 512,
           input_bound_tokens: bound,
           booked_tokens: 512 + bound,
+          via: 'runner',
         },
       },
       {
@@ -90,6 +91,7 @@ describe('the ledger records model requests with counts only', () => {
           output_tokens: 60,
           used_tokens: 100,
           released_tokens: 512 + bound,
+          via: 'runner',
         },
       },
       {
@@ -100,6 +102,7 @@ describe('the ledger records model requests with counts only', () => {
           max_output_tokens: 512,
           input_bound_tokens: bound,
           booked_tokens: 512 + bound,
+          via: 'runner',
         },
       },
       {
