@@ -1,7 +1,13 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { digestOf } from '../../domain/digest.js';
-import { inputTokenBound, modelInputSchema } from '../../domain/input-token-bound.js';
+import { maxOutputTokensLimit, modelId } from '../../domain/budget/messages-request.js';
+import {
+  inputTokenBound,
+  modelInputSchema,
+  thinkingDigests,
+} from '../../domain/input-token-bound.js';
+import { findThinkingOrigins } from '../../store/model-thinking-blocks.js';
 import {
   admitModelRequest,
   reconcileModelRequest,
@@ -13,8 +19,6 @@ import { Problem, badInput, notFound, type FieldError } from '../problem.js';
 import { validate } from '../validation.js';
 import { externalId } from './runs.js';
 
-/** Far above any model's output limit; past it a number is a mistake, not a request. */
-export const maxOutputTokensLimit = 1_000_000;
 const maxReportedTokens = 1_000_000_000;
 
 const sessionParams = z.object({ session_id: externalId }).strict();
@@ -22,10 +26,7 @@ const requestParams = z.object({ session_id: externalId, request_id: externalId 
 const admissionBody = z
   .object({
     request_id: externalId,
-    // An identifier, never prose: it is written to the ledger as it is.
-    model: z
-      .string()
-      .regex(/^[A-Za-z0-9][A-Za-z0-9._:@/-]{0,127}$/, 'must be a model id of 1 to 128 characters'),
+    model: modelId,
     max_output_tokens: z.number().int().min(1).max(maxOutputTokensLimit),
     input: modelInputSchema,
   })
@@ -97,7 +98,13 @@ export function modelRequestRoutes(app: FastifyInstance, ctx: ApiContext) {
       const { session_id } = validate(sessionParams, request.params, 'path');
       const run = await ctx.auth.runner(request, session_id);
       const body = validate(admissionBody, request.body, 'body');
-      const inputBoundTokens = inputTokenBound(body.input);
+      // Thinking blocks the proxy saw produced are bounded here too.
+      const origins = await findThinkingOrigins(
+        ctx.pool,
+        run.workspace_id,
+        thinkingDigests(body.input),
+      );
+      const inputBoundTokens = inputTokenBound(body.input, origins);
       refuseWhatCanNeverFit(run.max_tokens, body.max_output_tokens, inputBoundTokens);
       const requestDigest = digestOf({
         model: body.model,
