@@ -38,6 +38,8 @@ const environmentSchema = z.object({
     .default(900),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   GATE_WORKFLOW_BUNDLE: z.string().optional(),
+  GATE_MODEL_IDLE_TIMEOUT_S: seconds(0.1, 3600).default(120),
+  GATE_MODEL_TIMEOUT_S: seconds(0.1, 86_400).default(900),
 });
 
 /** Where the gate workflows run. (Room here for a cluster's TLS and API key.) */
@@ -69,6 +71,8 @@ export interface GateConfig {
   reservationTtlS: number;
   /** A workflow bundle built beforehand (`npm run bundle`): the worker starts without bundling. */
   workflowBundlePath: string | undefined;
+  /** The bounds of one proxied model request: without a byte from the provider, and in all. */
+  modelProxy: { idleTimeoutMs: number; totalTimeoutMs: number };
 }
 
 export class ConfigError extends Error {
@@ -108,6 +112,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GateConfig {
     sealingKey: e.GATE_SEALING_KEY,
     reservationTtlS: e.GATE_RESERVATION_TTL_S,
     workflowBundlePath: e.GATE_WORKFLOW_BUNDLE,
+    modelProxy: {
+      idleTimeoutMs: e.GATE_MODEL_IDLE_TIMEOUT_S * 1000,
+      totalTimeoutMs: e.GATE_MODEL_TIMEOUT_S * 1000,
+    },
   };
 }
 

@@ -15,4 +15,6 @@ export interface ApiContext extends ToolCallDeps {
   metrics: GateMetrics;
   ledger: LedgerNotifier;
   sealer: CredentialSealer;
+  /** The bounds of one proxied model request. */
+  modelProxy: { idleTimeoutMs: number; totalTimeoutMs: number };
 }

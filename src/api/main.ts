@@ -28,6 +28,7 @@ export function createApi(
       gateWaitMs,
       approvalRecheckS: config.approvalRecheckS,
       stageActivities: config.stageActivities,
+      modelProxy: config.modelProxy,
       ledger,
       sealer: CredentialSealer.fromBase64(config.sealingKey),
     },

@@ -6,6 +6,8 @@ import { approvalRoutes } from './routes/approvals.js';
 import { connectionRoutes } from './routes/connections.js';
 import { capabilityBundleRoutes } from './routes/capability-bundles.js';
 import { eventRoutes } from './routes/events.js';
+import { anthropicProxyRoutes } from './routes/anthropic-proxy.js';
+import { modelProviderRoutes } from './routes/model-providers.js';
 import { modelRequestRoutes } from './routes/model-requests.js';
 import { operationRoutes } from './routes/operations.js';
 import { policyRoutes } from './routes/policies.js';
@@ -57,6 +59,8 @@ export function buildApi(
   toolCallRoutes(app, ctx);
   sessionToolsetRoutes(app, ctx);
   modelRequestRoutes(app, ctx);
+  modelProviderRoutes(app, ctx);
+  anthropicProxyRoutes(app, ctx);
   eventRoutes(app, ctx);
   approvalRoutes(app, ctx);
   webRoutes(app, ctx);

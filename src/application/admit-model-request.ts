@@ -1,6 +1,11 @@
-import { inputTokenBound, type ModelInput } from '../domain/budget/input-token-bound.js';
+import {
+  inputTokenBound,
+  thinkingDigests,
+  type ModelInput,
+} from '../domain/budget/input-token-bound.js';
 import { digestOf } from '../domain/ledger/digest.js';
 import { admitModelRequest as admit, type ReservationRow } from '../store/budget.js';
+import { findThinkingOrigins } from '../store/model-thinking-blocks.js';
 import type { Pool } from '../store/pool.js';
 import type { FrozenRun } from '../store/runs.js';
 import {
@@ -62,7 +67,10 @@ export async function admitModelRequest(
   run: FrozenRun,
   request: ModelRequest,
 ): Promise<ReservationRow> {
-  const inputBoundTokens = inputTokenBound(request.input);
+  // Thinking blocks the proxy saw produced are bounded here too.
+  const digests = thinkingDigests(request.input);
+  const origins = await findThinkingOrigins(pool, run.workspace_id, digests);
+  const inputBoundTokens = inputTokenBound(request.input, origins);
   refuseWhatCanNeverFit(run.max_tokens, request.max_output_tokens, inputBoundTokens);
   const requestDigest = digestOf({
     model: request.model,

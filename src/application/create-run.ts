@@ -4,6 +4,7 @@ import { redact } from '../domain/ledger/redaction.js';
 import { toolSetDigest } from '../domain/tools/tools.js';
 import { appendEvent } from '../store/ledger.js';
 import { findMember } from '../store/members.js';
+import { findModelProvider } from '../store/model-providers.js';
 import { findPolicyVersion } from '../store/policies.js';
 import { withTransaction, type Pool } from '../store/pool.js';
 import { insertRun, type FrozenRun } from '../store/runs.js';
@@ -20,6 +21,8 @@ export interface RunRequest {
   policy_id: string;
   tools: ToolsRequest;
   budget: { max_tokens: number };
+  /** The model provider the run reaches its model through, frozen with it. */
+  model_provider?: string | undefined;
 }
 
 function runCreatedEvent(run: FrozenRun) {
@@ -34,6 +37,7 @@ function runCreatedEvent(run: FrozenRun) {
     policy_version: run.policy_version,
     toolset_digest: run.toolset_digest,
     max_tokens: run.max_tokens,
+    model_provider: run.model_provider_id,
   });
 }
 
@@ -56,6 +60,12 @@ export async function createRun(
   if (policy?.workspace_id !== request.workspace) {
     throw new NotFoundError(`policy ${request.policy_id} in this workspace`);
   }
+  if (request.model_provider !== undefined) {
+    const provider = await findModelProvider(pool, request.model_provider);
+    if (provider?.workspace_id !== request.workspace) {
+      throw new NotFoundError(`model provider ${request.model_provider} in this workspace`);
+    }
+  }
   const toolset = await freezeRunTools(pool, request.workspace, request.invoked_by, request.tools);
   const sessionToken = newToken('session');
   const run = await withTransaction(pool, async (tx) => {
@@ -72,6 +82,7 @@ export async function createRun(
       toolset,
       toolset_digest: toolSetDigest(toolset),
       max_tokens: request.budget.max_tokens,
+      model_provider_id: request.model_provider ?? null,
     });
     if (created) await appendEvent(tx, created.session_id, runCreatedEvent(created));
     return created;

@@ -5,13 +5,21 @@ export interface BearerCredential {
   token: string;
 }
 
+/** A model provider's API key. */
+export interface ApiKeyCredential {
+  type: 'api_key';
+  key: string;
+}
+
+export type Credential = BearerCredential | ApiKeyCredential;
+
 const version = 1;
 const ivBytes = 12;
 const tagBytes = 16;
 const sealerOnly = Symbol('sealer');
 
 /**
- * A credential sealed at rest (AES-256-GCM, bound to its connection id). Only the sealer makes
+ * A credential sealed at rest (AES-256-GCM, bound to the id of the row that holds it). Only the sealer makes
  * one, and only the sealer opens one; it prints as a placeholder, so a log line never holds it.
  */
 export class SealedCredential {
@@ -54,11 +62,11 @@ export class CredentialSealer {
     return new CredentialSealer(Buffer.from(text, 'base64'));
   }
 
-  /** The connection id is authenticated data: a sealed credential cannot be moved to another row. */
-  seal(connectionId: string, credential: BearerCredential): SealedCredential {
+  /** The owner's id is authenticated data: a sealed credential cannot be moved to another row. */
+  seal(ownerId: string, credential: Credential): SealedCredential {
     const iv = randomBytes(ivBytes);
     const cipher = createCipheriv('aes-256-gcm', this.#key, iv);
-    cipher.setAAD(Buffer.from(connectionId, 'utf8'));
+    cipher.setAAD(Buffer.from(ownerId, 'utf8'));
     const body = Buffer.concat([cipher.update(JSON.stringify(credential), 'utf8'), cipher.final()]);
     return new SealedCredential(
       sealerOnly,
@@ -71,23 +79,37 @@ export class CredentialSealer {
     return new SealedCredential(sealerOnly, Buffer.from(bytes));
   }
 
+  /** A connection's bearer token. */
   unseal(connectionId: string, sealed: SealedCredential): BearerCredential {
+    const credential = this.#open(connectionId, sealed);
+    if (credential.type !== 'bearer') throw new SealingError('not a bearer credential');
+    return credential;
+  }
+
+  /** A model provider's API key. */
+  unsealApiKey(providerId: string, sealed: SealedCredential): ApiKeyCredential {
+    const credential = this.#open(providerId, sealed);
+    if (credential.type !== 'api_key') throw new SealingError('not an API key');
+    return credential;
+  }
+
+  #open(ownerId: string, sealed: SealedCredential): Credential {
     const bytes = sealed.toBytes();
     if (bytes[0] !== version || bytes.length < 1 + ivBytes + tagBytes)
       throw new SealingError('not a sealed credential');
     const iv = bytes.subarray(1, 1 + ivBytes);
     const tag = bytes.subarray(1 + ivBytes, 1 + ivBytes + tagBytes);
     const decipher = createDecipheriv('aes-256-gcm', this.#key, iv);
-    decipher.setAAD(Buffer.from(connectionId, 'utf8'));
+    decipher.setAAD(Buffer.from(ownerId, 'utf8'));
     decipher.setAuthTag(tag);
     try {
       const text = Buffer.concat([
         decipher.update(bytes.subarray(1 + ivBytes + tagBytes)),
         decipher.final(),
       ]).toString('utf8');
-      return JSON.parse(text) as BearerCredential;
+      return JSON.parse(text) as Credential;
     } catch {
-      throw new SealingError('the credential does not open with this key for this connection');
+      throw new SealingError('the credential does not open with this key for this row');
     }
   }
 }

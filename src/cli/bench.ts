@@ -6,12 +6,14 @@
  *   - throughput under concurrency;
  *   - a deny at the first stage vs an allow through every stage;
  *   - the pure parts: policy evaluation and argument validation, per second;
- *   - ledger appends per second under concurrency.
+ *   - ledger appends per second under concurrency;
+ *   - the model proxy's added latency to first byte, against a stub upstream directly.
  */
 import type { AddressInfo } from 'node:net';
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { createApi } from '../api/main.js';
+import { benchModelProxy } from './bench-model-proxy.js';
 import { createDemoRun, seed } from './seed.js';
 import { validateArguments } from '../domain/tools/argument-validation.js';
 import { evaluatePolicy, type Rule } from '../domain/policy/policy.js';
@@ -215,6 +217,16 @@ async function main() {
     );
     show('append latency', figures(appendTimes));
     await pool.end();
+
+    process.stdout.write(
+      '\nModel proxy, time to first byte of a streamed answer, 200 requests each, interleaved:\n',
+    );
+    const proxy = await benchModelProxy(base, operatorKey, demo);
+    const direct = figures(proxy.direct);
+    const proxied = figures(proxy.proxied);
+    show('stub upstream, directly', direct);
+    show('through the gate (admit, forward, meter)', proxied);
+    process.stdout.write(`  added latency to first byte, p50: ${ms(proxied.p50 - direct.p50)}\n`);
     process.stdout.write('\n');
   } finally {
     for (const app of Object.values(apis)) await app.close();

@@ -37,7 +37,12 @@ export interface DemoWorkspace {
 }
 
 /** One more run in the demo workspace, invoked by its admin. */
-export async function createDemoRun(apiUrl: string, operatorKey: string, demo: DemoWorkspace) {
+export async function createDemoRun(
+  apiUrl: string,
+  operatorKey: string,
+  demo: DemoWorkspace,
+  overrides: Record<string, unknown> = {},
+) {
   const run = await operatorCalls(apiUrl, operatorKey)('/v1/runs', {
     workspace: demo.workspace,
     session_id: `demo-${randomUUID()}`,
@@ -47,6 +52,7 @@ export async function createDemoRun(apiUrl: string, operatorKey: string, demo: D
     policy_id: demo.policy,
     tools: { bundles: [demo.bundle] },
     budget: { max_tokens: 1_000_000 },
+    ...overrides,
   });
   return {
     run_id: run.run_id as string,

@@ -97,6 +97,8 @@ export interface AdmissionRequest {
   model: string;
   maxOutputTokens: number;
   inputBoundTokens: number;
+  /** Who meters the request: the gate's model proxy, or the runner's own report (default). */
+  via?: 'proxy' | 'runner';
 }
 
 export interface Admission {
@@ -166,6 +168,7 @@ export async function admitModelRequest(pool: Pool, request: AdmissionRequest): 
           max_output_tokens: request.maxOutputTokens,
           input_bound_tokens: request.inputBoundTokens,
           booked_tokens: booked,
+          via: request.via ?? 'runner',
         }),
       );
     }
@@ -181,6 +184,27 @@ async function lockReservation(tx: pg.PoolClient, id: string): Promise<Reservati
   return rows[0];
 }
 
+/** Facts of a proxied exchange for the ledger: never a prompt, never a key. */
+export interface MeteredFacts {
+  outcome: string;
+  upstream_status: number | null;
+  upstream_request_id: string | null;
+  latency_ms: number;
+  cache_creation_input_tokens: number;
+  cache_read_input_tokens: number;
+}
+
+export interface UsageReport {
+  sessionId: string;
+  requestId: string;
+  inputTokens: number;
+  outputTokens: number;
+  /** Present when the gate's model proxy measured the usage itself. */
+  metered?: MeteredFacts;
+  /** Further writes in the same transaction, made only by the call that settles the hold. */
+  alsoWhenSettling?: (tx: pg.PoolClient, reservation: ReservationRow) => Promise<void>;
+}
+
 export type Reconciliation =
   | { kind: 'unknown' }
   | { kind: 'refused'; reservation: ReservationRow }
@@ -193,7 +217,7 @@ export type Reconciliation =
  */
 export async function reconcileModelRequest(
   pool: Pool,
-  report: { sessionId: string; requestId: string; inputTokens: number; outputTokens: number },
+  report: UsageReport,
 ): Promise<Reconciliation> {
   return withTransaction(pool, async (tx) => {
     const id = reservationKey(report.sessionId, report.requestId);
@@ -244,8 +268,11 @@ export async function reconcileModelRequest(
         output_tokens: usage.output_tokens,
         used_tokens: usage.used_tokens,
         released_tokens: released,
+        via: report.metered ? 'proxy' : 'runner',
+        ...report.metered,
       }),
     );
+    await report.alsoWhenSettling?.(tx, settled);
     return { kind: 'reconciled', reservation: settled, usage, created: true };
   });
 }

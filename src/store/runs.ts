@@ -19,11 +19,13 @@ export interface FrozenRun {
   toolset: FrozenTool[];
   toolset_digest: string;
   max_tokens: number;
+  /** Where the run's model requests go through the gate; null when it has none. */
+  model_provider_id: string | null;
   created_at: Date;
 }
 
 const runColumns = `id, workspace_id, session_id, invoked_by, source, trust_tier, autonomy, policy_id,
-  policy_version, toolset, toolset_digest, max_tokens, created_at`;
+  policy_version, toolset, toolset_digest, max_tokens, model_provider_id, created_at`;
 
 /** Returns undefined when the session id is already taken. */
 export async function insertRun(
@@ -32,8 +34,8 @@ export async function insertRun(
 ): Promise<FrozenRun | undefined> {
   const { rows } = await db.query<FrozenRun>(
     `insert into runs (workspace_id, session_id, session_token_hash, invoked_by, source, trust_tier,
-       autonomy, policy_id, policy_version, toolset, toolset_digest, max_tokens)
-     values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
+       autonomy, policy_id, policy_version, toolset, toolset_digest, max_tokens, model_provider_id)
+     values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
      on conflict (session_id) do nothing
      returning ${runColumns}`,
     [
@@ -49,6 +51,7 @@ export async function insertRun(
       JSON.stringify(run.toolset),
       run.toolset_digest,
       run.max_tokens,
+      run.model_provider_id,
     ],
   );
   return rows[0];

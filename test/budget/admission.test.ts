@@ -117,9 +117,9 @@ describe('bad input is refused with a 4xx naming the field, and books nothing', 
         'body.input.messages',
       ],
       [
-        'input with an image',
+        'input with a search result block',
         modelRequest('b9', 10, {
-          messages: [{ role: 'user', content: [{ type: 'image', source: { type: 'url' } }] }],
+          messages: [{ role: 'user', content: [{ type: 'search_result', source: 's' }] }],
         } as never),
         'body.input.messages[0].content[0].type',
       ],

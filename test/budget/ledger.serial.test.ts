@@ -72,6 +72,7 @@ describe('the ledger records model requests with counts only', () => {
           max_output_tokens: 512,
           input_bound_tokens: bound,
           booked_tokens: 512 + bound,
+          via: 'runner',
         },
       },
       {
@@ -82,6 +83,7 @@ describe('the ledger records model requests with counts only', () => {
           output_tokens: 60,
           used_tokens: 100,
           released_tokens: 512 + bound,
+          via: 'runner',
         },
       },
       {
@@ -92,6 +94,7 @@ describe('the ledger records model requests with counts only', () => {
           max_output_tokens: 512,
           input_bound_tokens: bound,
           booked_tokens: 512 + bound,
+          via: 'runner',
         },
       },
       {

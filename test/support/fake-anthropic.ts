@@ -12,15 +12,25 @@ import type { AddressInfo } from 'node:net';
 export type FakeBlock =
   | { type: 'text'; text: string }
   | { type: 'tool_use'; id: string; name: string; input: Record<string, unknown> }
-  | { type: 'thinking'; thinking: string; signature: string };
+  | { type: 'thinking'; thinking: string; signature: string }
+  | { type: 'redacted_thinking'; data: string };
 
 export interface FakeReply {
   content: FakeBlock[];
   stop_reason?: 'end_turn' | 'tool_use' | 'max_tokens';
   /** What the upstream reports; by default a small fixed usage. */
-  usage?: { input_tokens: number; output_tokens: number };
+  usage?: {
+    input_tokens: number;
+    output_tokens: number;
+    cache_creation_input_tokens?: number;
+    cache_read_input_tokens?: number;
+  };
   /** Milliseconds before the first byte. */
   delayMs?: number;
+  /** Answers only once this settles (a test holds the upstream until it is ready). */
+  waitFor?: Promise<unknown>;
+  /** Streamed only: after this many events, waits for `until` before sending the rest. */
+  pauseAt?: { events: number; until: Promise<unknown> };
   /** Streamed only: the stream stops after this many events (the connection is destroyed). */
   breakAfterEvents?: number;
   /** Streamed only: after this many events, an `error` event and the end of the stream. */
@@ -104,7 +114,7 @@ function streamEvents(reply: FakeReply, model: string, id: string): [string, unk
           content: [],
           stop_reason: null,
           stop_sequence: null,
-          usage: { input_tokens: usage.input_tokens, output_tokens: 1 },
+          usage: { ...usage, output_tokens: 1 },
         },
       },
     ],
@@ -118,6 +128,11 @@ function streamEvents(reply: FakeReply, model: string, id: string): [string, unk
       events.push([
         'content_block_delta',
         { type: 'content_block_delta', index, delta: { type: 'text_delta', text: block.text } },
+      ]);
+    } else if (block.type === 'redacted_thinking') {
+      events.push([
+        'content_block_start',
+        { type: 'content_block_start', index, content_block: block },
       ]);
     } else if (block.type === 'thinking') {
       events.push([
@@ -184,6 +199,7 @@ function sendError(res: ServerResponse, status: number, message: string) {
 
 async function answerMessages(res: ServerResponse, request: RecordedRequest, reply: FakeReply) {
   if (reply.delayMs) await new Promise((resolve) => setTimeout(resolve, reply.delayMs));
+  if (reply.waitFor) await reply.waitFor;
   if (reply.hang) return;
   if (reply.status) {
     sendError(res, reply.status, 'scripted upstream error');
@@ -215,6 +231,7 @@ async function answerMessages(res: ServerResponse, request: RecordedRequest, rep
   });
   const events = streamEvents(reply, model, id);
   for (const [index, [event, data]] of events.entries()) {
+    if (reply.pauseAt?.events === index) await reply.pauseAt.until;
     if (reply.breakAfterEvents !== undefined && index >= reply.breakAfterEvents) {
       res.destroy();
       return;

@@ -3,12 +3,11 @@ import { z } from 'zod';
 import { admitModelRequest } from '../../application/admit-model-request.js';
 import { reportModelUsage } from '../../application/report-model-usage.js';
 import { modelInputSchema } from '../../domain/budget/input-token-bound.js';
+import { maxOutputTokensLimit, modelId } from '../../domain/budget/messages-request.js';
 import type { ReservationRow, UsageRow } from '../../store/budget.js';
 import type { ApiContext } from '../context.js';
 import { externalId, sessionIdParam, validate } from '../validation.js';
 
-/** Far above any model's output limit; past it a number is a mistake, not a request. */
-export const maxOutputTokensLimit = 1_000_000;
 const maxReportedTokens = 1_000_000_000;
 
 const sessionParams = z.object({ session_id: sessionIdParam }).strict();
@@ -16,10 +15,7 @@ const requestParams = z.object({ session_id: sessionIdParam, request_id: externa
 const admissionBody = z
   .object({
     request_id: externalId,
-    // An identifier, never prose: it is written to the ledger as it is.
-    model: z
-      .string()
-      .regex(/^[A-Za-z0-9][A-Za-z0-9._:@/-]{0,127}$/, 'must be a model id of 1 to 128 characters'),
+    model: modelId,
     max_output_tokens: z.number().int().min(1).max(maxOutputTokensLimit),
     input: modelInputSchema,
   })

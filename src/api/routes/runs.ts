@@ -29,6 +29,7 @@ const runBody = z
       })
       .strict(),
     budget: z.object({ max_tokens: z.number().int().min(1).max(1_000_000_000) }).strict(),
+    model_provider: z.uuid().optional(),
   })
   .strict();
 const runParams = z.object({ id: z.uuid().transform(asRunId) }).strict();
@@ -46,6 +47,7 @@ export function runView(run: FrozenRun) {
     policy_version: run.policy_version,
     toolset_digest: run.toolset_digest,
     tools: run.toolset,
+    model_provider: run.model_provider_id,
     created_at: run.created_at,
   };
 }

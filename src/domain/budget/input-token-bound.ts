@@ -19,11 +19,17 @@
  * common rendering (see `jsonTextBound`). The overheads are token counts for markup the caller
  * never sends, chosen well above what the Messages API documents or what a chat template takes.
  *
- * Parts whose tokens do not follow from bytes are refused rather than guessed: images (their
- * cost depends on pixels and on the model's resizing), documents, thinking blocks (their signed
- * content is not the text shown), server tools (their hidden prompts are unknown).
+ * Parts whose tokens do not follow from bytes have their own bounds: an image by its pixels
+ * (see image-tokens.ts); a plain-text document by its bytes; a thinking or redacted thinking
+ * block by the output tokens of the response that produced it, when the gate saw that response
+ * (the block's content was that response's output). A part with no bound of its own (a PDF, a
+ * thinking block from elsewhere) makes the whole request count as the largest context window
+ * any model has: no request's input can be larger. Server tools (hidden prompts, fetched
+ * content) are refused.
  */
 import { z } from 'zod';
+import { imageTokenBound } from './image-tokens.js';
+import { sha256Hex } from '../ledger/digest.js';
 
 /** Tokens for markup around the parts, which the request does not contain. */
 export const tokenOverhead = {
@@ -39,6 +45,12 @@ export const tokenOverhead = {
   toolUse: 1_024,
 } as const;
 
+/**
+ * No model's context window is larger ("up to 1M tokens, depending on the model": Context
+ * windows, in the provider's documentation), so no request's input can be.
+ */
+export const contextWindowCeiling = 1_000_000;
+
 /** The body limit already caps every string; these bound the counts of things. */
 const maxTextLength = 16 * 1_048_576;
 const maxMessages = 100_000;
@@ -47,10 +59,8 @@ const maxTools = 1_000;
 export const maxJsonDepth = 64;
 
 const refusals = {
-  image:
-    'images are refused: their token cost depends on pixels and the model, not on bytes, so it cannot be bounded here',
   other:
-    'only text, tool_use and tool_result blocks can be bounded; documents, thinking and server-tool blocks are refused',
+    'only text, image, document, thinking, redacted_thinking, tool_use and tool_result blocks can be bounded; search results and server-tool blocks are refused',
 } as const;
 
 /** JSON as JSON.parse makes it, no deeper than maxJsonDepth, numbers finite. */
@@ -95,7 +105,11 @@ function refused<const T extends readonly [string, ...string[]]>(types: T, messa
     });
 }
 const blockTypeError = {
-  error: 'must be a block of type text, tool_use or tool_result',
+  error:
+    'must be a block of type text, image, document, thinking, redacted_thinking, tool_use or tool_result',
+} as const;
+const resultBlockTypeError = {
+  error: 'must be a block of type text, image or document',
 } as const;
 
 /**
@@ -109,26 +123,84 @@ function textOrBlocks<T extends z.ZodType>(blocks: T) {
   );
 }
 
-const imageBlock = refused(['image'], refusals.image);
 const otherBlock = refused(
-  [
-    'document',
-    'search_result',
-    'thinking',
-    'redacted_thinking',
-    'server_tool_use',
-    'web_search_tool_result',
-    'container_upload',
-  ],
+  ['search_result', 'server_tool_use', 'web_search_tool_result', 'container_upload'],
   refusals.other,
 );
+
+const base64Data = z.string().regex(/^[A-Za-z0-9+/]*={0,2}$/, 'must be base64');
+const url = z.string().min(1).max(8192);
+const fileId = z.object({ type: z.literal('file'), file_id: shortName }).strict();
+
+const imageBlock = z
+  .object({
+    type: z.literal('image'),
+    source: z.discriminatedUnion('type', [
+      z
+        .object({
+          type: z.literal('base64'),
+          media_type: z.enum(['image/jpeg', 'image/png', 'image/gif', 'image/webp']),
+          data: base64Data,
+        })
+        .strict(),
+      z.object({ type: z.literal('url'), url }).strict(),
+      fileId,
+    ]),
+    cache_control: cacheControl,
+  })
+  .strict();
+
+const documentBlock = z
+  .object({
+    type: z.literal('document'),
+    source: z.discriminatedUnion('type', [
+      z
+        .object({
+          type: z.literal('base64'),
+          media_type: z.literal('application/pdf'),
+          data: base64Data,
+        })
+        .strict(),
+      z
+        .object({ type: z.literal('text'), media_type: z.literal('text/plain'), data: text })
+        .strict(),
+      z
+        .object({
+          type: z.literal('content'),
+          content: textOrBlocks(
+            z.array(z.discriminatedUnion('type', [textBlock, imageBlock], resultBlockTypeError)),
+          ),
+        })
+        .strict(),
+      z.object({ type: z.literal('url'), url }).strict(),
+      fileId,
+    ]),
+    title: text.nullable().optional(),
+    context: text.nullable().optional(),
+    citations: z.object({ enabled: z.boolean() }).strict().nullable().optional(),
+    cache_control: cacheControl,
+  })
+  .strict();
+
+const thinkingBlock = z
+  .object({ type: z.literal('thinking'), thinking: text, signature: text })
+  .strict();
+const redactedThinkingBlock = z
+  .object({ type: z.literal('redacted_thinking'), data: text })
+  .strict();
 
 const toolResultBlock = z
   .object({
     type: z.literal('tool_result'),
     tool_use_id: shortName,
     content: textOrBlocks(
-      z.array(z.discriminatedUnion('type', [textBlock, imageBlock, otherBlock], blockTypeError)),
+      z.array(
+        z.discriminatedUnion(
+          'type',
+          [textBlock, imageBlock, documentBlock, otherBlock],
+          resultBlockTypeError,
+        ),
+      ),
     ).optional(),
     is_error: z.boolean().optional(),
     cache_control: cacheControl,
@@ -147,13 +219,23 @@ const toolUseBlock = z
 
 const contentBlock = z.discriminatedUnion(
   'type',
-  [textBlock, toolUseBlock, toolResultBlock, imageBlock, otherBlock],
+  [
+    textBlock,
+    toolUseBlock,
+    toolResultBlock,
+    imageBlock,
+    documentBlock,
+    thinkingBlock,
+    redactedThinkingBlock,
+    otherBlock,
+  ],
   blockTypeError,
 );
 
 const message = z
   .object({
-    role: z.enum(['user', 'assistant']),
+    // A "system" message is a mid-conversation system message: text, bounded like any message.
+    role: z.enum(['user', 'assistant', 'system']),
     content: textOrBlocks(z.array(contentBlock).min(1).max(maxBlocks)),
   })
   .strict();
@@ -184,6 +266,46 @@ export const modelInputSchema = z
 export type ModelInput = z.output<typeof modelInputSchema>;
 type TextBlock = z.output<typeof textBlock>;
 type ContentBlock = z.output<typeof contentBlock>;
+type ImageBlock = z.output<typeof imageBlock>;
+type DocumentBlock = z.output<typeof documentBlock>;
+type ThinkingBlock = z.output<typeof thinkingBlock> | z.output<typeof redactedThinkingBlock>;
+
+/** The output tokens of a response the gate saw produce a thinking block, by the block's digest. */
+export interface ThinkingOrigin {
+  /** The response (its reservation): blocks of one response share its output tokens. */
+  response: string;
+  outputTokens: number;
+}
+export type ThinkingOrigins = ReadonlyMap<string, ThinkingOrigin>;
+
+/** A signature (or a redacted block's data) names one block; the upstream verifies it. */
+export function thinkingDigest(signatureOrData: string): string {
+  return `sha256:${sha256Hex(signatureOrData)}`;
+}
+
+function digestOfBlock(block: ThinkingBlock): string {
+  return thinkingDigest(block.type === 'thinking' ? block.signature : block.data);
+}
+
+/** The digests of every thinking and redacted thinking block, to look their origins up. */
+export function thinkingDigests(input: ModelInput): string[] {
+  return input.messages.flatMap(({ content }) =>
+    content.filter(isThinkingBlock).map((block) => digestOfBlock(block)),
+  );
+}
+
+function isThinkingBlock(block: { type: string }): block is ThinkingBlock {
+  return block.type === 'thinking' || block.type === 'redacted_thinking';
+}
+
+/** What a walk over the request adds up: bounded tokens, responses cited, unbounded parts. */
+class Tally {
+  tokens = 0;
+  readonly responses = new Map<string, number>();
+  readonly unbounded: string[] = [];
+
+  constructor(readonly origins: ThinkingOrigins) {}
+}
 
 function utf8Bytes(value: string): number {
   return Buffer.byteLength(value, 'utf8');
@@ -244,7 +366,55 @@ function textBlocksBound(blocks: readonly TextBlock[]): number {
   return blocks.reduce((sum, block) => sum + tokenOverhead.block + utf8Bytes(block.text), 0);
 }
 
-function blockBound(block: ContentBlock): number {
+function imageBound(block: ImageBlock): number {
+  return tokenOverhead.block + imageTokenBound(block.source);
+}
+
+function optionalTextBytes(value: string | null | undefined): number {
+  return value ? utf8Bytes(value) : 0;
+}
+
+/**
+ * A plain-text document is its bytes, and a content document its blocks. A PDF's text cannot be
+ * bounded from its bytes (compressed streams, font maps turning a byte into many characters),
+ * and citation markup per sentence is undocumented: those count as unbounded.
+ */
+function documentBound(block: DocumentBlock, path: string, tally: Tally): number {
+  const framing =
+    tokenOverhead.block + optionalTextBytes(block.title) + optionalTextBytes(block.context);
+  const { source } = block;
+  if (block.citations?.enabled === true) {
+    tally.unbounded.push(`${path}: a document with citations`);
+    return framing;
+  }
+  if (source.type === 'text') return framing + utf8Bytes(source.data);
+  if (source.type === 'content') {
+    return (
+      framing +
+      source.content.reduce(
+        (sum, part) => sum + (part.type === 'text' ? textBlocksBound([part]) : imageBound(part)),
+        0,
+      )
+    );
+  }
+  tally.unbounded.push(
+    `${path}: a ${source.type === 'base64' ? 'PDF' : `${source.type} document`}`,
+  );
+  return framing;
+}
+
+/** A thinking block costs the output of the response that produced it, counted once per response. */
+function thinkingBound(block: ThinkingBlock, path: string, tally: Tally): number {
+  const origin = tally.origins.get(digestOfBlock(block));
+  if (origin === undefined) {
+    tally.unbounded.push(`${path}: a ${block.type} block this gate did not see produced`);
+  } else {
+    tally.responses.set(origin.response, origin.outputTokens);
+  }
+  return tokenOverhead.block + (block.type === 'thinking' ? utf8Bytes(block.thinking) : 0);
+}
+
+function blockBound(block: ContentBlock, path: string, tally: Tally): number {
   switch (block.type) {
     case 'text':
       return tokenOverhead.block + utf8Bytes(block.text);
@@ -255,18 +425,25 @@ function blockBound(block: ContentBlock): number {
         utf8Bytes(block.name) +
         jsonTextBound(block.input)
       );
-    case 'tool_result': {
-      // The schema refused every other kind of block inside a tool result.
-      const texts = (block.content ?? []).filter(isTextBlock);
-      return tokenOverhead.block + utf8Bytes(block.tool_use_id) + textBlocksBound(texts);
-    }
+    case 'tool_result':
+      return (
+        tokenOverhead.block +
+        utf8Bytes(block.tool_use_id) +
+        (block.content ?? []).reduce(
+          (sum, part, i) => sum + blockBound(part as ContentBlock, `${path}.content[${i}]`, tally),
+          0,
+        )
+      );
+    case 'image':
+      return imageBound(block);
+    case 'document':
+      return documentBound(block, path, tally);
+    case 'thinking':
+    case 'redacted_thinking':
+      return thinkingBound(block, path, tally);
     default:
       throw new TypeError(`a ${block.type} block cannot be bounded`);
   }
-}
-
-function isTextBlock(block: { type: string }): block is TextBlock {
-  return block.type === 'text';
 }
 
 function usesTools(input: ModelInput): boolean {
@@ -276,16 +453,39 @@ function usesTools(input: ModelInput): boolean {
   );
 }
 
-/** An upper bound on the input tokens of a validated request (see the comment at the top). */
-export function inputTokenBound(input: ModelInput): number {
+export interface InputBound {
+  tokens: number;
+  /** Parts without a bound of their own, which made the request count as the ceiling. */
+  unbounded: string[];
+}
+
+/** An upper bound on the input tokens of a validated request, with what made it what it is. */
+export function inputTokenBoundOf(
+  input: ModelInput,
+  origins: ThinkingOrigins = new Map(),
+  extraJsonParts: readonly unknown[] = [],
+): InputBound {
+  const tally = new Tally(origins);
   let tokens = tokenOverhead.request;
   if (input.system !== undefined) tokens += tokenOverhead.message + textBlocksBound(input.system);
-  for (const { content } of input.messages) {
-    tokens += tokenOverhead.message + content.reduce((sum, block) => sum + blockBound(block), 0);
-  }
+  input.messages.forEach(({ content }, m) => {
+    tokens += tokenOverhead.message;
+    content.forEach((block, b) => {
+      tokens += blockBound(block, `messages[${m}].content[${b}]`, tally);
+    });
+  });
   // The whole definition as JSON, cache_control too: counting a little more is safe.
   for (const definition of input.tools ?? [])
     tokens += tokenOverhead.tool + jsonTextBound(definition);
   if (usesTools(input)) tokens += tokenOverhead.toolUse;
-  return tokens;
+  for (const part of extraJsonParts) tokens += tokenOverhead.block + jsonTextBound(part);
+  for (const outputTokens of tally.responses.values()) tokens += outputTokens;
+  if (tally.unbounded.length > 0)
+    return { tokens: contextWindowCeiling, unbounded: tally.unbounded };
+  return { tokens: Math.min(tokens, contextWindowCeiling), unbounded: [] };
+}
+
+/** An upper bound on the input tokens of a validated request (see the comment at the top). */
+export function inputTokenBound(input: ModelInput, origins?: ThinkingOrigins): number {
+  return inputTokenBoundOf(input, origins).tokens;
 }

@@ -20,6 +20,7 @@ export interface EventFacts {
     policy_version: number;
     toolset_digest: string;
     max_tokens: number;
+    model_provider: string | null;
   };
   'tool.requested': {
     tool_call_id: string;
@@ -65,6 +66,8 @@ export interface EventFacts {
     max_output_tokens: number;
     input_bound_tokens: number;
     booked_tokens: number;
+    /** `proxy`: the gate forwards the request and meters it; `runner`: the runner reports usage. */
+    via?: 'proxy' | 'runner';
   };
   'model.reconciled': {
     request_id: string;
@@ -72,6 +75,14 @@ export interface EventFacts {
     output_tokens: number;
     used_tokens: number;
     released_tokens: number;
+    via?: 'proxy' | 'runner';
+    /** Proxied requests: how the upstream exchange ended, how long it took, its request id. */
+    outcome?: string;
+    upstream_status?: number | null;
+    upstream_request_id?: string | null;
+    latency_ms?: number;
+    cache_creation_input_tokens?: number;
+    cache_read_input_tokens?: number;
   };
   /** A hold nobody drained in time, released by the sweep. */
   'model.expired': {
@@ -119,6 +130,7 @@ const allowedFields: { [T in EventType]: readonly (keyof EventFacts[T])[] } = {
     'policy_version',
     'toolset_digest',
     'max_tokens',
+    'model_provider',
   ],
   'tool.requested': ['tool_call_id', 'tool', 'execute', 'arguments'],
   'tool.decision': [
@@ -142,6 +154,7 @@ const allowedFields: { [T in EventType]: readonly (keyof EventFacts[T])[] } = {
     'max_output_tokens',
     'input_bound_tokens',
     'booked_tokens',
+    'via',
   ],
   'model.reconciled': [
     'request_id',
@@ -149,6 +162,13 @@ const allowedFields: { [T in EventType]: readonly (keyof EventFacts[T])[] } = {
     'output_tokens',
     'used_tokens',
     'released_tokens',
+    'via',
+    'outcome',
+    'upstream_status',
+    'upstream_request_id',
+    'latency_ms',
+    'cache_creation_input_tokens',
+    'cache_read_input_tokens',
   ],
   'model.expired': ['request_id', 'released_tokens'],
 };

@@ -253,30 +253,49 @@ describe('the input bound is a genuine upper bound', () => {
 describe('what cannot be bounded is refused, naming the path', () => {
   const refusals: [string, unknown, string][] = [
     [
-      'an image',
-      { messages: [{ role: 'user', content: [{ type: 'image', source: { type: 'url' } }] }] },
-      'messages.0.content.0.type',
-    ],
-    [
-      'an image inside a tool result',
+      'a search result',
       {
         messages: [
           {
             role: 'user',
-            content: [{ type: 'tool_result', tool_use_id: 't', content: [{ type: 'image' }] }],
+            content: [{ type: 'search_result', source: 's', title: 't', content: [] }],
+          },
+        ],
+      },
+      'messages.0.content.0.type',
+    ],
+    [
+      'a search result inside a tool result',
+      {
+        messages: [
+          {
+            role: 'user',
+            content: [
+              { type: 'tool_result', tool_use_id: 't', content: [{ type: 'search_result' }] },
+            ],
           },
         ],
       },
       'messages.0.content.0.content.0.type',
     ],
     [
-      'a thinking block',
+      'an image of a type the API does not take',
       {
         messages: [
-          { role: 'assistant', content: [{ type: 'thinking', thinking: 'x', signature: 's' }] },
+          {
+            role: 'user',
+            content: [
+              { type: 'image', source: { type: 'base64', media_type: 'image/tiff', data: 'AA==' } },
+            ],
+          },
         ],
       },
-      'messages.0.content.0.type',
+      'messages.0.content.0.source.media_type',
+    ],
+    [
+      'a thinking block without its signature',
+      { messages: [{ role: 'assistant', content: [{ type: 'thinking', thinking: 'x' }] }] },
+      'messages.0.content.0.signature',
     ],
     [
       'a block of unknown type',

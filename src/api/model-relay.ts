@@ -1,0 +1,216 @@
+import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
+import { performance } from 'node:perf_hooks';
+import {
+  callUpstream,
+  downstreamHeaders,
+  UpstreamError,
+  type UpstreamAnswer,
+  type UpstreamCall,
+  type UpstreamFailure,
+} from '../broker/model-upstream.js';
+import {
+  emptyReport,
+  readJsonAnswer,
+  SseSplitter,
+  StreamUsageReader,
+  type UsageReport,
+} from '../domain/budget/upstream-usage.js';
+import type { ExchangeEnd } from '../application/model-access/settle-proxied-request.js';
+import { AnthropicError } from './anthropic-errors.js';
+
+/**
+ * Carries one admitted request to the provider and its answer back to the client, reading the
+ * answer on the way to meter it. A client that hangs up does not stop the reading: the answer
+ * is read to its end (within the exchange's bounds), so the usage settled is the usage reported.
+ */
+
+/** A JSON answer larger than this is not read whole: it counts as broken. */
+const maxJsonAnswerBytes = 64 * 1024 * 1024;
+
+/**
+ * The client's side of the exchange: writes stop, silently, once it has gone. A whole answer is
+ * held, and a stream left open, until `finish`: the route settles the budget first, so a client
+ * holding the complete answer never sees the budget before it.
+ */
+export class ClientLink {
+  gone = false;
+  #held: { status: number; headers: Record<string, string>; body: Buffer } | undefined;
+
+  constructor(readonly res: ServerResponse) {
+    res.on('close', () => {
+      if (!res.writableFinished) this.gone = true;
+    });
+  }
+
+  async write(chunk: Buffer | string): Promise<void> {
+    if (this.gone || this.res.write(chunk)) return;
+    await new Promise<void>((resolve) => {
+      const done = () => {
+        this.res.off('drain', done);
+        this.res.off('close', done);
+        resolve();
+      };
+      this.res.on('drain', done);
+      this.res.on('close', done);
+    });
+  }
+
+  hold(status: number, headers: Record<string, string>, body: Buffer): void {
+    this.#held = { status, headers: { ...headers, 'content-length': String(body.length) }, body };
+  }
+
+  holdError(error: AnthropicError): void {
+    this.hold(error.status, error.headers(), Buffer.from(JSON.stringify(error.body())));
+  }
+
+  finish(): void {
+    if (this.gone || this.res.writableEnded) return;
+    const held = this.#held;
+    if (held && !this.res.headersSent) {
+      this.res.writeHead(held.status, held.headers);
+      this.res.end(held.body);
+      return;
+    }
+    this.res.end();
+  }
+}
+
+/** The provider's own request id, kept only if it looks like one. */
+function upstreamRequestId(headers: IncomingHttpHeaders): string | null {
+  const value = headers['request-id'];
+  return typeof value === 'string' && /^[A-Za-z0-9_-]{1,128}$/.test(value) ? value : null;
+}
+
+function failureError(failure: UpstreamFailure): AnthropicError {
+  if (failure === 'timeout')
+    return new AnthropicError(504, 'timeout_error', 'the model provider did not answer in time');
+  return new AnthropicError(502, 'api_error', 'the model provider could not be reached');
+}
+
+function sseError(type: string, message: string): string {
+  return `event: error\ndata: ${JSON.stringify({ type: 'error', error: { type, message } })}\n\n`;
+}
+
+async function readAll(body: AsyncIterable<Buffer>, cap: number): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    size += chunk.length;
+    if (size > cap)
+      throw new UpstreamError('broken', 'the model provider answered more than the gate reads');
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks);
+}
+
+interface Relayed {
+  answered: boolean;
+  report: UsageReport;
+  outcome: string;
+}
+
+/** Streams server-sent events through as they arrive, metering them on the way. */
+async function relayStream(answer: UpstreamAnswer, client: ClientLink): Promise<Relayed> {
+  const reader = new StreamUsageReader();
+  const splitter = new SseSplitter((type, data) => {
+    reader.event(type, data);
+  });
+  client.res.writeHead(answer.status, downstreamHeaders(answer.headers));
+  client.res.flushHeaders();
+  let outcome = 'completed';
+  try {
+    for await (const chunk of answer.body) {
+      splitter.push(chunk);
+      await client.write(chunk);
+    }
+    splitter.end();
+  } catch (err) {
+    const failure = err instanceof UpstreamError ? err.failure : 'broken';
+    outcome = failure;
+    await client.write(
+      sseError(failureError(failure).type, `the model provider's answer ended early (${failure})`),
+    );
+  }
+  if (outcome === 'completed' && reader.report.errored) outcome = 'upstream_error';
+  if (outcome === 'completed' && client.gone) outcome = 'client_disconnected';
+  // A report the gate could not follow (an event past its size limit) counts as not reported.
+  const report = splitter.overflowed ? emptyReport() : reader.report;
+  return { answered: true, report, outcome };
+}
+
+/** Reads a JSON answer (or an error) whole, then passes it on as it came. */
+async function relayWhole(answer: UpstreamAnswer, client: ClientLink): Promise<Relayed> {
+  const answered = answer.status >= 200 && answer.status < 300;
+  let body: Buffer;
+  try {
+    body = await readAll(answer.body, maxJsonAnswerBytes);
+  } catch (err) {
+    const failure = err instanceof UpstreamError ? err.failure : 'broken';
+    client.holdError(failureError(failure));
+    return { answered, report: emptyReport(), outcome: failure };
+  }
+  // The provider refusing the gate's own key is the operator's to fix, not the runner's.
+  if (answer.status === 401 || answer.status === 403) {
+    client.holdError(
+      new AnthropicError(502, 'api_error', "the model provider refused the gate's credential"),
+    );
+    return { answered: false, report: emptyReport(), outcome: 'refused' };
+  }
+  client.hold(answer.status, downstreamHeaders(answer.headers), body);
+  const report = answered ? readJsonAnswer(body.toString('utf8')) : emptyReport();
+  return { answered, report, outcome: answered ? 'completed' : 'refused' };
+}
+
+/**
+ * One exchange, up to the end of the upstream's answer; never throws: every way it ends is an
+ * ExchangeEnd. The caller then calls `client.finish()`.
+ */
+export async function relayExchange(
+  call: UpstreamCall,
+  client: ClientLink,
+  { meter }: { meter: boolean },
+): Promise<ExchangeEnd> {
+  const started = performance.now();
+  let answer: UpstreamAnswer;
+  try {
+    answer = await callUpstream(call);
+  } catch (err) {
+    const failure = err instanceof UpstreamError ? err.failure : 'unreachable';
+    client.holdError(failureError(failure));
+    return end(false, emptyReport(), failure, null, null, started);
+  }
+  const streamed =
+    meter &&
+    answer.status >= 200 &&
+    answer.status < 300 &&
+    (answer.headers['content-type'] ?? '').startsWith('text/event-stream');
+  const relayed = streamed ? await relayStream(answer, client) : await relayWhole(answer, client);
+  return end(
+    relayed.answered,
+    relayed.report,
+    relayed.outcome,
+    answer.status,
+    upstreamRequestId(answer.headers),
+    started,
+  );
+}
+
+function end(
+  answered: boolean,
+  report: UsageReport,
+  outcome: string,
+  status: number | null,
+  requestId: string | null,
+  started: number,
+): ExchangeEnd {
+  return {
+    answered,
+    report,
+    facts: {
+      outcome,
+      upstream_status: status,
+      upstream_request_id: requestId,
+      latency_ms: Math.round(performance.now() - started),
+    },
+  };
+}

@@ -1,0 +1,175 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { admitProxiedRequest } from '../../application/model-access/admit-proxied-request.js';
+import { settleProxiedRequest } from '../../application/model-access/settle-proxied-request.js';
+import { upstreamHeaders, upstreamUrl, type UpstreamCall } from '../../broker/model-upstream.js';
+import { findModelProvider, type ModelProviderRow } from '../../store/model-providers.js';
+import { findRunBySessionTokenHash, type FrozenRun } from '../../store/runs.js';
+import type { ApiContext } from '../context.js';
+import {
+  AnthropicError,
+  anthropicErrorOf,
+  invalidRequest,
+  unauthenticated,
+} from '../anthropic-errors.js';
+import { ClientLink, relayExchange } from '../model-relay.js';
+import { hashToken, tokenKind } from '../../application/tokens.js';
+import { modelRequestBodyLimit } from './model-requests.js';
+
+/**
+ * The Anthropic Messages API, through the gate: `ANTHROPIC_BASE_URL=<gate>/anthropic` and the
+ * run's session token as the API key. The token is checked before the body is read; the body
+ * is kept as bytes, parsed once for admission, and forwarded unchanged with the provider's key.
+ */
+
+interface ModelAccess {
+  run: FrozenRun;
+  provider: ModelProviderRow;
+}
+
+const accessByRequest = new WeakMap<FastifyRequest, ModelAccess>();
+
+/** `x-api-key`, as the SDKs send an API key, or `Authorization: Bearer`, as they send a token. */
+function presentedToken(request: FastifyRequest): string | undefined {
+  const apiKey = request.headers['x-api-key'];
+  const bearer = /^Bearer (\S+)$/.exec(request.headers.authorization ?? '')?.[1];
+  const key = typeof apiKey === 'string' ? apiKey : undefined;
+  if (key !== undefined && bearer !== undefined && key !== bearer) return undefined;
+  return key ?? bearer;
+}
+
+async function authenticate(ctx: ApiContext, request: FastifyRequest): Promise<ModelAccess> {
+  const token = presentedToken(request);
+  if (token === undefined || token.length > 512 || tokenKind(token) !== 'session') {
+    throw unauthenticated("a run's session token is required as x-api-key (or a Bearer token)");
+  }
+  const run = await findRunBySessionTokenHash(ctx.pool, hashToken(token));
+  if (!run) throw unauthenticated('the session token is not valid');
+  const provider = run.model_provider_id
+    ? await findModelProvider(ctx.pool, run.model_provider_id)
+    : undefined;
+  if (!provider) {
+    throw new AnthropicError(
+      403,
+      'permission_error',
+      `run ${run.id} has no model provider: create the run with model_provider to reach a model through the gate`,
+    );
+  }
+  return { run, provider };
+}
+
+function accessOf(request: FastifyRequest): ModelAccess {
+  const access = accessByRequest.get(request);
+  if (!access) throw unauthenticated("a run's session token is required");
+  return access;
+}
+
+function bodyOf(request: FastifyRequest): Buffer {
+  if (!Buffer.isBuffer(request.body) || request.body.length === 0)
+    throw invalidRequest('the body must be a JSON Messages request');
+  return request.body;
+}
+
+function upstreamCall(
+  ctx: ApiContext,
+  request: FastifyRequest,
+  provider: ModelProviderRow,
+  path: string,
+  body: Buffer,
+): UpstreamCall {
+  const { key } = ctx.sealer.unsealApiKey(
+    provider.id,
+    ctx.sealer.fromStored(provider.sealed_credential),
+  );
+  const search = request.url.includes('?') ? request.url.slice(request.url.indexOf('?')) : '';
+  return {
+    url: upstreamUrl(provider.base_url, path, search),
+    headers: upstreamHeaders(request.headers, key, body.length),
+    body,
+    idleTimeoutMs: ctx.modelProxy.idleTimeoutMs,
+    totalTimeoutMs: ctx.modelProxy.totalTimeoutMs,
+  };
+}
+
+/** Settles once; PostgreSQL away at that moment leaves the hold to the expiry sweep. */
+async function settle(
+  ctx: ApiContext,
+  request: FastifyRequest,
+  work: () => Promise<void>,
+): Promise<void> {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      await work();
+      return;
+    } catch (err) {
+      if (attempt >= 3) {
+        request.log.error({ err }, 'a proxied model request could not be reconciled');
+        return;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 250 * attempt));
+    }
+  }
+}
+
+async function messages(ctx: ApiContext, request: FastifyRequest, reply: FastifyReply) {
+  const { run, provider } = accessOf(request);
+  const body = bodyOf(request);
+  const admission = await admitProxiedRequest(ctx.pool, run, body);
+  if (admission.kind === 'invalid' || admission.kind === 'never_fits')
+    throw invalidRequest(admission.message);
+  if (admission.kind === 'exhausted')
+    throw new AnthropicError(402, 'billing_error', admission.message);
+  const call = upstreamCall(ctx, request, provider, '/v1/messages', body);
+  void reply.hijack();
+  const client = new ClientLink(reply.raw);
+  const end = await relayExchange(call, client, { meter: true });
+  await settle(ctx, request, () =>
+    settleProxiedRequest(ctx.pool, run.workspace_id, admission.reservation, end),
+  );
+  client.finish();
+}
+
+/** Counting tokens costs nothing and books nothing: it passes through. */
+async function countTokens(ctx: ApiContext, request: FastifyRequest, reply: FastifyReply) {
+  const { provider } = accessOf(request);
+  const call = upstreamCall(ctx, request, provider, '/v1/messages/count_tokens', bodyOf(request));
+  void reply.hijack();
+  const client = new ClientLink(reply.raw);
+  await relayExchange(call, client, { meter: false });
+  client.finish();
+}
+
+export function anthropicProxyRoutes(app: FastifyInstance, ctx: ApiContext) {
+  void app.register(
+    (scope, _options, registered) => {
+      // Bytes, not JSON: the body is parsed once, by admission, and forwarded as it came.
+      scope.removeAllContentTypeParsers();
+      scope.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => {
+        done(null, body);
+      });
+      scope.setErrorHandler((err, request, reply) => {
+        const error = anthropicErrorOf(err);
+        if (error.status >= 500) request.log.error({ err }, 'model request failed');
+        return reply.code(error.status).headers(error.headers()).send(error.body());
+      });
+      scope.setNotFoundHandler((request, reply) => {
+        const error = new AnthropicError(
+          404,
+          'not_found_error',
+          `the gate has no ${request.method} ${request.url.split('?')[0] ?? ''}`,
+        );
+        return reply.code(404).headers(error.headers()).send(error.body());
+      });
+      // Before the body is read: an unauthenticated caller's 16 MiB is never parsed.
+      scope.addHook('onRequest', async (request) => {
+        accessByRequest.set(request, await authenticate(ctx, request));
+      });
+      const options = { bodyLimit: modelRequestBodyLimit };
+      scope.post('/v1/messages', options, (request, reply) => messages(ctx, request, reply));
+      scope.post('/v1/messages/count_tokens', options, (request, reply) =>
+        countTokens(ctx, request, reply),
+      );
+      registered();
+    },
+    { prefix: '/anthropic' },
+  );
+}

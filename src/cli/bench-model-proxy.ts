@@ -1,0 +1,124 @@
+/**
+ * The model proxy's share of `npm run bench`: time to the first byte of a streamed answer from a
+ * stub upstream, directly and through the gate, interleaved in the same run so load affects both.
+ */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { performance } from 'node:perf_hooks';
+import { createDemoRun, type DemoWorkspace } from './seed.js';
+
+/** Answers every request with a short, fixed event stream at once. */
+async function startStubUpstream() {
+  const events = [
+    [
+      'message_start',
+      {
+        type: 'message_start',
+        message: { id: 'msg_bench', usage: { input_tokens: 10, output_tokens: 1 } },
+      },
+    ],
+    [
+      'content_block_start',
+      { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } },
+    ],
+    [
+      'content_block_delta',
+      { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'ok' } },
+    ],
+    ['content_block_stop', { type: 'content_block_stop', index: 0 }],
+    [
+      'message_delta',
+      { type: 'message_delta', delta: { stop_reason: 'end_turn' }, usage: { output_tokens: 2 } },
+    ],
+    ['message_stop', { type: 'message_stop' }],
+  ] as const;
+  const server = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      res.writeHead(200, { 'content-type': 'text/event-stream', 'request-id': 'req_bench' });
+      for (const [event, data] of events)
+        res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+      res.end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => {
+          resolve();
+        });
+      }),
+  };
+}
+
+/** Milliseconds to the first chunk of the answer's body; the rest is read and dropped. */
+async function timeToFirstByte(url: string, apiKey: string, body: string): Promise<number> {
+  const started = performance.now();
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      'x-api-key': apiKey,
+      'anthropic-version': '2023-06-01',
+    },
+    body,
+  });
+  if (!response.body || response.status !== 200) throw new Error(`status ${response.status}`);
+  const reader = response.body.getReader();
+  await reader.read();
+  const elapsed = performance.now() - started;
+  while (!(await reader.read()).done) {
+    // drain
+  }
+  return elapsed;
+}
+
+/** p50 of time to first byte, direct and through the gate, `rounds` requests each. */
+export async function benchModelProxy(
+  apiUrl: string,
+  operatorKey: string,
+  demo: DemoWorkspace,
+  rounds = 200,
+): Promise<{ direct: number[]; proxied: number[] }> {
+  const stub = await startStubUpstream();
+  try {
+    const provider = await fetch(`${apiUrl}/v1/model-providers`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${operatorKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        workspace: demo.workspace,
+        name: 'bench',
+        kind: 'anthropic',
+        base_url: stub.url,
+        credential: { type: 'api_key', key: 'sk-bench' },
+      }),
+    }).then((r) => r.json() as Promise<{ id: string }>);
+    const run = await createDemoRun(apiUrl, operatorKey, demo, {
+      model_provider: provider.id,
+      budget: { max_tokens: 1_000_000_000 },
+    });
+    const body = JSON.stringify({
+      model: 'claude-bench',
+      max_tokens: 64,
+      stream: true,
+      messages: [{ role: 'user', content: 'Say ok.' }],
+    });
+    const direct: number[] = [];
+    const proxied: number[] = [];
+    for (let i = 0; i < rounds + 20; i += 1) {
+      const d = await timeToFirstByte(`${stub.url}/v1/messages`, 'sk-bench', body);
+      const p = await timeToFirstByte(`${apiUrl}/anthropic/v1/messages`, run.session_token, body);
+      // The first rounds warm connections and code paths up.
+      if (i >= 20) {
+        direct.push(d);
+        proxied.push(p);
+      }
+    }
+    return { direct, proxied };
+  } finally {
+    await stub.close();
+  }
+}

@@ -1,0 +1,124 @@
+/**
+ * A Messages API request as the gate's model endpoint receives it: the raw bytes, parsed once,
+ * for admission. The same bytes go upstream, so what is read here is what the provider reads.
+ * Pure: no I/O.
+ */
+import { z } from 'zod';
+import {
+  inputTokenBoundOf,
+  modelInputSchema,
+  type InputBound,
+  type ModelInput,
+  type ThinkingOrigins,
+} from './input-token-bound.js';
+import { findDuplicateKey } from './duplicate-keys.js';
+
+/** Far above any model's output limit; past it a number is a mistake, not a request. */
+export const maxOutputTokensLimit = 1_000_000;
+
+/** An identifier, never prose: it is written to the ledger as it is. */
+export const modelId = z
+  .string()
+  .regex(/^[A-Za-z0-9][A-Za-z0-9._:@/-]{0,127}$/, 'must be a model id of 1 to 128 characters');
+
+const jsonObject = z.record(z.string(), z.unknown());
+const finite = z.number();
+
+/**
+ * The fields the gate understands. Sampling and metadata do not reach the model as input;
+ * the controls that shape the prompt (tool choice, thinking, output format, context edits, stop
+ * sequences) are counted as if they were text. Anything else is refused: a field the gate does
+ * not know could add input it cannot bound (an MCP server, a container).
+ */
+const messagesRequestSchema = modelInputSchema.safeExtend({
+  model: modelId,
+  max_tokens: z.number().int().min(1).max(maxOutputTokensLimit),
+  stream: z.boolean().optional(),
+  metadata: jsonObject.optional(),
+  temperature: finite.optional(),
+  top_p: finite.optional(),
+  top_k: z.number().int().min(0).optional(),
+  service_tier: z.string().max(64).optional(),
+  stop_sequences: z.array(z.string().max(1024)).max(1024).optional(),
+  tool_choice: jsonObject.optional(),
+  thinking: jsonObject.optional(),
+  output_config: jsonObject.optional(),
+  context_management: jsonObject.optional(),
+});
+
+export interface MessagesRequest {
+  model: string;
+  maxTokens: number;
+  stream: boolean;
+  input: ModelInput;
+  /** Prompt-shaping controls, counted as JSON text. */
+  controls: unknown[];
+}
+
+export type MessagesRequestParse =
+  { ok: true; request: MessagesRequest } | { ok: false; message: string; path?: string };
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+function pathOf(path: readonly PropertyKey[]): string {
+  return path
+    .map((p, i) => (typeof p === 'number' ? `[${p}]` : `${i === 0 ? '' : '.'}${String(p)}`))
+    .join('');
+}
+
+/** Parses the body once: strict UTF-8, JSON, no duplicate member names, the known fields. */
+export function parseMessagesRequest(raw: Uint8Array): MessagesRequestParse {
+  let text: string;
+  let value: unknown;
+  try {
+    text = utf8.decode(raw);
+    value = JSON.parse(text);
+  } catch {
+    return { ok: false, message: 'the body is not JSON in UTF-8' };
+  }
+  const duplicate = findDuplicateKey(text);
+  if (duplicate !== undefined) {
+    return {
+      ok: false,
+      message: `the member "${duplicate.slice(0, 64)}" appears twice in one object`,
+    };
+  }
+  const parsed = messagesRequestSchema.safeParse(value);
+  if (!parsed.success) {
+    const [issue] = parsed.error.issues;
+    const path = issue ? pathOf(issueKeyPath(issue)) : '';
+    return { ok: false, path, message: `${path || 'body'}: ${issue?.message ?? 'is not valid'}` };
+  }
+  const body = parsed.data;
+  return {
+    ok: true,
+    request: {
+      model: body.model,
+      maxTokens: body.max_tokens,
+      stream: body.stream === true,
+      input: { system: body.system, messages: body.messages, tools: body.tools },
+      controls: [
+        body.tool_choice,
+        body.thinking,
+        body.output_config,
+        body.context_management,
+        body.stop_sequences,
+      ].filter((part) => part !== undefined),
+    },
+  };
+}
+
+/** An unknown field is named at its own path. */
+function issueKeyPath(issue: z.core.$ZodIssue): PropertyKey[] {
+  if (issue.code === 'unrecognized_keys' && issue.keys[0] !== undefined)
+    return [...issue.path, issue.keys[0]];
+  return issue.path;
+}
+
+/** The input bound of a parsed request, its controls counted. */
+export function messagesInputBound(
+  request: MessagesRequest,
+  origins?: ThinkingOrigins,
+): InputBound {
+  return inputTokenBoundOf(request.input, origins, request.controls);
+}
