@@ -38,6 +38,7 @@ describe('configuration from the environment', () => {
       sealingKey: undefined,
       reservationTtlS: 900,
       workflowBundlePath: undefined,
+      modelProxy: { idleTimeoutMs: 120_000, totalTimeoutMs: 900_000 },
     });
   });
 
@@ -56,6 +57,8 @@ describe('configuration from the environment', () => {
       GATE_RESERVATION_TTL_S: '60',
       LOG_LEVEL: 'warn',
       GATE_WORKFLOW_BUNDLE: '/srv/gate/workflow-bundle.js',
+      GATE_MODEL_IDLE_TIMEOUT_S: '30',
+      GATE_MODEL_TIMEOUT_S: '600',
     });
     assert.deepEqual(config.temporal, {
       address: 'temporal.internal:7233',
@@ -74,6 +77,7 @@ describe('configuration from the environment', () => {
     assert.equal(config.sealingKey, 'c2VhbGluZw==');
     assert.equal(config.reservationTtlS, 60);
     assert.equal(config.workflowBundlePath, '/srv/gate/workflow-bundle.js');
+    assert.deepEqual(config.modelProxy, { idleTimeoutMs: 30_000, totalTimeoutMs: 600_000 });
   });
 
   test('an empty variable counts as unset', () => {
