@@ -8,6 +8,7 @@ import { inspect } from 'node:util';
 import { describe, test } from 'node:test';
 import {
   PhotographError,
+  callToolHttp,
   photographHttp,
   photographStdio,
   type PhotographErrorCode,
@@ -211,6 +212,33 @@ describe('photographing over Streamable HTTP fails closed', () => {
     } finally {
       for (const socket of sockets) socket.destroy();
       await new Promise((resolve) => silent.close(resolve));
+    }
+  });
+
+  test('a redirect is refused with a clear reason, for a photograph and for a call; nothing is followed', async () => {
+    const upstream = await startRugpullUpstream({ token });
+    const elsewhere = await startRugpullUpstream({ token });
+    try {
+      for (const status of [301, 302, 303, 307, 308]) {
+        upstream.redirect({ status, location: elsewhere.url });
+        const error = await rejectsWith(photographHttp(upstream.url, bearer), 'redirected');
+        assert.match(
+          error.message,
+          new RegExp(`HTTP ${status} \\(a redirect\\); redirects are never followed`),
+        );
+      }
+      const call = callToolHttp(upstream.url, bearer, {
+        name: 'create_note',
+        arguments: { title: 't', body: 'b' },
+      });
+      await rejectsWith(call, 'redirected');
+      assert.equal(elsewhere.requests, 0, 'the redirect target was never contacted');
+      assert.deepEqual(elsewhere.calls, []);
+      upstream.redirect(null);
+      assert.equal((await photographHttp(upstream.url, bearer)).length, 2);
+    } finally {
+      await upstream.close();
+      await elsewhere.close();
     }
   });
 
