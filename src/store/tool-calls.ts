@@ -75,7 +75,8 @@ export async function recordToolCallDecision(
   answer: DecidedAnswer,
 ): Promise<DecidedAnswer> {
   const { rows } = await db.query<{ answer: DecidedAnswer }>(
-    `update tool_calls set status = 'decided', decision = $3, source = $4, answer = $5, decided_at = now()
+    `update tool_calls set status = 'decided', decision = $3, source = $4, answer = $5,
+       decided_at = clock_timestamp()
      where session_id = $1 and tool_call_id = $2 and status <> 'decided'
      returning answer`,
     [sessionId, toolCallId, answer.decision, answer.source ?? null, JSON.stringify(answer)],
