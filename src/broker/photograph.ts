@@ -92,16 +92,23 @@ export interface CallToolOptions {
   maxResponseBytes?: number;
 }
 
+/** What a confirmed call came to: the server's result, or the reason it was never sent. */
+export type ConfirmedCall<R> =
+  { called: true; result: CallToolResult } | { called: false; refusal: R };
+
 /**
  * Calls one tool on an MCP server over Streamable HTTP with a bearer token, within a time
- * bound and a bound on the answer's size. The result is returned as the server sent it.
+ * bound and a bound on the answer's size. On the same authenticated session, the server's
+ * `tools/list` is read first and handed to `confirm`: anything it returns refuses the call, which
+ * is then never sent. The result is returned as the server sent it.
  */
-export async function callToolHttp(
+export async function callToolHttp<R>(
   url: string,
   credential: BearerCredential,
   tool: { name: string; arguments: Record<string, unknown> },
+  confirm: (listed: ListedTool[]) => R | undefined,
   options: CallToolOptions = {},
-): Promise<CallToolResult> {
+): Promise<ConfirmedCall<R>> {
   const limits = withDefaults({
     timeoutMs: options.timeoutMs ?? 30_000,
     maxResponseBytes: options.maxResponseBytes,
@@ -111,14 +118,16 @@ export async function callToolHttp(
     credential,
     limits,
     'no answer to tools/call',
-    async (client, transport, deadline) => {
-      await client.connect(transport, { signal: deadline.signal });
+    async (client, transport, deadline): Promise<ConfirmedCall<R>> => {
+      const listed = await listAllTools(client, transport, deadline, limits);
+      const refusal = confirm(listed);
+      if (refusal !== undefined) return { called: false, refusal };
       const result = await client.request(
         { method: 'tools/call', params: { name: tool.name, arguments: tool.arguments } },
         CallToolResultSchema,
         { signal: deadline.signal },
       );
-      return result;
+      return { called: true, result };
     },
   );
 }

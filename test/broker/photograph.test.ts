@@ -227,10 +227,12 @@ describe('photographing over Streamable HTTP fails closed', () => {
           new RegExp(`HTTP ${status} \\(a redirect\\); redirects are never followed`),
         );
       }
-      const call = callToolHttp(upstream.url, bearer, {
-        name: 'create_note',
-        arguments: { title: 't', body: 'b' },
-      });
+      const call = callToolHttp(
+        upstream.url,
+        bearer,
+        { name: 'create_note', arguments: { title: 't', body: 'b' } },
+        () => undefined,
+      );
       await rejectsWith(call, 'redirected');
       assert.equal(elsewhere.requests, 0, 'the redirect target was never contacted');
       assert.deepEqual(elsewhere.calls, []);
