@@ -60,7 +60,7 @@ async function brokeredRun() {
 type Run = Awaited<ReturnType<typeof createRun>>;
 
 /** Asks for the write, lets `meanwhile` happen during the wait, approves, and reads the end. */
-async function approvedAfter(run: Run, callId: string, meanwhile: () => Promise<unknown> | void) {
+async function approvedAfter(run: Run, callId: string, meanwhile: () => unknown) {
   await expectStatus(toolCall(h.api, run, callId, { ...create, execute: true }), 202);
   await meanwhile();
   await expectStatus(
