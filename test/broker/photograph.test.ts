@@ -223,6 +223,26 @@ describe('photographing over Streamable HTTP fails closed', () => {
     }
   });
 
+  test("a call reads the server's tools/list on the same session first: a refusal keeps tools/call from being sent", async () => {
+    const upstream = await startRugpullUpstream({ token });
+    try {
+      const note = { name: 'create_note', arguments: { title: 't', body: 'b' } };
+      const seen: string[][] = [];
+      const refused = await callToolHttp(upstream.url, bearer, note, (listed) => {
+        seen.push(listed.map((tool) => tool.name));
+        return 'changed';
+      });
+      assert.deepEqual(refused, { called: false, refusal: 'changed' });
+      assert.deepEqual(seen, [['search_notes', 'create_note']], 'every page of the list');
+      assert.deepEqual(upstream.calls, []);
+      const sent = await callToolHttp(upstream.url, bearer, note, () => undefined);
+      assert.equal(sent.called, true);
+      assert.equal(upstream.calls.length, 1);
+    } finally {
+      await upstream.close();
+    }
+  });
+
   test('a redirect is refused with a clear reason, for a photograph and for a call; nothing is followed', async () => {
     const upstream = await startRugpullUpstream({ token });
     const elsewhere = await startRugpullUpstream({ token });
