@@ -1,7 +1,7 @@
 import type { CredentialSealer } from '../broker/sealing.js';
 import type { Pool } from '../store/pool.js';
 import { approvalActivities } from './approval.js';
-import { brokerActivity } from './broker.js';
+import { brokerActivity, brokerFailureActivity } from './broker.js';
 import { budgetStage } from './budget.js';
 import { capabilityStage } from './capability.js';
 import { recordDecisionActivity } from './decision.js';
@@ -33,6 +33,7 @@ export function createActivities({ pool, publicUrl, sealer }: ActivityDeps) {
     checkApproval: approval.checkApproval,
     expireApproval: approval.expireApproval,
     broker: brokerActivity(pool, frozen, sealer),
+    recordBrokerFailure: brokerFailureActivity(pool),
   };
 }
 

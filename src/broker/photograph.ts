@@ -1,3 +1,6 @@
+import { chown, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import {
@@ -14,6 +17,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { PhotographError } from './photograph-error.js';
 import { StdioProcessTransport } from './stdio-process-transport.js';
+import { photographUser, type ProcessIdentity } from './unprivileged-user.js';
 
 export { PhotographError, type PhotographErrorCode } from './photograph-error.js';
 
@@ -92,16 +96,23 @@ export interface CallToolOptions {
   maxResponseBytes?: number;
 }
 
+/** What a confirmed call came to: the server's result, or the reason it was never sent. */
+export type ConfirmedCall<R> =
+  { called: true; result: CallToolResult } | { called: false; refusal: R };
+
 /**
  * Calls one tool on an MCP server over Streamable HTTP with a bearer token, within a time
- * bound and a bound on the answer's size. The result is returned as the server sent it.
+ * bound and a bound on the answer's size. On the same authenticated session, the server's
+ * `tools/list` is read first and handed to `confirm`: anything it returns refuses the call, which
+ * is then never sent. The result is returned as the server sent it.
  */
-export async function callToolHttp(
+export async function callToolHttp<R>(
   url: string,
   credential: BearerCredential,
   tool: { name: string; arguments: Record<string, unknown> },
+  confirm: (listed: ListedTool[]) => R | undefined,
   options: CallToolOptions = {},
-): Promise<CallToolResult> {
+): Promise<ConfirmedCall<R>> {
   const limits = withDefaults({
     timeoutMs: options.timeoutMs ?? 30_000,
     maxResponseBytes: options.maxResponseBytes,
@@ -111,14 +122,16 @@ export async function callToolHttp(
     credential,
     limits,
     'no answer to tools/call',
-    async (client, transport, deadline) => {
-      await client.connect(transport, { signal: deadline.signal });
+    async (client, transport, deadline): Promise<ConfirmedCall<R>> => {
+      const listed = await listAllTools(client, transport, deadline, limits);
+      const refusal = confirm(listed);
+      if (refusal !== undefined) return { called: false, refusal };
       const result = await client.request(
         { method: 'tools/call', params: { name: tool.name, arguments: tool.arguments } },
         CallToolResultSchema,
         { signal: deadline.signal },
       );
-      return result;
+      return { called: true, result };
     },
   );
 }
@@ -171,14 +184,34 @@ async function withHttpClient<T>(
 
 /**
  * Starts a stdio MCP server, lists its tools and stops it, within a time bound and with bounded
- * output. The child sees only PATH and `options.env`. Throws `PhotographError` carrying the
- * server's stderr (capped, with the values of `options.env` redacted).
+ * output. The child sees only PATH and `options.env`, starts in a fresh empty directory, and runs
+ * as `nobody` when this process is root (see `photographUser`): a server is a stranger's code,
+ * and this process holds the sealing key. Throws `PhotographError` carrying the server's stderr
+ * (capped, with the values of `options.env` redacted).
  */
 export async function photographStdio(
   command: { cmd: string; args: string[] },
   options: StdioPhotographOptions = {},
 ): Promise<ListedTool[]> {
   if (command.cmd === '') throw new PhotographError('invalid_request', 'the command is empty');
+  const user = photographUser();
+  const workdir = await mkdtemp(join(tmpdir(), 'gate-photograph-'));
+  try {
+    if (user) await chown(workdir, user.uid, user.gid);
+    // A command given by a relative path is the operator's, found from here as before; only the
+    // server's own working directory is the fresh one.
+    const cmd = command.cmd.includes('/') ? resolve(command.cmd) : command.cmd;
+    return await photographStdioIn({ ...command, cmd }, options, { cwd: workdir, user });
+  } finally {
+    await rm(workdir, { recursive: true, force: true });
+  }
+}
+
+async function photographStdioIn(
+  command: { cmd: string; args: string[] },
+  options: StdioPhotographOptions,
+  where: { cwd: string; user: ProcessIdentity | undefined },
+): Promise<ListedTool[]> {
   const limits = withDefaults(options);
   // Short values such as "1" or "true" are not secrets, and hiding them would garble messages.
   const redact = redactor(Object.values(options.env ?? {}).filter((value) => value.length >= 6));
@@ -187,6 +220,8 @@ export async function photographStdio(
     cmd: command.cmd,
     args: command.args,
     env: { PATH: process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin', ...options.env },
+    cwd: where.cwd,
+    user: where.user,
     maxOutputBytes: limits.maxOutputBytes,
     maxStderrBytes: limits.maxStderrBytes,
     onFailure: (error) => {
@@ -312,11 +347,25 @@ function parseHttpUrl(url: string): URL {
 
 const nullBodyStatuses = new Set([101, 103, 204, 205, 304]);
 
-/** fetch bounded by the deadline, with every response body cut off past `maxBytes`. */
+/**
+ * fetch bounded by the deadline, with every response body cut off past `maxBytes`. Redirects are
+ * never followed: the credential was given for this URL, and a server that sends it elsewhere
+ * (another host, or a path the operator never registered) is a failure, not a new address.
+ */
 function boundedFetch(deadline: Deadline, maxBytes: number): FetchLike {
   return async (url, init) => {
     const signal = init?.signal ? AbortSignal.any([init.signal, deadline.signal]) : deadline.signal;
-    const response = await fetch(url, { ...init, signal });
+    const response = await fetch(url, { ...init, signal, redirect: 'manual' });
+    if (response.status >= 300 && response.status < 400) {
+      await response.body?.cancel().catch(() => undefined);
+      const target = new URL(url);
+      const error = new PhotographError(
+        'redirected',
+        `${target.protocol}//${target.host} answered HTTP ${response.status} (a redirect); redirects are never followed: register the server's own MCP endpoint`,
+      );
+      deadline.fail(error);
+      throw error;
+    }
     if (!response.body || nullBodyStatuses.has(response.status)) return response;
     let seen = 0;
     const counted = response.body.pipeThrough(

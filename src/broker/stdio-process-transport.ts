@@ -11,6 +11,8 @@ export interface StdioProcessOptions {
   env: Record<string, string>;
   /** Where the child starts (and a relative command is found); by default the parent's. */
   cwd?: string;
+  /** The user and group the child runs as; by default the parent's. */
+  user?: { uid: number; gid: number } | undefined;
   /** Bound on everything the server writes to stdout, over its whole life. */
   maxOutputBytes: number;
   /** Bound on one message; by default the whole output's bound. */
@@ -62,11 +64,12 @@ export class StdioProcessTransport implements Transport {
 
   start(): Promise<void> {
     return new Promise((resolve, reject) => {
-      const { cmd, args, env, cwd } = this.#options;
+      const { cmd, args, env, cwd, user } = this.#options;
       // detached makes the child a process-group leader, so one signal reaches all it spawned.
       const child = spawn(cmd, [...args], {
         env,
         ...(cwd !== undefined && { cwd }),
+        ...(user !== undefined && { uid: user.uid, gid: user.gid }),
         stdio: ['pipe', 'pipe', 'pipe'],
         detached: true,
       });

@@ -87,7 +87,9 @@ export async function findApproval(
 /**
  * The compare-and-swap that settles an approval: only a pending row changes, so of any number
  * of concurrent deciders exactly one gets a row back. A person can decide only before the
- * expiry; expiry can settle only after it.
+ * expiry; expiry can settle only after it. Both compare with the clock at the moment of the
+ * update (`clock_timestamp()`), not the transaction's start (`now()`): a decision whose
+ * transaction began before the expiry but reached the row after it is too late.
  */
 export async function settleApproval(
   db: Queryable,
@@ -102,14 +104,17 @@ export async function settleApproval(
       ? await db.query<ApprovalRow>(
           `update approvals
            set status = case when $3 = 'allow' then 'approved' else 'denied' end, decision = $3,
-             decided_by = $4, reason = $5, decided_at = now()
-           where session_id = $1 and tool_call_id = $2 and status = 'pending' and expires_at > now()
+             decided_by = $4, reason = $5, decided_at = clock_timestamp()
+           where session_id = $1 and tool_call_id = $2 and status = 'pending'
+             and expires_at > clock_timestamp()
            returning ${columns}`,
           [sessionId, toolCallId, settle.decision, settle.decidedBy, settle.reason],
         )
       : await db.query<ApprovalRow>(
-          `update approvals set status = 'expired', decision = on_timeout, decided_at = now()
-           where session_id = $1 and tool_call_id = $2 and status = 'pending' and expires_at <= now()
+          `update approvals set status = 'expired', decision = on_timeout,
+             decided_at = clock_timestamp()
+           where session_id = $1 and tool_call_id = $2 and status = 'pending'
+             and expires_at <= clock_timestamp()
            returning ${columns}`,
           [sessionId, toolCallId],
         );

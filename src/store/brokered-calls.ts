@@ -40,3 +40,22 @@ export async function finishBrokeredCall(
     [sessionId, toolCallId, JSON.stringify(result)],
   );
 }
+
+/**
+ * Settles a call whose every broker attempt failed: the claim, if an attempt made one, is
+ * finished with `result`; without one it is made finished. A result already there stays.
+ */
+export async function settleFailedBrokeredCall(
+  db: Queryable,
+  sessionId: SessionId,
+  toolCallId: ToolCallId,
+  result: Record<string, unknown>,
+): Promise<void> {
+  await db.query(
+    `insert into brokered_calls (session_id, tool_call_id, finished_at, result)
+     values ($1, $2, now(), $3)
+     on conflict (session_id, tool_call_id) do update set finished_at = now(), result = $3
+     where brokered_calls.finished_at is null`,
+    [sessionId, toolCallId, JSON.stringify(result)],
+  );
+}

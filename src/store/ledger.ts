@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { genesisHash, eventHash } from '../domain/ledger/hash-chain.js';
+import { genesisHash, eventHash, type StreamHead } from '../domain/ledger/hash-chain.js';
 import type { Redacted } from '../domain/ledger/redaction.js';
 import type { Queryable } from './pool.js';
 
@@ -110,4 +110,16 @@ export async function readChainedEvents(
     [streamId, after, limit],
   );
   return rows;
+}
+
+/** The stream's head row: where its chain ends, as appends left it. */
+export async function readStreamHead(
+  db: Queryable,
+  streamId: string,
+): Promise<StreamHead | undefined> {
+  const { rows } = await db.query<{ seq: number; hash: string }>(
+    'select head_seq as seq, head_hash as hash from ledger_streams where stream_id = $1',
+    [streamId],
+  );
+  return rows[0];
 }

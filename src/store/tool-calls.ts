@@ -75,7 +75,8 @@ export async function recordToolCallDecision(
   answer: DecidedAnswer,
 ): Promise<DecidedAnswer> {
   const { rows } = await db.query<{ answer: DecidedAnswer }>(
-    `update tool_calls set status = 'decided', decision = $3, source = $4, answer = $5, decided_at = now()
+    `update tool_calls set status = 'decided', decision = $3, source = $4, answer = $5,
+       decided_at = clock_timestamp()
      where session_id = $1 and tool_call_id = $2 and status <> 'decided'
      returning answer`,
     [sessionId, toolCallId, answer.decision, answer.source ?? null, JSON.stringify(answer)],
@@ -132,5 +133,23 @@ export async function recordBrokeredResult(
      where session_id = $1 and tool_call_id = $2 and status = 'decided' and decision = 'allow'
        and not answer ? 'result'`,
     [sessionId, toolCallId, JSON.stringify(result)],
+  );
+}
+
+/**
+ * Turns an allowed brokered call into a deny found at the call itself (the tool changed, the
+ * binding went stale while it waited), once, before any result was recorded.
+ */
+export async function recordDenialAtCall(
+  db: Queryable,
+  sessionId: SessionId,
+  toolCallId: ToolCallId,
+  answer: DecidedAnswer & { decision: 'deny' },
+): Promise<void> {
+  await db.query(
+    `update tool_calls set decision = 'deny', source = $3, answer = $4, decided_at = clock_timestamp()
+     where session_id = $1 and tool_call_id = $2 and status = 'decided' and decision = 'allow'
+       and not answer ? 'result'`,
+    [sessionId, toolCallId, answer.source ?? null, JSON.stringify(answer)],
   );
 }

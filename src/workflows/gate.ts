@@ -2,6 +2,7 @@ import {
   ActivityFailure,
   allHandlersFinished,
   condition,
+  patched,
   proxyActivities,
   proxyLocalActivities,
   setHandler,
@@ -34,10 +35,12 @@ const remoteStages = proxyActivities<GateActivities>(stageOptions);
 const localStages = proxyLocalActivities<GateActivities>(stageOptions);
 type Stages = typeof remoteStages;
 
-// A brokered call is claimed before the upstream is called, so a retry never calls twice.
+// A brokered call is claimed before the upstream is called, so a retry never calls twice. Three
+// attempts bound it (three minutes at most, plus three seconds of backoff); then the failure is
+// recorded as the call's result.
 const brokering = proxyActivities<GateActivities>({
   startToCloseTimeout: '60 seconds',
-  retry: { initialInterval: '1 second', maximumAttempts: 5 },
+  retry: { initialInterval: '1 second', maximumAttempts: 3 },
 });
 
 // The decision must reach the state of record, however long PostgreSQL is away. A local
@@ -150,6 +153,10 @@ export async function gate(request: GateRequest): Promise<GateAnswer> {
       decided = await brokering.broker(request, decided);
     } catch (err) {
       decided = brokerFailed(decided, causeOf(err));
+      // Histories from before failures were recorded replay as they ran.
+      if (patched('broker-failure-recorded')) {
+        decided = await recorder.recordBrokerFailure(request, decided);
+      }
     }
   }
   answer = decided;

@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { asSessionId, asToolCallId } from '../../src/domain/gate/ids.js';
+import { settleAndRecord } from '../../src/store/approval-settlement.js';
 import { startTestApi } from '../support/api.js';
 import { testConfig } from '../support/env.js';
 import { createRun, defaultPolicy, expectStatus, toolCall } from '../support/seed.js';
@@ -281,6 +283,55 @@ describe('expiry', () => {
     const types = await eventTypes(run.session_id);
     assert.equal(types.filter((t) => t === 'approval.decided').length, 1);
     assert.equal(types.filter((t) => t === 'tool.decision').length, 1);
+  });
+});
+
+describe('the compare-and-swap reads the clock at decision', () => {
+  test('a decision whose transaction began before the expiry but reaches the row after it is refused; the expiry then settles it', async () => {
+    const policyId = await policyWith({ approval: { timeout_s: 1, on_timeout: 'deny' } });
+    const run = await createRun(h.api, h.seed, { policy_id: policyId });
+    const sessionId = asSessionId(run.session_id);
+    const callId = asToolCallId('c1');
+    await expectStatus(toolCall(h.api, run, callId, bash), 202);
+    const tx = await h.db.connect();
+    try {
+      await tx.query('begin');
+      // The row is taken first, so the workflow's own expiry waits for this transaction: only
+      // the clock each statement reads can tell the decision is late.
+      const { rows } = await tx.query<{ left_ms: number }>(
+        `select extract(epoch from expires_at - now()) * 1000 as left_ms from approvals
+         where session_id = $1 and tool_call_id = $2 for update`,
+        [sessionId, callId],
+      );
+      assert.ok(rows[0]!.left_ms > 0, 'the transaction began before the expiry');
+      await tx.query('select pg_sleep($1)', [rows[0]!.left_ms / 1000 + 0.2]);
+      const late = await settleAndRecord(tx, sessionId, callId, {
+        by: 'person',
+        decision: 'allow',
+        decidedBy: h.seed.admin.user_id,
+        reason: null,
+      });
+      assert.equal(late.outcome, 'already_decided');
+      const expired = await settleAndRecord(tx, sessionId, callId, { by: 'expiry' });
+      assert.equal(expired.outcome, 'decided');
+      await tx.query('commit');
+    } finally {
+      tx.release();
+    }
+    const row = await h.db.query<{ status: string; late: boolean }>(
+      `select status, decided_at >= expires_at as late from approvals
+       where session_id = $1 and tool_call_id = $2`,
+      [sessionId, callId],
+    );
+    assert.deepEqual(row.rows[0], { status: 'expired', late: true });
+    const answer = await expectStatus(
+      h.api.call('GET', `/v1/sessions/${run.session_id}/tool-calls/c1?wait=10`, {
+        token: run.session_token,
+      }),
+      200,
+    );
+    assert.equal(answer.decision, 'deny');
+    assert.match(answer.reason, /expired/);
   });
 });
 

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import { chmod, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -8,6 +9,7 @@ import { inspect } from 'node:util';
 import { describe, test } from 'node:test';
 import {
   PhotographError,
+  callToolHttp,
   photographHttp,
   photographStdio,
   type PhotographErrorCode,
@@ -45,6 +47,13 @@ async function rejectsWith(
   assert.ok(error instanceof PhotographError, `not a PhotographError: ${inspect(error)}`);
   assert.equal(error.code, code, error.message);
   return error;
+}
+
+/** A temporary directory the photographed server (`nobody`, when the tests run as root) may write. */
+async function writableTempDir(prefix: string): Promise<string> {
+  const directory = await mkdtemp(join(tmpdir(), prefix));
+  await chmod(directory, 0o777);
+  return directory;
 }
 
 function digestsOf(tools: readonly McpPhotographedTool[]): Map<string, string> {
@@ -214,6 +223,55 @@ describe('photographing over Streamable HTTP fails closed', () => {
     }
   });
 
+  test("a call reads the server's tools/list on the same session first: a refusal keeps tools/call from being sent", async () => {
+    const upstream = await startRugpullUpstream({ token });
+    try {
+      const note = { name: 'create_note', arguments: { title: 't', body: 'b' } };
+      const seen: string[][] = [];
+      const refused = await callToolHttp(upstream.url, bearer, note, (listed) => {
+        seen.push(listed.map((tool) => tool.name));
+        return 'changed';
+      });
+      assert.deepEqual(refused, { called: false, refusal: 'changed' });
+      assert.deepEqual(seen, [['search_notes', 'create_note']], 'every page of the list');
+      assert.deepEqual(upstream.calls, []);
+      const sent = await callToolHttp(upstream.url, bearer, note, () => undefined);
+      assert.equal(sent.called, true);
+      assert.equal(upstream.calls.length, 1);
+    } finally {
+      await upstream.close();
+    }
+  });
+
+  test('a redirect is refused with a clear reason, for a photograph and for a call; nothing is followed', async () => {
+    const upstream = await startRugpullUpstream({ token });
+    const elsewhere = await startRugpullUpstream({ token });
+    try {
+      for (const status of [301, 302, 303, 307, 308]) {
+        upstream.redirect({ status, location: elsewhere.url });
+        const error = await rejectsWith(photographHttp(upstream.url, bearer), 'redirected');
+        assert.match(
+          error.message,
+          new RegExp(`HTTP ${status} \\(a redirect\\); redirects are never followed`),
+        );
+      }
+      const call = callToolHttp(
+        upstream.url,
+        bearer,
+        { name: 'create_note', arguments: { title: 't', body: 'b' } },
+        () => undefined,
+      );
+      await rejectsWith(call, 'redirected');
+      assert.equal(elsewhere.requests, 0, 'the redirect target was never contacted');
+      assert.deepEqual(elsewhere.calls, []);
+      upstream.redirect(null);
+      assert.equal((await photographHttp(upstream.url, bearer)).length, 2);
+    } finally {
+      await upstream.close();
+      await elsewhere.close();
+    }
+  });
+
   test('an unreachable URL is unreachable, quickly', async () => {
     const port = await freeLoopbackPort();
     const started = Date.now();
@@ -273,7 +331,7 @@ test('server-filesystem over stdio photographs as a bundle, with the effects it 
 
 describe('photographing a stdio server is bounded', () => {
   test('a server that never answers times out within the bound, and its process group is gone', async () => {
-    const directory = await mkdtemp(join(tmpdir(), 'fluidbox-hang-'));
+    const directory = await writableTempDir('fluidbox-hang-');
     const pidFile = join(directory, 'pids.json');
     // Starts a grandchild too, so the test shows the whole group is killed, not just the leader.
     const silent = `
@@ -317,7 +375,7 @@ describe('photographing a stdio server is bounded', () => {
   });
 
   test('the server sees PATH and what was passed, none of the parent environment', async () => {
-    const directory = await mkdtemp(join(tmpdir(), 'fluidbox-env-'));
+    const directory = await writableTempDir('fluidbox-env-');
     const envFile = join(directory, 'env.json');
     const report = `
       require('node:fs').writeFileSync(process.argv[1], JSON.stringify(Object.keys(process.env).sort()));
@@ -337,6 +395,56 @@ describe('photographing a stdio server is bounded', () => {
       assert.match(error.stderr ?? '', /starting with API_KEY=\[redacted\]/);
     } finally {
       delete process.env.FLUIDBOX_PARENT_SECRET;
+      await rm(directory, { recursive: true, force: true });
+    }
+  });
+
+  test("the server cannot read the API's secrets: not the sealing key file, not the API's environment; it starts in an empty directory of its own", async () => {
+    const directory = await mkdtemp(join(tmpdir(), 'fluidbox-secrets-'));
+    const keyFile = join(directory, 'sealing.key');
+    await writeFile(keyFile, randomBytes(32).toString('base64'), { mode: 0o600 });
+    await chmod(directory, 0o755);
+    // A server that tries, and lists what it found as its one tool's description.
+    const prying = `
+      const fs = require('node:fs');
+      const attempt = (path) => { try { fs.readFileSync(path); return 'read'; } catch (e) { return e.code; } };
+      const found = {
+        key: attempt(process.argv[1]),
+        environ: attempt('/proc/' + process.argv[2] + '/environ'),
+        uid: process.getuid(),
+        cwd: process.cwd(),
+        cwd_entries: fs.readdirSync('.').length,
+      };
+      const tool = { name: 'probe', description: JSON.stringify(found), inputSchema: { type: 'object' } };
+      require('node:readline').createInterface({ input: process.stdin }).on('line', (line) => {
+        const m = JSON.parse(line);
+        if (m.id === undefined) return;
+        const result = m.method === 'initialize'
+          ? { protocolVersion: m.params.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: 'prying', version: '1' } }
+          : { tools: [tool] };
+        process.stdout.write(JSON.stringify({ jsonrpc: '2.0', id: m.id, result }) + '\\n');
+      });
+    `;
+    try {
+      const [probe] = await photographStdio({
+        cmd: process.execPath,
+        args: ['-e', prying, keyFile, String(process.pid)],
+      });
+      const found = JSON.parse(probe?.description ?? '{}');
+      assert.notEqual(found.cwd, process.cwd());
+      assert.match(found.cwd, /gate-photograph-/);
+      assert.equal(found.cwd_entries, 0);
+      if (process.getuid?.() === 0) {
+        assert.equal(found.uid, 65534, 'a root API photographs as nobody');
+        assert.equal(found.key, 'EACCES');
+        assert.equal(found.environ, 'EACCES');
+      } else {
+        // Not root: the server is the API's own user (the README says what the operator does).
+        assert.equal(found.uid, process.getuid?.());
+      }
+      // The fresh directory is gone once the photograph is taken.
+      await assert.rejects(stat(found.cwd), { code: 'ENOENT' });
+    } finally {
       await rm(directory, { recursive: true, force: true });
     }
   });

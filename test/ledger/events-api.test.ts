@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import type pg from 'pg';
+import { eventHash } from '../../src/domain/ledger/hash-chain.js';
 import { createRun, expectStatus, toolCall } from '../support/seed.js';
 import { readSse } from '../support/sse.js';
 import { useHarness } from '../support/harness.js';
@@ -81,7 +83,10 @@ describe('tamper evidence', () => {
       read(`/v1/sessions/${run.session_id}/events/verify`, h.api.operatorKey),
       200,
     );
-    assert.deepEqual(clean, { ok: true, events: 7 });
+    assert.equal(clean.ok, true);
+    assert.equal(clean.events, 7);
+    assert.equal(clean.head.seq, 7);
+    assert.match(clean.head.hash, /^[0-9a-f]{64}$/);
 
     const client = await h.db.connect();
     try {
@@ -129,6 +134,161 @@ describe('tamper evidence', () => {
     );
     assert.equal(broken.first_broken_seq, 3);
     assert.match(broken.problem, /expected seq 2/);
+  });
+});
+
+describe('tamper evidence against the head', () => {
+  /** A run with three calls: seven events, 1 run.created and 2 per call. */
+  async function runWithEvents() {
+    const run = await createRun(h.api, h.seed);
+    for (const id of ['c1', 'c2', 'c3']) {
+      await expectStatus(
+        toolCall(h.api, run, id, { tool: 'Read', arguments: { file_path: id } }),
+        200,
+      );
+    }
+    return run;
+  }
+
+  /** Runs SQL as a superuser would, with every trigger switched off. */
+  async function aroundTheTriggers(work: (client: pg.PoolClient) => Promise<unknown>) {
+    const client = await h.db.connect();
+    try {
+      await client.query('set session_replication_role = replica');
+      await work(client);
+    } finally {
+      await client.query('set session_replication_role = origin');
+      client.release();
+    }
+  }
+
+  /** A stream's events from `from` on, with what their hashes cover. */
+  async function chainedRows(client: pg.PoolClient, sid: string, from: number) {
+    const { rows } = await client.query(
+      `select seq, type, to_char(at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as at,
+         data, idempotency_key, prev_hash, hash
+       from ledger_events where stream_id = $1 and seq >= $2 order by seq`,
+      [sid, from],
+    );
+    return rows;
+  }
+
+  const verify = (sessionId: string) =>
+    expectStatus(read(`/v1/sessions/${sessionId}/events/verify`, h.api.operatorKey), 200);
+
+  const cases: [
+    string,
+    (sessionId: string, client: pg.PoolClient) => Promise<unknown>,
+    number,
+    RegExp,
+  ][] = [
+    [
+      'a deleted tail (the last two events)',
+      (sid, client) =>
+        client.query('delete from ledger_events where stream_id = $1 and seq >= 6', [sid]),
+      6,
+      /the head is at seq 7 but the events end at seq 5: events were removed/,
+    ],
+    [
+      'an emptied stream',
+      (sid, client) => client.query('delete from ledger_events where stream_id = $1', [sid]),
+      1,
+      /the head is at seq 7 but there are no events/,
+    ],
+    [
+      'an emptied stream whose head row went too',
+      async (sid, client) => {
+        await client.query('delete from ledger_events where stream_id = $1', [sid]);
+        await client.query('delete from ledger_streams where stream_id = $1', [sid]);
+      },
+      1,
+      /no head row/,
+    ],
+    [
+      'a deleted first event',
+      (sid, client) =>
+        client.query('delete from ledger_events where stream_id = $1 and seq = 1', [sid]),
+      2,
+      /expected seq 1, found 2/,
+    ],
+    [
+      'a forged first event that does not start from the genesis hash',
+      (sid, client) =>
+        client.query(
+          `update ledger_events set prev_hash = repeat('1', 64) where stream_id = $1 and seq = 1`,
+          [sid],
+        ),
+      1,
+      /genesis/,
+    ],
+    [
+      'an event added behind the head',
+      async (sid, client) => {
+        const [last] = await chainedRows(client, sid, 7);
+        const forged = { ...last, stream_id: sid, seq: 8, idempotency_key: 'forged' };
+        await client.query(
+          `insert into ledger_events (stream_id, seq, type, at, data, idempotency_key, prev_hash, hash)
+           values ($1, 8, $2, $3, $4, 'forged', $5, $6)`,
+          [
+            sid,
+            last.type,
+            last.at,
+            JSON.stringify(last.data),
+            last.hash,
+            eventHash(last.hash, forged),
+          ],
+        );
+      },
+      8,
+      /events run past the head at seq 7/,
+    ],
+    [
+      'an edited event with every later hash recomputed to match',
+      async (sid, client) => {
+        const rows = await chainedRows(client, sid, 1);
+        let prev = rows[3].prev_hash as string;
+        for (const row of rows.slice(3)) {
+          if (row.seq === 4) row.data = { ...row.data, tool: 'Bash' };
+          const hash = eventHash(prev, { ...row, stream_id: sid });
+          await client.query(
+            'update ledger_events set data = $3, prev_hash = $4, hash = $5 where stream_id = $1 and seq = $2',
+            [sid, row.seq, JSON.stringify(row.data), prev, hash],
+          );
+          prev = hash;
+        }
+      },
+      7,
+      /the hash of seq 7 is not the head's: the chain was rewritten/,
+    ],
+  ];
+  for (const [what, tamper, firstBroken, problem] of cases) {
+    test(`${what} is reported, naming the first broken seq`, async () => {
+      const run = await runWithEvents();
+      assert.equal((await verify(run.session_id)).ok, true);
+      await aroundTheTriggers((client) => tamper(run.session_id, client));
+      const broken = await verify(run.session_id);
+      assert.equal(broken.ok, false, JSON.stringify(broken));
+      assert.equal(broken.first_broken_seq, firstBroken, broken.problem);
+      assert.match(broken.problem, problem);
+    });
+  }
+
+  test('the head cannot be moved back nor removed while the triggers hold', async () => {
+    const run = await runWithEvents();
+    const sid = run.session_id;
+    await assert.rejects(
+      h.db.query('update ledger_streams set head_seq = 5 where stream_id = $1', [sid]),
+      /head only moves forward/,
+    );
+    await assert.rejects(
+      h.db.query('delete from ledger_streams where stream_id = $1', [sid]),
+      /head only moves forward/,
+    );
+    await assert.rejects(
+      h.db.query('delete from ledger_events where stream_id = $1 and seq = 7', [sid]),
+      /immutable/,
+    );
+    assert.equal((await verify(sid)).ok, true);
   });
 });
 

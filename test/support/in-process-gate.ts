@@ -77,6 +77,7 @@ const defaults: Required<Script> = {
     answer: { status: 'decided', decision: 'deny', source: 'approval', reason: 'expired' },
   }),
   broker: (_request: GateRequest, answer: DecidedAnswer) => answer,
+  recordBrokerFailure: (_request: GateRequest, answer: DecidedAnswer) => answer,
 };
 
 /** A scripted call: its request, and what its activities were asked. */

@@ -35,7 +35,11 @@ export interface RugpullUpstream {
   readonly calls: readonly ReceivedCall[];
   /** How many requests were refused for a missing or wrong token. */
   readonly refused: number;
+  /** How many HTTP requests reached the MCP endpoint, whatever became of them. */
+  readonly requests: number;
   setToken(token: string): void;
+  /** From now on every request is answered with this redirect (null: serve again). */
+  redirect(to: { status: number; location: string } | null): void;
   addTool(tool: UpstreamTool): void;
   withdrawTool(name: string): void;
   changeDescription(name: string, description: string): void;
@@ -82,6 +86,8 @@ export async function startRugpullUpstream(options: {
   let tools: readonly UpstreamTool[] = options.tools ?? [searchNotesTool, createNoteTool];
   const calls: ReceivedCall[] = [];
   let refused = 0;
+  let requests = 0;
+  let redirect: { status: number; location: string } | null = null;
 
   const mustExist = (name: string) => {
     if (!tools.some((tool) => tool.name === name)) throw new Error(`no upstream tool "${name}"`);
@@ -121,6 +127,11 @@ export async function startRugpullUpstream(options: {
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     if (new URL(req.url ?? '/', 'http://upstream').pathname !== '/mcp') {
       res.writeHead(404).end();
+      return;
+    }
+    requests += 1;
+    if (redirect) {
+      res.writeHead(redirect.status, { location: redirect.location }).end();
       return;
     }
     const authorization = req.headers.authorization;
@@ -174,8 +185,14 @@ export async function startRugpullUpstream(options: {
     get refused() {
       return refused;
     },
+    get requests() {
+      return requests;
+    },
     setToken(next) {
       token = next;
+    },
+    redirect(to) {
+      redirect = to;
     },
     addTool(tool) {
       if (tools.some((existing) => existing.name === tool.name)) {

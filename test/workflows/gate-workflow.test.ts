@@ -263,21 +263,57 @@ describe('brokered execution', bound, () => {
     assert.equal(call.calls().includes('broker'), false);
   });
 
-  test('a broker that fails leaves the call allowed with a tool error, not a retry loop or a hang', async () => {
+  test('a broker whose every attempt fails: the call is recorded allowed with a tool error, not left evaluating, not retried forever', async () => {
     const call = gate.call(
       {
         broker: () => {
           throw ApplicationFailure.nonRetryable('upstream gone');
         },
+        recordBrokerFailure: (_request, failed) => ({ ...failed, reason: 'as recorded' }),
       },
       { execute: true },
     );
     const answer = await decided(call);
-    assert.equal(answer.decision, 'allow');
-    assert.deepEqual(answer.result, {
-      isError: true,
-      content: [{ type: 'text', text: 'the call could not be carried out (upstream gone)' }],
-    });
+    const failed = {
+      status: 'decided',
+      decision: 'allow',
+      reason: 'allowed by rule "reads"',
+      rule_id: 'reads',
+      result: {
+        isError: true,
+        content: [{ type: 'text', text: 'the call could not be carried out (upstream gone)' }],
+      },
+    };
+    assert.deepEqual(call.onlyArgs('recordBrokerFailure')[1], failed);
+    assert.deepEqual(answer, { ...failed, reason: 'as recorded' });
+    assert.deepEqual(call.calls().slice(-3), ['recordDecision', 'broker', 'recordBrokerFailure']);
+  });
+
+  test('a broker attempt that throws is retried, three attempts in all, before the failure is recorded', async () => {
+    const call = gate.call(
+      {
+        broker: () => {
+          throw new Error('PostgreSQL is away');
+        },
+      },
+      { execute: true },
+    );
+    const answer = await decided(call);
+    assert.equal(call.calls().filter((c) => c === 'broker').length, 3);
+    assert.match(JSON.stringify(answer.result), /PostgreSQL is away/);
+    assert.equal(call.calls().at(-1), 'recordBrokerFailure');
+  });
+
+  test('a broker that denies at the call (the tool changed while it waited) answers that deny', async () => {
+    const denial: DecidedAnswer = {
+      status: 'decided',
+      decision: 'deny',
+      source: 'capability',
+      reason: 'drifted (checked at the call; nothing was executed)',
+    };
+    const call = gate.call({ broker: () => denial }, { execute: true });
+    assert.deepEqual(await decided(call), denial);
+    assert.equal(call.calls().includes('recordBrokerFailure'), false);
   });
 });
 

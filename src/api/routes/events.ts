@@ -1,8 +1,8 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import type { SessionId } from '../../domain/gate/ids.js';
-import { ChainVerifier } from '../../domain/ledger/hash-chain.js';
-import { readChainedEvents, readEvents, type LedgerEvent } from '../../store/ledger.js';
+import { verifyLedger } from '../../application/verify-ledger.js';
+import { readEvents, type LedgerEvent } from '../../store/ledger.js';
 import { findRunBySessionId } from '../../store/runs.js';
 import type { ApiContext } from '../context.js';
 import { EventStreams } from '../event-stream.js';
@@ -44,19 +44,7 @@ export function eventRoutes(app: FastifyInstance, ctx: ApiContext) {
     const { session_id } = validate(sessionParams, request.params, 'path');
     await ctx.auth.operator(request);
     if (!(await findRunBySessionId(ctx.pool, session_id))) throw notFound(`session ${session_id}`);
-    const verifier = new ChainVerifier();
-    let after = 0;
-    let count = 0;
-    for (;;) {
-      const batch = await readChainedEvents(ctx.pool, session_id, after, 1000);
-      for (const event of batch) {
-        const problem = verifier.check({ ...event, stream_id: session_id });
-        if (problem) return { ok: false, events: count, first_broken_seq: event.seq, problem };
-        count += 1;
-      }
-      if (batch.length < 1000) return { ok: true, events: count };
-      after = batch.at(-1)?.seq ?? after;
-    }
+    return verifyLedger(ctx.pool, session_id);
   });
 
   app.get('/v1/sessions/:session_id/events/stream', async (request, reply) => {

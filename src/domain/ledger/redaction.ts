@@ -43,7 +43,16 @@ export interface EventFacts {
   'tool.brokered': {
     tool_call_id: string;
     tool: string;
-    latency_ms: number;
+    /**
+     * `executed`: the server answered (its result may itself be an error); `failed`: the control
+     * plane could not carry the call out; `denied`: refused at the call (capability, binding).
+     */
+    outcome: 'executed' | 'failed' | 'denied';
+    /** For `denied`: the deny's source and the gate's reason. */
+    source: string | null;
+    reason: string | null;
+    /** Null when no attempt's timing is known (every broker attempt failed). */
+    latency_ms: number | null;
     is_error: boolean;
     result: Payload;
   };
@@ -145,7 +154,16 @@ const allowedFields: { [T in EventType]: readonly (keyof EventFacts[T])[] } = {
     'original_verdict',
     'decided_by',
   ],
-  'tool.brokered': ['tool_call_id', 'tool', 'latency_ms', 'is_error', 'result'],
+  'tool.brokered': [
+    'tool_call_id',
+    'tool',
+    'outcome',
+    'source',
+    'reason',
+    'latency_ms',
+    'is_error',
+    'result',
+  ],
   'approval.requested': ['tool_call_id', 'tool', 'rule_id', 'expires_at'],
   'approval.decided': ['tool_call_id', 'outcome', 'decision', 'decided_by', 'reason'],
   'model.reserved': [
