@@ -288,7 +288,7 @@ describe('expiry', () => {
 
 describe('the compare-and-swap reads the clock at decision', () => {
   test('a decision whose transaction began before the expiry but reaches the row after it is refused; the expiry then settles it', async () => {
-    const policyId = await policyWith({ approval: { timeout_s: 1, on_timeout: 'deny' } });
+    const policyId = await policyWith({ approval: { timeout_s: 2, on_timeout: 'deny' } });
     const run = await createRun(h.api, h.seed, { policy_id: policyId });
     const sessionId = asSessionId(run.session_id);
     const callId = asToolCallId('c1');
