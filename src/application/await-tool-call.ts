@@ -34,8 +34,8 @@ export async function awaitToolCall(
       if (!row) throw new NotFoundError(`tool call ${toolCallId}`);
       const state = stateOf(row);
       if (state.status === 'decided' || Date.now() >= deadline || signal.aborted) return state;
+      // Woken, timed out or hung up: the next round reads again and returns on the last two.
       await woken;
-      if (signal.aborted) return state;
     } finally {
       signal.removeEventListener('abort', endRound);
       endRound();
