@@ -1,7 +1,7 @@
 import type { ToolCallId } from '../domain/gate/ids.js';
 import type { GateRequest, ToolCallState } from '../domain/gate/vocabulary.js';
 import { digestOf } from '../domain/ledger/digest.js';
-import { payload, redact } from '../domain/ledger/redaction.js';
+import { foreign, payload, redact } from '../domain/ledger/redaction.js';
 import { appendEvent } from '../store/ledger.js';
 import { withTransaction, type Pool } from '../store/pool.js';
 import type { FrozenRun } from '../store/runs.js';
@@ -52,7 +52,8 @@ async function recordRequest(
     if (created) {
       const event = redact('tool.requested', {
         tool_call_id: toolCallId,
-        tool: call.tool,
+        // A name the run never froze is the runner's free text: digest and length only.
+        tool: frozenClass ? call.tool : foreign(call.tool),
         execute: call.execute,
         arguments: payload(call.arguments),
       });
