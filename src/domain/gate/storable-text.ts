@@ -22,27 +22,40 @@ export interface UnstorableField {
   message: string;
 }
 
+/** A step from the root, linked to its parent: a deep value's paths cost nothing until named. */
+interface Step {
+  key: string | number;
+  parent: Step | undefined;
+}
+
+function pathTo(step: Step | undefined): (string | number)[] {
+  const path: (string | number)[] = [];
+  for (let at = step; at; at = at.parent) path.push(at.key);
+  return path.reverse();
+}
+
 /**
  * Every string in a JSON value, keys and values at any depth, that PostgreSQL cannot store.
- * Iterative, so a deep value costs no stack; stops after `max` findings.
+ * Iterative, so a deep value costs no stack, and linear in its size; stops after `max` findings.
  */
 export function unstorableFields(value: unknown, max = 20): UnstorableField[] {
   const found: UnstorableField[] = [];
-  const stack: { value: unknown; path: (string | number)[] }[] = [{ value, path: [] }];
+  const stack: { value: unknown; at: Step | undefined }[] = [{ value, at: undefined }];
   while (stack.length > 0 && found.length < max) {
     const next = stack.pop();
     if (next === undefined) break;
-    const { value: current, path } = next;
+    const { value: current, at } = next;
     if (typeof current === 'string') {
       const message = unstorableReason(current);
-      if (message) found.push({ path, inKey: false, message });
+      if (message) found.push({ path: pathTo(at), inKey: false, message });
     } else if (Array.isArray(current)) {
-      current.forEach((item, i) => stack.push({ value: item, path: [...path, i] }));
+      current.forEach((item, i) => stack.push({ value: item, at: { key: i, parent: at } }));
     } else if (typeof current === 'object' && current !== null) {
       for (const [key, item] of Object.entries(current)) {
+        const step = { key, parent: at };
         const message = unstorableReason(key);
-        if (message) found.push({ path: [...path, key], inKey: true, message: `key ${message}` });
-        stack.push({ value: item, path: [...path, key] });
+        if (message) found.push({ path: pathTo(step), inKey: true, message: `key ${message}` });
+        stack.push({ value: item, at: step });
       }
     }
   }
