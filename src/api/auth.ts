@@ -20,12 +20,24 @@ function bearerToken(request: FastifyRequest): string | undefined {
 }
 
 export class Authenticator {
+  /** One look-up per request: the `onRequest` hook's answer serves the handler too. */
+  private readonly known = new WeakMap<FastifyRequest, Promise<Principal>>();
+
   constructor(
     private readonly pool: Pool,
     private readonly operatorKey: string,
   ) {}
 
-  async principal(request: FastifyRequest): Promise<Principal> {
+  principal(request: FastifyRequest): Promise<Principal> {
+    let principal = this.known.get(request);
+    if (!principal) {
+      principal = this.lookUp(request);
+      this.known.set(request, principal);
+    }
+    return principal;
+  }
+
+  private async lookUp(request: FastifyRequest): Promise<Principal> {
     const token = bearerToken(request);
     if (!token) throw unauthenticated();
     const kind = tokenKind(token);

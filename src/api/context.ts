@@ -3,8 +3,9 @@ import type { CredentialSealer } from '../broker/sealing.js';
 import type { Pool } from '../store/pool.js';
 import type { GateWorkflowClient } from '../temporal/gate-workflow-client.js';
 import type { Authenticator } from './auth.js';
-import type { LedgerNotifier } from './ledger-notifier.js';
+import type { CallerSlots } from './caller-slots.js';
 import type { GateMetrics } from './metrics.js';
+import type { WaitNotifications } from './wait-notifications.js';
 
 /** What every route needs. One per API process. */
 export interface ApiContext extends ToolCallDeps {
@@ -13,7 +14,10 @@ export interface ApiContext extends ToolCallDeps {
   publicUrl: string;
   auth: Authenticator;
   metrics: GateMetrics;
-  ledger: LedgerNotifier;
+  /** Wakes waits and event streams (LISTEN/NOTIFY, fanned out in process). */
+  notifications: WaitNotifications;
+  /** What each caller holds open: waits and streams, capped. */
+  slots: CallerSlots;
   sealer: CredentialSealer;
   /** The bounds of one proxied model request. */
   modelProxy: { idleTimeoutMs: number; totalTimeoutMs: number };

@@ -27,7 +27,12 @@ export class EventStreams {
     });
   }
 
-  start(request: FastifyRequest, reply: FastifyReply): EventStream {
+  /** `release` runs once when the stream ends, however it ends. */
+  start(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    release: () => void = () => undefined,
+  ): EventStream {
     reply.hijack();
     const out: ServerResponse = reply.raw;
     out.writeHead(200, {
@@ -39,8 +44,10 @@ export class EventStreams {
     out.write(': stream open\n\n');
     const abort = new AbortController();
     this.open.add(abort);
-    request.raw.on('close', () => {
+    out.on('close', () => {
       abort.abort();
+      this.open.delete(abort);
+      release();
     });
     let lastWrite = Date.now();
     return {
@@ -56,6 +63,7 @@ export class EventStreams {
       },
       end: () => {
         this.open.delete(abort);
+        release();
         out.end();
       },
     };

@@ -4,9 +4,10 @@ import { configOrExit, type GateConfig } from '../config.js';
 import { createPool } from '../store/pool.js';
 import { GateWorkflowClient } from '../temporal/gate-workflow-client.js';
 import { Authenticator } from './auth.js';
-import { LedgerNotifier } from './ledger-notifier.js';
+import { CallerSlots } from './caller-slots.js';
 import { createMetrics } from './metrics.js';
 import { buildApi, type ApiLogger } from './server.js';
+import { WaitNotifications } from './wait-notifications.js';
 
 /** Builds the API with its own pool and a lazy Temporal connection (it starts with Temporal down). */
 export function createApi(
@@ -16,8 +17,8 @@ export function createApi(
 ) {
   const pool = createPool(config.databaseUrl);
   const gate = GateWorkflowClient.lazy(config.temporal);
-  const ledger = new LedgerNotifier(config.databaseUrl);
-  ledger.start();
+  const notifications = new WaitNotifications(config.databaseUrl, pool);
+  notifications.start();
   const app = buildApi(
     {
       pool,
@@ -29,14 +30,15 @@ export function createApi(
       approvalRecheckS: config.approvalRecheckS,
       stageActivities: config.stageActivities,
       modelProxy: config.modelProxy,
-      ledger,
+      notifications,
+      slots: new CallerSlots(),
       sealer: CredentialSealer.fromBase64(config.sealingKey),
     },
     { logger },
   );
   app.addHook('onClose', async () => {
     await gate.close();
-    await ledger.close();
+    await notifications.close();
     await pool.end();
   });
   return app;

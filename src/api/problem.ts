@@ -13,6 +13,7 @@ const titles: Record<number, string> = {
   409: 'Conflict',
   413: 'Body too large',
   415: 'Unsupported media type',
+  429: 'Too many requests',
   500: 'Internal error',
   503: 'Service unavailable',
 };

@@ -18,6 +18,7 @@ import { workspaceRoutes } from './routes/workspaces.js';
 import { webRoutes } from './web/web-app.js';
 
 export const bodyLimitBytes = 1024 * 1024;
+const bodyMethods = new Set(['POST', 'PUT', 'PATCH']);
 
 /** `false`, or pino options (a level, a destination stream): request logs never hold bodies. */
 export type ApiLogger = boolean | { level: string; stream?: { write(line: string): void } };
@@ -40,6 +41,11 @@ export function buildApi(
       new Problem(404, `no route ${request.method} ${request.url.split('?')[0] ?? ''}`),
     ),
   );
+  // Credentials before the body: the body of a caller the API does not know is never read.
+  app.addHook('onRequest', async (request) => {
+    if (request.url.startsWith('/v1/') && bodyMethods.has(request.method))
+      await ctx.auth.principal(request);
+  });
   app.addHook('onResponse', async (request, reply) => {
     ctx.metrics.httpDuration.observe(
       {

@@ -1,9 +1,29 @@
 import { z } from 'zod';
 import { asSessionId, asToolCallId, externalIdPattern } from '../domain/gate/ids.js';
+import { escapeUnstorable, unstorableFields } from '../domain/gate/storable-text.js';
 import { Problem, type FieldError } from './problem.js';
 
 function pathOf(part: string, path: readonly PropertyKey[]): string {
-  return part + path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`)).join('');
+  return (
+    part +
+    path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${escapeUnstorable(String(p))}`)).join('')
+  );
+}
+
+/** Strings PostgreSQL cannot store, anywhere in the part: one 400 naming each, before any use. */
+function refuseUnstorable(part: string, value: unknown): void {
+  const errors = unstorableFields(value).map((field) => ({
+    path: pathOf(part, field.path),
+    message: field.message,
+  }));
+  if (errors.length === 0) return;
+  throw new Problem(
+    400,
+    `the request ${part} holds text that cannot be stored: ${errors.map((e) => e.path).join(', ')}`,
+    {
+      errors,
+    },
+  );
 }
 
 /** One error per failing field; an unknown key is named at its own path. */
@@ -24,6 +44,7 @@ export function validate<S extends z.ZodType>(
   value: unknown,
   part: 'body' | 'query' | 'path',
 ): z.output<S> {
+  refuseUnstorable(part, value);
   const result = schema.safeParse(value ?? (part === 'body' ? undefined : {}));
   if (result.success) return result.data;
   const errors = fieldErrors(part, result.error.issues);

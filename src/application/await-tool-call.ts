@@ -4,25 +4,41 @@ import type { Pool } from '../store/pool.js';
 import { findToolCall, stateOf } from '../store/tool-calls.js';
 import { NotFoundError } from './errors.js';
 
-const pollMs = 100;
+/** Resolves when the call's record may have changed, after `ms`, or when `signal` aborts. */
+export type ToolCallWakeup = (ms: number, signal: AbortSignal) => Promise<void>;
 
 /**
- * A call's state as recorded, waiting up to `waitMs` for a pending call to be decided. The wait
- * ends early when `gaveUp()` says the caller went away: nobody is left to answer.
+ * A call's state as recorded, waiting up to `waitMs` for a pending call to be decided. The
+ * record is read again only when `changed` says it may have changed (a notice from PostgreSQL),
+ * never on a timer of its own. The wait ends early when `signal` says the caller went away.
  */
 export async function awaitToolCall(
   pool: Pool,
   sessionId: SessionId,
   toolCallId: ToolCallId,
   waitMs: number,
-  gaveUp: () => boolean,
+  changed: ToolCallWakeup,
+  signal: AbortSignal,
 ): Promise<ToolCallState> {
   const deadline = Date.now() + waitMs;
   for (;;) {
-    const row = await findToolCall(pool, sessionId, toolCallId);
-    if (!row) throw new NotFoundError(`tool call ${toolCallId}`);
-    const state = stateOf(row);
-    if (state.status === 'decided' || Date.now() >= deadline || gaveUp()) return state;
-    await new Promise((resolve) => setTimeout(resolve, pollMs));
+    // Listen before reading, so a decision committed in between still wakes this wait.
+    const round = new AbortController();
+    const endRound = () => {
+      round.abort();
+    };
+    signal.addEventListener('abort', endRound);
+    const woken = changed(Math.max(0, deadline - Date.now()), round.signal);
+    try {
+      const row = await findToolCall(pool, sessionId, toolCallId);
+      if (!row) throw new NotFoundError(`tool call ${toolCallId}`);
+      const state = stateOf(row);
+      if (state.status === 'decided' || Date.now() >= deadline || signal.aborted) return state;
+      // Woken, timed out or hung up: the next round reads again and returns on the last two.
+      await woken;
+    } finally {
+      signal.removeEventListener('abort', endRound);
+      endRound();
+    }
   }
 }

@@ -1,13 +1,21 @@
 import type { ToolCallId } from '../domain/gate/ids.js';
-import type { GateRequest, ToolCallState } from '../domain/gate/vocabulary.js';
+import { brokerFailed, failedClosed } from '../domain/gate/decisions.js';
+import { toolDecisionEvent } from '../domain/gate/decision-event.js';
+import type { DecidedAnswer, GateRequest, ToolCallState } from '../domain/gate/vocabulary.js';
 import { digestOf } from '../domain/ledger/digest.js';
-import { payload, redact } from '../domain/ledger/redaction.js';
+import { foreign, payload, redact } from '../domain/ledger/redaction.js';
 import { appendEvent } from '../store/ledger.js';
 import { withTransaction, type Pool } from '../store/pool.js';
 import type { FrozenRun } from '../store/runs.js';
-import { findToolCall, insertToolCall, stateOf, type ToolCallRow } from '../store/tool-calls.js';
+import {
+  findToolCall,
+  insertToolCall,
+  recordToolCallDecision,
+  stateOf,
+  type ToolCallRow,
+} from '../store/tool-calls.js';
 import type { GateWorkflowClient } from '../temporal/gate-workflow-client.js';
-import { ConflictError, UnavailableError } from './errors.js';
+import { ConflictError } from './errors.js';
 
 export interface ToolCallDeps {
   pool: Pool;
@@ -52,7 +60,8 @@ async function recordRequest(
     if (created) {
       const event = redact('tool.requested', {
         tool_call_id: toolCallId,
-        tool: call.tool,
+        // A name the run never froze is the runner's free text: digest and length only.
+        tool: frozenClass ? call.tool : foreign(call.tool),
         execute: call.execute,
         arguments: payload(call.arguments),
       });
@@ -92,8 +101,38 @@ export async function submitToolCall(
   // A closed gate is never started again: its decision is in the record.
   const current = await findToolCall(deps.pool, run.session_id, toolCallId);
   const final = current && stateOf(current);
-  if (final?.status !== 'decided') {
-    throw new UnavailableError('the gate closed without a recorded answer; send the call again');
+  if (final?.status === 'decided') return final;
+  if (current?.status === 'decided') {
+    // An executed brokered call whose gate ended before its result: it was not carried out.
+    return brokerFailed(current.answer as DecidedAnswer, 'the gate ended before the result');
   }
-  return final;
+  return recordClosedWithoutAnswer(deps.pool, run, toolCallId, call.tool);
+}
+
+/**
+ * A gate that ended without recording a decision (it failed closed past its bounds, or was
+ * terminated) is a deny, recorded here once, so that sending the call again answers at once
+ * instead of "send it again" forever.
+ */
+async function recordClosedWithoutAnswer(
+  pool: Pool,
+  run: FrozenRun,
+  toolCallId: ToolCallId,
+  tool: string,
+): Promise<DecidedAnswer> {
+  const decision = failedClosed('policy', 'the gate ended without recording a decision');
+  return withTransaction(pool, async (tx) => {
+    const recorded = await recordToolCallDecision(tx, run.session_id, toolCallId, decision.answer);
+    const frozen = run.toolset.some((t) => t.name === tool);
+    await appendEvent(
+      tx,
+      run.session_id,
+      toolDecisionEvent(
+        { tool_call_id: toolCallId, tool },
+        { ...decision, ...(!frozen && { tool_unfrozen: true }) },
+        recorded,
+      ),
+    );
+    return recorded;
+  });
 }

@@ -2,7 +2,7 @@ import type pg from 'pg';
 import { decisionFromApproval } from '../domain/gate/approval.js';
 import type { DecidedAnswer } from '../domain/gate/vocabulary.js';
 import { toolDecisionEvent } from '../domain/gate/decision-event.js';
-import { redact } from '../domain/ledger/redaction.js';
+import { foreign, redact } from '../domain/ledger/redaction.js';
 import type { SessionId, ToolCallId } from '../domain/gate/ids.js';
 import { findApproval, settleApproval, type ApprovalRow } from './approvals.js';
 import { appendEvent } from './ledger.js';
@@ -48,7 +48,7 @@ export async function settleAndRecord(
       outcome: settled.status === 'expired' ? 'expired' : settled.status,
       decision: settled.decision,
       decided_by: settled.decided_by,
-      reason: settled.reason,
+      reason: settled.reason === null ? null : foreign(settled.reason),
     }),
   );
   await appendEvent(

@@ -92,6 +92,7 @@ export interface RunSummary {
   source: RunSource;
   trust_tier: TrustTier;
   policy_id: string;
+  invoked_by: string;
   invoked_by_name: string;
 }
 
@@ -101,7 +102,7 @@ export async function findRunSummaries(
 ): Promise<Map<RunId, RunSummary>> {
   if (runIds.length === 0) return new Map();
   const { rows } = await db.query<RunSummary>(
-    `select r.id, r.source, r.trust_tier, r.policy_id, m.name as invoked_by_name
+    `select r.id, r.source, r.trust_tier, r.policy_id, r.invoked_by, m.name as invoked_by_name
      from runs r join members m on m.id = r.invoked_by
      where r.id = any($1::uuid[])`,
     [[...new Set(runIds)]],

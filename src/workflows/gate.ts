@@ -15,6 +15,7 @@ import {
   failedClosed,
 } from '../domain/gate/decisions.js';
 import type {
+  DecidedAnswer,
   DenySource,
   GateAnswer,
   GateDecision,
@@ -43,12 +44,16 @@ const brokering = proxyActivities<GateActivities>({
   retry: { initialInterval: '1 second', maximumAttempts: 3 },
 });
 
-// The decision must reach the state of record, however long PostgreSQL is away. A local
-// activity too: one PostgreSQL transaction, no task-queue round trip.
+// Writes to the state of record ride out a PostgreSQL restart, for two minutes at most; then
+// the gate fails closed (see `recordFailingClosed`). Local: one transaction, no round trip.
 const recorder = proxyLocalActivities<GateActivities>({
   startToCloseTimeout: '10 seconds',
+  scheduleToCloseTimeout: '2 minutes',
   retry: { initialInterval: '500 milliseconds', maximumInterval: '15 seconds' },
 });
+
+/** How long past an approval's expiry the pause keeps trying to settle it before it denies. */
+const expiryGraceMs = 5 * 60_000;
 
 /** The stages before policy, in the design document's order. */
 function checks(stages: Stages): readonly {
@@ -68,6 +73,30 @@ function causeOf(err: unknown): string {
 }
 
 type Evaluation = GateDecision | { approval: PolicyRuling };
+
+/**
+ * Records the decision. If it cannot be recorded within the recorder's bound, a plain deny is
+ * recorded in its place (what failed may have been the decision's own content); if that fails
+ * too, the deny is answered unrecorded, and the API records it when the call is sent again.
+ */
+async function recordFailingClosed(
+  request: GateRequest,
+  decision: GateDecision,
+): Promise<DecidedAnswer> {
+  try {
+    return await recorder.recordDecision(request, decision);
+  } catch (err) {
+    const fallback = failedClosed(
+      decision.stage,
+      `the decision could not be recorded: ${causeOf(err)}`,
+    );
+    try {
+      return await recorder.recordDecision(request, fallback);
+    } catch {
+      return fallback.answer;
+    }
+  }
+}
 
 /** The stages in order: the first denial decides; a stage that cannot answer denies. */
 async function evaluate(request: GateRequest): Promise<Evaluation> {
@@ -102,7 +131,12 @@ async function awaitApproval(
   policy: PolicyRuling,
   announce: (pending: PendingAnswer) => void,
 ): Promise<GateAnswer> {
-  const pending = await recorder.requestApproval(request, policy);
+  let pending: PendingAnswer;
+  try {
+    pending = await recorder.requestApproval(request, policy);
+  } catch (err) {
+    return recordFailingClosed(request, failedClosed('approval', causeOf(err)));
+  }
   announce(pending);
   const expiresAt = Date.parse(pending.approval.expires_at);
   let woken = false;
@@ -119,12 +153,23 @@ async function awaitApproval(
       await condition(() => woken, 1000);
     }
     woken = false;
-    const state =
-      Date.now() >= expiresAt
-        ? await recorder.expireApproval(request.session_id, request.tool_call_id)
-        : await recorder.checkApproval(request.session_id, request.tool_call_id);
-    if (state.status === 'decided') return state.answer;
+    try {
+      const state =
+        Date.now() >= expiresAt
+          ? await recorder.expireApproval(request.session_id, request.tool_call_id)
+          : await recorder.checkApproval(request.session_id, request.tool_call_id);
+      if (state.status === 'decided') return state.answer;
+    } catch (err) {
+      // Before the expiry a failed read waits for the next wake-up; long after it, fail closed.
+      if (Date.now() >= expiresAt + expiryGraceMs)
+        return recordFailingClosed(request, failedClosed('approval', causeOf(err)));
+    }
     expiryRefused = Date.now() >= expiresAt;
+    if (expiryRefused && Date.now() >= expiresAt + expiryGraceMs)
+      return recordFailingClosed(
+        request,
+        failedClosed('approval', 'the expired approval could not be settled'),
+      );
   }
 }
 
@@ -141,7 +186,7 @@ export async function gate(request: GateRequest): Promise<GateAnswer> {
   const evaluation = await evaluate(request);
   let decided: GateAnswer;
   if ('answer' in evaluation) {
-    decided = await recorder.recordDecision(request, evaluation);
+    decided = await recordFailingClosed(request, evaluation);
   } else {
     decided = await awaitApproval(request, evaluation.approval, (pending) => {
       answer = pending;

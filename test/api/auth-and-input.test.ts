@@ -186,6 +186,16 @@ describe('bad input gets a clear error and loses nothing', () => {
     assert.equal(rows.length, 0);
   });
 
+  test("credentials before the body: an unknown caller's body over the limit is a 401, never read", async () => {
+    const run = await createRun(h.api, h.seed);
+    const huge = JSON.stringify({ tool: 'Read', arguments: { file_path: 'x'.repeat(2 << 20) } });
+    const path = `/v1/sessions/${run.session_id}/tool-calls/${randomUUID()}`;
+    assertProblem(await h.api.call('PUT', path, { raw: huge }), 401);
+    assertProblem(await h.api.call('PUT', path, { raw: huge, token: 'fgs_not-a-token' }), 401);
+    const model = `/v1/sessions/${run.session_id}/model-requests`;
+    assertProblem(await h.api.call('POST', model, { raw: 'x'.repeat(15 << 20) }), 401);
+  });
+
   test('a path parameter of the wrong shape is a 400, not a database error', async () => {
     assertProblem(
       await h.api.call('GET', '/v1/policies/not-a-uuid/versions/1', { token: h.api.operatorKey }),

@@ -54,6 +54,8 @@ test('PostgreSQL briefly down: calls answer 503 (never 500) while it is away, a 
     assert.match(whileDown.headers.get('content-type') ?? '', /problem\+json/);
     const ready = await api.call('GET', '/readyz');
     assert.equal(ready.status, 503);
+    // Anyone may ask: what is down, never the driver's error text.
+    assert.equal(ready.body.postgres, 'down');
     await new Promise((r) => setTimeout(r, 2_000));
     await ensurePostgresCluster(profile);
 

@@ -17,16 +17,13 @@ const form = (fields: Record<string, string>) => ({
 });
 
 /**
- * Decides an approval the way a person does in the web form, over plain HTTP: signs in with the
- * user token (the login form's double-submit CSRF cookie), opens the approval's page for its
- * CSRF token, and posts the decision.
+ * Signs in with the user token as the web form does, over plain HTTP (the login form's
+ * double-submit CSRF cookie); returns the session cookie, undefined when refused.
  */
-export async function decideInWebForm(
+export async function signInOverHttp(
   baseUrl: string,
   userToken: string,
-  approval: { session_id: string; tool_call_id: string },
-  decision: 'approve' | 'deny',
-): Promise<void> {
+): Promise<string | undefined> {
   const loginPage = await fetch(`${baseUrl}/login`);
   const loginCookies = cookiesOf(loginPage);
   const login = form({ csrf: csrfIn(await loginPage.text()), token: userToken });
@@ -36,8 +33,23 @@ export async function decideInWebForm(
     headers: { cookie: loginCookies.join('; '), 'content-type': login['content-type'] },
     body: login.body,
   });
-  assert.equal(signedIn.status, 303, 'signed in');
-  const session = cookiesOf(signedIn).filter((c) => c.startsWith('fg_session='));
+  if (signedIn.status !== 303) return undefined;
+  return cookiesOf(signedIn).find((c) => c.startsWith('fg_session='));
+}
+
+/**
+ * Decides an approval the way a person does in the web form, over plain HTTP: signs in, opens
+ * the approval's page for its CSRF token, and posts the decision.
+ */
+export async function decideInWebForm(
+  baseUrl: string,
+  userToken: string,
+  approval: { session_id: string; tool_call_id: string },
+  decision: 'approve' | 'deny',
+): Promise<void> {
+  const cookie = await signInOverHttp(baseUrl, userToken);
+  assert.ok(cookie, 'signed in');
+  const session = [cookie];
   const page = `${baseUrl}/approvals/${approval.session_id}/${approval.tool_call_id}`;
   const detail = await fetch(page, { headers: { cookie: session.join('; ') } });
   assert.equal(detail.status, 200);

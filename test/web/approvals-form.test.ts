@@ -203,13 +203,15 @@ describe('the approvers web form', () => {
     await detailPage.screenshot({ path: `${artifacts}approval-detail.png`, fullPage: true });
   });
 
-  test('a member without authority sees no buttons, and a post from them is 403', async () => {
+  test('a member without authority sees neither the arguments nor buttons, and a post from them is 403', async () => {
     bystanderContext = await newContext();
     bystanderPage = await signIn(bystanderContext, bystander.token);
     const page = bystanderPage;
     assert.equal(await page.locator('#approvals tbody tr').count(), 0, 'nothing to decide');
     await page.goto(`${h.api.url}/approvals/${run.session_id}/c1`);
-    assert.ok((await page.locator('#arguments').innerText()).includes(hostile));
+    assert.ok(await page.locator('#arguments-hidden').isVisible());
+    assert.equal(await page.locator('#arguments').count(), 0);
+    assert.ok(!(await page.locator('body').innerText()).includes(hostile));
     assert.equal(await page.getByRole('button', { name: 'Approve' }).count(), 0);
     assert.equal(await page.getByRole('button', { name: 'Deny' }).count(), 0);
     assert.ok(await page.locator('#no-authority').isVisible());

@@ -153,6 +153,47 @@ describe('every stage fails closed', { ...bound, concurrency: true }, () => {
     assert.equal((await decided(call)).decision, 'allow');
     assert.equal(attempts, 3);
   });
+
+  test('a decision the state of record refuses is replaced by a recorded fail-closed deny', async () => {
+    const call = gate.call({
+      recordDecision: (_request, decision) => {
+        if (decision.answer.decision === 'allow')
+          throw ApplicationFailure.nonRetryable('invalid input syntax');
+        return decision.answer;
+      },
+    });
+    const answer = await decided(call);
+    assert.equal(answer.decision, 'deny');
+    assert.equal(answer.source, 'policy');
+    assert.match(answer.reason, /the decision could not be recorded/);
+    assert.deepEqual(call.calls().slice(-2), ['recordDecision', 'recordDecision']);
+    const [, fallback] = call.argsOf('recordDecision')[1] ?? [];
+    assert.equal(fallback?.ledger_reason, 'the policy stage could not decide; failing closed');
+    assert.deepEqual(await result(call), answer);
+  });
+
+  test('when nothing can be recorded, the gate still ends, with a deny', async () => {
+    const call = gate.call({
+      recordDecision: () => {
+        throw ApplicationFailure.nonRetryable('PostgreSQL refuses everything');
+      },
+    });
+    const answer = await decided(call);
+    assert.equal(answer.decision, 'deny');
+    assert.deepEqual(await result(call), answer);
+  });
+
+  test('an approval that cannot be written fails closed as a recorded approval deny', async () => {
+    const call = gate.call({
+      policy: () => requireApproval,
+      requestApproval: () => {
+        throw ApplicationFailure.nonRetryable('cannot store');
+      },
+    });
+    const answer = await decided(call);
+    assert.equal(answer.source, 'approval');
+    assert.equal(call.calls().at(-1), 'recordDecision');
+  });
 });
 
 describe('autonomy', bound, () => {

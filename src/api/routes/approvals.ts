@@ -1,10 +1,11 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { decideApproval } from '../../application/decide-approval.js';
-import { offeredTo } from '../../domain/gate/approval.js';
+import { offeredTo, seesArguments } from '../../domain/gate/approval.js';
 import { inReadingOrder } from '../../domain/gate/vocabulary.js';
 import { findApproval, listPendingApprovalsFor, type ApprovalRow } from '../../store/approvals.js';
 import type { Member } from '../../store/members.js';
+import { findRunSummaries } from '../../store/runs.js';
 import type { ApiContext } from '../context.js';
 import { Problem, notFound } from '../problem.js';
 import { sessionIdParam, toolCallIdParam, validate } from '../validation.js';
@@ -17,14 +18,16 @@ const decisionBody = z
   .object({ decision: z.enum(['approve', 'deny']), reason: z.string().trim().max(1000).optional() })
   .strict();
 
-function approvalView(row: ApprovalRow, member: Member) {
+/** An approval as this member may see it: the arguments only for deciders and the invoker. */
+function approvalView(row: ApprovalRow, member: Member, invokedBy: string | undefined) {
+  const shown = seesArguments(row, member, invokedBy);
   return {
     session_id: row.session_id,
     tool_call_id: row.tool_call_id,
     run_id: row.run_id,
     workspace: row.workspace_id,
     tool: row.tool,
-    arguments: row.arguments,
+    ...(shown ? { arguments: row.arguments } : { arguments_hidden: true }),
     rule_id: row.rule_id,
     policy_version: row.policy_version,
     authority: row.authority,
@@ -49,6 +52,8 @@ async function memberOf(ctx: ApiContext, request: FastifyRequest): Promise<Membe
       'approvals are decided by workspace members; this credential decides nothing',
     );
   }
+  // A suspended member sees nothing, not even that an approval exists.
+  if (principal.member.status !== 'active') throw new Problem(403, 'this membership is suspended');
   return principal.member;
 }
 
@@ -66,7 +71,13 @@ export function approvalRoutes(app: FastifyInstance, ctx: ApiContext) {
     const member = await memberOf(ctx, request);
     validate(listQuery, request.query, 'query');
     const rows = await listPendingApprovalsFor(ctx.pool, member);
-    return { approvals: rows.map((row) => approvalView(row, member)) };
+    const runs = await findRunSummaries(
+      ctx.pool,
+      rows.map((row) => row.run_id),
+    );
+    return {
+      approvals: rows.map((row) => approvalView(row, member, runs.get(row.run_id)?.invoked_by)),
+    };
   });
 
   app.get('/v1/approvals/:session_id/:tool_call_id', async (request) => {
@@ -75,7 +86,8 @@ export function approvalRoutes(app: FastifyInstance, ctx: ApiContext) {
     const row = await findApproval(ctx.pool, session_id, tool_call_id);
     if (row?.workspace_id !== member.workspace_id)
       throw notFound(`approval ${session_id}/${tool_call_id}`);
-    return approvalView(row, member);
+    const run = (await findRunSummaries(ctx.pool, [row.run_id])).get(row.run_id);
+    return approvalView(row, member, run?.invoked_by);
   });
 
   app.post('/v1/approvals/:session_id/:tool_call_id/decision', async (request) => {

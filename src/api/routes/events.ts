@@ -4,6 +4,8 @@ import type { SessionId } from '../../domain/gate/ids.js';
 import { verifyLedger } from '../../application/verify-ledger.js';
 import { readEvents, type LedgerEvent } from '../../store/ledger.js';
 import { findRunBySessionId } from '../../store/runs.js';
+import type { Principal } from '../auth.js';
+import { callerKey } from '../caller-slots.js';
 import type { ApiContext } from '../context.js';
 import { EventStreams } from '../event-stream.js';
 import { notFound } from '../problem.js';
@@ -16,17 +18,23 @@ const pageQuery = z
   .strict();
 const streamQuery = z.object({ after: seq.optional() }).strict();
 
-const recheckMs = 1_000;
+/** A stream sleeps until an append wakes it; past this, it wakes to send a heartbeat. */
+const idleMs = 15_000;
 
 /** The session's runner reads its own stream; the operator reads any. */
-async function authorizeRead(ctx: ApiContext, request: FastifyRequest, sessionId: SessionId) {
+async function authorizeRead(
+  ctx: ApiContext,
+  request: FastifyRequest,
+  sessionId: SessionId,
+): Promise<Principal> {
   const principal = await ctx.auth.principal(request);
   if (principal.kind === 'runner') {
     await ctx.auth.runner(request, sessionId);
-    return;
+    return principal;
   }
   if (principal.kind !== 'operator') throw notFound(`session ${sessionId}`);
   if (!(await findRunBySessionId(ctx.pool, sessionId))) throw notFound(`session ${sessionId}`);
+  return principal;
 }
 
 export function eventRoutes(app: FastifyInstance, ctx: ApiContext) {
@@ -49,7 +57,7 @@ export function eventRoutes(app: FastifyInstance, ctx: ApiContext) {
 
   app.get('/v1/sessions/:session_id/events/stream', async (request, reply) => {
     const { session_id } = validate(sessionParams, request.params, 'path');
-    await authorizeRead(ctx, request, session_id);
+    const principal = await authorizeRead(ctx, request, session_id);
     const query = validate(streamQuery, request.query, 'query');
     const lastEventId = request.headers['last-event-id'];
     let cursor = query.after ?? 0;
@@ -61,7 +69,8 @@ export function eventRoutes(app: FastifyInstance, ctx: ApiContext) {
       )['last-event-id'];
     }
 
-    const stream = streams.start(request, reply);
+    const release = ctx.slots.take('streams', callerKey(principal));
+    const stream = streams.start(request, reply, release);
     while (!stream.signal.aborted) {
       let events: LedgerEvent[];
       try {
@@ -75,7 +84,7 @@ export function eventRoutes(app: FastifyInstance, ctx: ApiContext) {
       }
       if (events.length === 500) continue;
       stream.heartbeatIfIdle();
-      await ctx.ledger.waitForAppend(session_id, recheckMs, stream.signal);
+      await ctx.notifications.waitForAppend(session_id, cursor, idleMs, stream.signal);
     }
     stream.end();
   });

@@ -6,6 +6,7 @@ import { inReadingOrder, type ToolCallState } from '../../domain/gate/vocabulary
 import { MAX_ARGUMENT_DEPTH } from '../../domain/tools/argument-validation.js';
 import { jsonDepthWithin } from '../../domain/tools/json-depth.js';
 import { toolDigestPattern } from '../../domain/gate/reported-drift.js';
+import { callerKey } from '../caller-slots.js';
 import type { ApiContext } from '../context.js';
 import { sessionIdParam, toolCallIdParam, validate } from '../validation.js';
 
@@ -54,16 +55,31 @@ export function toolCallRoutes(app: FastifyInstance, ctx: ApiContext) {
 
   app.get('/v1/sessions/:session_id/tool-calls/:tool_call_id', async (request, reply) => {
     const params = validate(callParams, request.params, 'path');
-    await ctx.auth.runner(request, params.session_id);
+    const run = await ctx.auth.runner(request, params.session_id);
     const { wait = 0 } = validate(waitQuery, request.query, 'query');
-    // A runner that hung up gets no more polling on its behalf.
-    const state = await awaitToolCall(
-      ctx.pool,
-      params.session_id,
-      params.tool_call_id,
-      wait * 1000,
-      () => request.socket.destroyed,
-    );
-    return answerWith(reply, ctx, state);
+    // Each open wait holds one of the runner's slots; past the cap, a 429.
+    const release =
+      wait > 0 ? ctx.slots.take('waits', callerKey({ kind: 'runner', run })) : () => undefined;
+    // A runner that hung up is waited for no longer.
+    const gone = new AbortController();
+    const hungUp = () => {
+      gone.abort();
+    };
+    reply.raw.on('close', hungUp);
+    try {
+      const state = await awaitToolCall(
+        ctx.pool,
+        params.session_id,
+        params.tool_call_id,
+        wait * 1000,
+        (ms, signal) =>
+          ctx.notifications.waitForToolCall(params.session_id, params.tool_call_id, ms, signal),
+        gone.signal,
+      );
+      return await answerWith(reply, ctx, state);
+    } finally {
+      reply.raw.off('close', hungUp);
+      release();
+    }
   });
 }

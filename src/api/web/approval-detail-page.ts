@@ -6,6 +6,7 @@ import { html, type SafeHtml } from './html.js';
 import { page } from './layout.js';
 import type { RunSummary } from './run-summaries.js';
 import type { SignedIn } from './session.js';
+import { visibleText } from './visible-text.js';
 
 export interface ApprovalDetail {
   approval: ApprovalRow;
@@ -14,6 +15,8 @@ export interface ApprovalDetail {
   decidedByName: string | undefined;
   /** Pending, and this member has authority over it: only then are there buttons. */
   mayDecide: boolean;
+  /** Deciders and the run's invoker read the arguments; other members see that they exist. */
+  showArguments: boolean;
 }
 
 export interface Notice {
@@ -23,6 +26,25 @@ export interface Notice {
 
 /** Pretty JSON, shown as text: the html tag escapes it, so arguments can never become markup. */
 const json = (value: unknown) => html`<pre><code>${JSON.stringify(value, null, 2)}</code></pre>`;
+
+const escapedNotice = html`<p class="notice info" role="note" id="escaped-notice">
+  This call holds invisible or direction-changing characters; each is shown as its code,
+  <code>\\u{…}</code>, so the text reads as what runs.
+</p>`;
+
+/** The arguments as an approver must read them: hidden characters escaped, with a notice. */
+function argumentsShown(detail: ApprovalDetail): SafeHtml {
+  if (!detail.showArguments)
+    return html`<p class="meta" id="arguments-hidden">
+      Only those who may decide this call, and the member who started the run, see its arguments.
+    </p>`;
+  const shown = visibleText(JSON.stringify(detail.approval.arguments, null, 2));
+  const tool = visibleText(detail.approval.tool);
+  return html`${(shown.escaped || tool.escaped) && escapedNotice}
+    <div id="arguments">
+      <pre><code>${shown.text}</code></pre>
+    </div>`;
+}
 
 function pullRequest(run: RunSummary | undefined): SafeHtml {
   if (run?.source.kind !== 'pull_request') return html``;
@@ -45,7 +67,7 @@ function outcome(detail: ApprovalDetail): SafeHtml {
   return html`<dt>Outcome</dt>
     <dd>
       ${who}${approval.decided_at && html`, ${when(approval.decided_at)}`}
-      ${approval.reason && html`<br />Reason: ${approval.reason}`}
+      ${approval.reason && html`<br />Reason: ${visibleText(approval.reason).text}`}
     </dd>`;
 }
 
@@ -75,10 +97,10 @@ export function approvalDetailPage(
 ): SafeHtml {
   const { approval, run, policy } = detail;
   return page(
-    { title: `Approval: ${approval.tool}`, session },
+    { title: `Approval: ${visibleText(approval.tool).text}`, session },
     html`<p><a href="/approvals">← All pending approvals</a></p>
       ${notice && html`<div class="notice ${notice.kind}" role="status">${notice.text}</div>`}
-      <h1>${approval.tool} ${badge(approval.status)}</h1>
+      <h1>${visibleText(approval.tool).text} ${badge(approval.status)}</h1>
       <section class="card">
         <h2>The run</h2>
         <dl>
@@ -98,12 +120,12 @@ export function approvalDetailPage(
         <h2>The call</h2>
         <dl>
           <dt>Tool</dt>
-          <dd><code>${approval.tool}</code></dd>
+          <dd><code>${visibleText(approval.tool).text}</code></dd>
           <dt>Tool call</dt>
           <dd><code>${approval.tool_call_id}</code></dd>
         </dl>
         <h2>Arguments</h2>
-        <div id="arguments">${json(approval.arguments)}</div>
+        ${argumentsShown(detail)}
 
         <h2>Why it asks</h2>
         <dl>

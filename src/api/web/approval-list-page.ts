@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { ApprovalRow } from '../../store/approvals.js';
 import { badge, repository, ruleName, when } from './approval-fields.js';
+import { visibleText } from './visible-text.js';
 import { html, type SafeHtml } from './html.js';
 import { page } from './layout.js';
 import type { RunSummary } from './run-summaries.js';
@@ -18,7 +19,7 @@ export const detailPath = (row: Pick<ApprovalRow, 'session_id' | 'tool_call_id'>
 function item(row: ApprovalRow, run: RunSummary | undefined): SafeHtml {
   return html`<tr data-session="${row.session_id}" data-tool-call="${row.tool_call_id}">
     <td>
-      <a href="${detailPath(row)}"><code>${row.tool}</code></a>
+      <a href="${detailPath(row)}"><code>${visibleText(row.tool).text}</code></a>
     </td>
     <td>${repository(run)}</td>
     <td>${run ? badge(run.trust_tier) : ''}</td>

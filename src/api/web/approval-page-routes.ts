@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { decideApproval } from '../../application/decide-approval.js';
-import { offeredTo } from '../../domain/gate/approval.js';
+import { offeredTo, seesArguments } from '../../domain/gate/approval.js';
 import type { SessionId, ToolCallId } from '../../domain/gate/ids.js';
 import { findMember, type Member } from '../../store/members.js';
 import { findApproval, listPendingApprovalsFor } from '../../store/approvals.js';
@@ -66,6 +66,7 @@ async function loadDetail(
       rule: version.body.rules.find((rule) => rule.id === approval.rule_id),
     },
     decidedByName: decidedBy?.name,
+    showArguments: seesArguments(approval, member, run?.invoked_by),
     // Past its expiry a pending approval can only expire: offer no buttons for it.
     mayDecide: offeredTo(approval, member) && approval.expires_at.getTime() > Date.now(),
   };

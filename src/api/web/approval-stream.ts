@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { listPendingApprovalsFor } from '../../store/approvals.js';
+import { callerKey } from '../caller-slots.js';
 import type { ApiContext } from '../context.js';
 import { EventStreams } from '../event-stream.js';
 import { Problem } from '../problem.js';
@@ -7,23 +8,11 @@ import { pendingVersion } from './approval-list-page.js';
 import { sessionMember, signedIn } from './session.js';
 
 /**
- * The pending set is re-read every second. A member's set changes through approvals in any
- * session of the workspace and through their own role or status, so there is no single ledger
- * stream to listen to; a one-second read of an indexed query is cheap and never misses a change.
+ * The pending set is read again when PostgreSQL says the workspace's approvals or members
+ * changed (or a sign-out), and at the latest after this, so a sign-in that runs out ends the
+ * stream in time.
  */
-const recheckMs = 1_000;
-
-function pause(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const done = () => {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal.addEventListener('abort', done);
-  });
-}
+const idleMs = 15_000;
 
 /**
  * `GET /approvals/stream`: Server-Sent Events for the list page. `pending` carries the version
@@ -37,11 +26,12 @@ export function approvalStreamRoute(web: FastifyInstance, ctx: ApiContext) {
     const session = await signedIn(ctx, request);
     if (!session) throw new Problem(401, 'your sign-in has ended');
 
-    const stream = streams.start(request, reply);
+    const release = ctx.slots.take('streams', callerKey({ kind: 'user', member: session.member }));
+    const stream = streams.start(request, reply, release);
     let sent: string | undefined;
     while (!stream.signal.aborted) {
       try {
-        // The session is checked on every tick, so a suspension ends the stream within a second.
+        // The session is checked on every wake-up: a suspension or sign-out notifies at once.
         const member = await sessionMember(ctx, session.sessionId);
         if (!member) {
           stream.send({ event: 'signed-out', data: '' });
@@ -56,7 +46,7 @@ export function approvalStreamRoute(web: FastifyInstance, ctx: ApiContext) {
         // PostgreSQL away: keep the stream open and read again on the next tick.
       }
       stream.heartbeatIfIdle();
-      await pause(recheckMs, stream.signal);
+      await ctx.notifications.waitForApprovals(session.member.workspace_id, idleMs, stream.signal);
     }
     stream.end();
   });

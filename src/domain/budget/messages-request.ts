@@ -12,6 +12,7 @@ import {
   type ThinkingOrigins,
 } from './input-token-bound.js';
 import { findDuplicateKey } from './duplicate-keys.js';
+import { escapeUnstorable, unstorableFields } from '../gate/storable-text.js';
 
 /** Far above any model's output limit; past it a number is a mistake, not a request. */
 export const maxOutputTokensLimit = 1_000_000;
@@ -75,6 +76,13 @@ export function parseMessagesRequest(raw: Uint8Array): MessagesRequestParse {
     value = JSON.parse(text);
   } catch {
     return { ok: false, message: 'the body is not JSON in UTF-8' };
+  }
+  const [unstorable] = unstorableFields(value, 1);
+  if (unstorable) {
+    const path = pathOf(
+      unstorable.path.map((p) => (typeof p === 'string' ? escapeUnstorable(p) : p)),
+    );
+    return { ok: false, path, message: `${path || 'body'}: ${unstorable.message}` };
   }
   const duplicate = findDuplicateKey(text);
   if (duplicate !== undefined) {

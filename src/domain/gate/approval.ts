@@ -16,16 +16,16 @@ export interface SettledApproval {
 /** The final answer of a call whose approval was settled by a person or by expiry. */
 export function decisionFromApproval(approval: SettledApproval): GateDecision {
   const ruleId = approval.rule_id ? { rule_id: approval.rule_id } : {};
-  const because = approval.reason ? `: ${approval.reason}` : '';
   const who = approval.decided_by_name ?? 'an approver';
-  const reason =
+  const settled =
     approval.status === 'expired'
       ? `the approval expired; the policy's on_timeout is ${approval.decision}`
-      : approval.status === 'approved'
-        ? `approved by ${who}${because}`
-        : `denied by ${who}${because}`;
+      : `${approval.status} by ${who}`;
+  const reason = approval.reason ? `${settled}: ${approval.reason}` : settled;
+  // The approver's reason is theirs to give the runner; the ledger keeps it as a digest only.
   const trail = {
     stage: 'approval' as const,
+    ledger_reason: settled,
     verdict: 'require_approval',
     original_verdict: 'require_approval',
     ...(approval.decided_by && { decided_by: approval.decided_by }),
@@ -61,4 +61,18 @@ export function offeredTo(
   member: { id: string; workspace_id: string; role: string; status: string },
 ): boolean {
   return approval.status === 'pending' && mayDecide(approval, member);
+}
+
+/**
+ * Whether a member may read a call's arguments (they may hold what only its owner should see):
+ * those with authority to decide it, and the member who invoked the run. A suspended member
+ * reads nothing.
+ */
+export function seesArguments(
+  approval: { authority: Authority; owner_user_id: string | null; workspace_id: string },
+  member: { id: string; workspace_id: string; role: string; status: string },
+  invokedBy: string | undefined,
+): boolean {
+  if (member.status !== 'active' || member.workspace_id !== approval.workspace_id) return false;
+  return mayDecide(approval, member) || member.id === invokedBy;
 }

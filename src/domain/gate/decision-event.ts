@@ -1,5 +1,5 @@
 import type { DecidedAnswer, GateDecision } from './vocabulary.js';
-import { redact, type Redacted } from '../ledger/redaction.js';
+import { foreign, redact, type Redacted } from '../ledger/redaction.js';
 
 /** The tool.decision event of a recorded answer, with how the decision was reached. */
 export function toolDecisionEvent(
@@ -9,7 +9,7 @@ export function toolDecisionEvent(
 ): Redacted {
   return redact('tool.decision', {
     tool_call_id: call.tool_call_id,
-    tool: call.tool,
+    tool: decision.tool_unfrozen ? foreign(call.tool) : call.tool,
     decision: recorded.decision,
     stage: decision.stage,
     source: recorded.source ?? null,

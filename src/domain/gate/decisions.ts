@@ -23,14 +23,17 @@ export function decisionFromDenial(denial: Omit<Denial, 'outcome'>): GateDecisio
     answer,
     stage: denial.source,
     ...(denial.ledger_reason !== undefined && { ledger_reason: denial.ledger_reason }),
+    ...(denial.tool_unfrozen && { tool_unfrozen: true }),
   };
 }
 
 /** A stage that cannot answer denies with its own source: fail closed, never open. */
 export function failedClosed(stage: DenySource, cause: string): GateDecision {
+  // The cause may quote what the runner sent (a driver's error names the value): runner only.
   return decisionFromDenial({
     source: stage,
     reason: `the ${stage} stage could not decide (${cause}); failing closed`,
+    ledger_reason: `the ${stage} stage could not decide; failing closed`,
   });
 }
 

@@ -34,7 +34,10 @@ const deny = (source: DenySource, reason: string, extra: Partial<Denial> = {}): 
 
 /** A tool the run did not freeze is a capability deny, whichever stage notices it. */
 export function notFrozen(name: string): Denial {
-  return deny('capability', `tool "${name}" is not in the run's frozen tool set`);
+  return deny('capability', `tool "${name}" is not in the run's frozen tool set`, {
+    ledger_reason: "the tool is not in the run's frozen tool set",
+    tool_unfrozen: true,
+  });
 }
 
 /**

@@ -17,6 +17,8 @@ export interface Denial {
   render?: 'tool_error';
   /** The reason as the ledger may keep it, when `reason` quotes the arguments (their keys). */
   ledger_reason?: string;
+  /** The called name is none the run froze: the runner's text, kept by the ledger as a digest. */
+  tool_unfrozen?: true;
 }
 
 /** What a stage before policy answers: pass on to the next stage, or deny. */
@@ -101,6 +103,8 @@ export interface GateDecision {
   decided_by?: string;
   /** What tool.decision records as the reason, when the answer's reason quotes the arguments. */
   ledger_reason?: string;
+  /** The called name is none the run froze: the ledger keeps its digest and length only. */
+  tool_unfrozen?: true;
 }
 
 /** A tool call's state as GET .../tool-calls/{id} shows it. */

@@ -6,6 +6,8 @@ import { digestOf } from './digest.js';
  * here; anything not listed is dropped.
  */
 type Payload = { readonly payload: unknown };
+/** Free text others wrote (a name the run never froze, an approver's reason): digest and length. */
+type ForeignText = { readonly foreign: string };
 type Scalar = string | number | boolean | null;
 
 export interface EventFacts {
@@ -24,13 +26,13 @@ export interface EventFacts {
   };
   'tool.requested': {
     tool_call_id: string;
-    tool: string;
+    tool: string | ForeignText;
     execute: boolean;
     arguments: Payload;
   };
   'tool.decision': {
     tool_call_id: string;
-    tool: string;
+    tool: string | ForeignText;
     decision: 'allow' | 'deny';
     stage: string;
     source: string | null;
@@ -67,7 +69,7 @@ export interface EventFacts {
     outcome: 'approved' | 'denied' | 'expired';
     decision: 'allow' | 'deny';
     decided_by: string | null;
-    reason: string | null;
+    reason: ForeignText | null;
   };
   'model.reserved': {
     request_id: string;
@@ -222,6 +224,21 @@ export class Redacted {
   }
 }
 
+/** Marks free text written by others: the ledger keeps `<field>_digest` and `<field>_length`. */
+export function foreign(text: string): ForeignText {
+  return { foreign: text };
+}
+
+function isForeign(value: unknown): value is ForeignText {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    Object.keys(value).length === 1 &&
+    'foreign' in value &&
+    typeof value.foreign === 'string'
+  );
+}
+
 function isPayload(value: unknown): value is Payload {
   return (
     typeof value === 'object' &&
@@ -254,7 +271,10 @@ export function redact<T extends EventType>(type: T, facts: EventFacts[T]): Reda
     const value: unknown = (facts as Record<string, unknown>)[field];
     if (value === undefined) continue;
     if (isPayload(value)) data[`${field}_digest`] = digestOf(value.payload ?? null);
-    else data[field] = scalar(field, value);
+    else if (isForeign(value)) {
+      data[`${field}_digest`] = digestOf(value.foreign);
+      data[`${field}_length`] = value.foreign.length;
+    } else data[field] = scalar(field, value);
   }
   return new Redacted(redactorOnly, type, data, idempotencyKeys[type](facts));
 }

@@ -43,7 +43,7 @@ describe('decisions from what the stages answered', () => {
     );
   });
 
-  test('a stage that cannot answer denies with its own source, saying why', () => {
+  test('a stage that cannot answer denies with its own source, saying why to the runner only', () => {
     assert.deepEqual(failedClosed('trust_tier', 'connection refused'), {
       answer: {
         status: 'decided',
@@ -52,6 +52,7 @@ describe('decisions from what the stages answered', () => {
         reason: 'the trust_tier stage could not decide (connection refused); failing closed',
       },
       stage: 'trust_tier',
+      ledger_reason: 'the trust_tier stage could not decide; failing closed',
     });
   });
 

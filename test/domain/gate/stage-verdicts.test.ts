@@ -79,12 +79,14 @@ describe('one behaviour for a tool the run did not freeze', () => {
     ],
   ];
   for (const [stage, outcome] of cases) {
-    test(`noticed at ${stage}: a capability deny naming the tool`, () => {
+    test(`noticed at ${stage}: a capability deny naming the tool to the runner, not the ledger`, () => {
       assert.deepEqual(outcome, notFrozen('WebFetch'));
       assert.deepEqual(outcome, {
         outcome: 'deny',
         source: 'capability',
         reason: `tool "WebFetch" is not in the run's frozen tool set`,
+        ledger_reason: "the tool is not in the run's frozen tool set",
+        tool_unfrozen: true,
       });
     });
   }

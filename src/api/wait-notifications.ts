@@ -1,0 +1,145 @@
+import pg from 'pg';
+import type { Pool } from '../store/pool.js';
+import { answeredToolCalls, ledgerHeads, waitChannels } from '../store/wait-notifications.js';
+import { KeyedWaiters } from './keyed-waiters.js';
+
+export interface WaitNotificationOptions {
+  /** How often one shared query re-reads what every waiter waits for (a notice may be lost). */
+  recheckMs?: number;
+  /** How often approvals-list streams re-read regardless (they have no cheap shared query). */
+  approvalsRecheckMs?: number;
+}
+
+const toolCallKey = (sessionId: string, toolCallId: string) =>
+  JSON.stringify([sessionId, toolCallId]);
+
+/**
+ * What wakes waiting readers: one LISTEN connection per API process, fanned out in process by
+ * key. Notices only wake readers early; one shared timer re-reads every waited-for key in one
+ * query per kind, so a dropped connection costs latency, never an answer, and the cost of the
+ * safety net does not grow with the number of waiters.
+ */
+export class WaitNotifications {
+  private readonly ledger = new KeyedWaiters();
+  private readonly toolCalls = new KeyedWaiters();
+  private readonly approvals = new KeyedWaiters();
+  private client: pg.Client | undefined;
+  private closed = false;
+  private reconnectTimer: NodeJS.Timeout | undefined;
+  private recheckTimer: NodeJS.Timeout | undefined;
+  private approvalsTimer: NodeJS.Timeout | undefined;
+  private readonly recheckMs: number;
+  private readonly approvalsRecheckMs: number;
+
+  constructor(
+    private readonly databaseUrl: string,
+    private readonly pool: Pool,
+    { recheckMs = 5_000, approvalsRecheckMs = 30_000 }: WaitNotificationOptions = {},
+  ) {
+    this.recheckMs = recheckMs;
+    this.approvalsRecheckMs = approvalsRecheckMs;
+  }
+
+  start(): void {
+    this.listen();
+    this.recheckTimer ??= setInterval(() => void this.recheck(), this.recheckMs).unref();
+    this.approvalsTimer ??= setInterval(() => {
+      this.approvals.wakeAll();
+    }, this.approvalsRecheckMs).unref();
+  }
+
+  /** Until the stream's head passes `since`, or `ms`, or the signal. */
+  waitForAppend(streamId: string, since: number, ms: number, signal: AbortSignal): Promise<void> {
+    return this.ledger.wait(streamId, ms, signal, since);
+  }
+
+  /** Until the call's recorded answer changes, or `ms`, or the signal. */
+  waitForToolCall(
+    sessionId: string,
+    toolCallId: string,
+    ms: number,
+    signal: AbortSignal,
+  ): Promise<void> {
+    return this.toolCalls.wait(toolCallKey(sessionId, toolCallId), ms, signal);
+  }
+
+  /** Until the workspace's approvals or members change, or `ms`, or the signal. */
+  waitForApprovals(workspaceId: string, ms: number, signal: AbortSignal): Promise<void> {
+    return this.approvals.wait(workspaceId, ms, signal);
+  }
+
+  /** How many readers wait now, for metrics and tests. */
+  get waiting(): number {
+    return this.ledger.size + this.toolCalls.size + this.approvals.size;
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    clearTimeout(this.reconnectTimer);
+    clearInterval(this.recheckTimer);
+    clearInterval(this.approvalsTimer);
+    const client = this.client;
+    this.client = undefined;
+    await client?.end().catch(() => undefined);
+  }
+
+  private listen(): void {
+    if (this.closed || this.client) return;
+    const client = new pg.Client({ connectionString: this.databaseUrl });
+    this.client = client;
+    const retry = () => {
+      if (this.client !== client) return;
+      this.client = undefined;
+      void client.end().catch(() => undefined);
+      if (!this.closed)
+        this.reconnectTimer = setTimeout(() => {
+          this.listen();
+        }, 1000);
+    };
+    client.on('error', retry);
+    client.on('end', retry);
+    client.on('notification', (message) => {
+      this.dispatch(message.channel, message.payload ?? '');
+    });
+    client
+      .connect()
+      .then(async () => {
+        for (const channel of Object.values(waitChannels)) await client.query(`listen ${channel}`);
+        // Notices sent while not listening are lost: every waiter reads again.
+        this.wakeEveryone();
+      })
+      .catch(retry);
+  }
+
+  private dispatch(channel: string, payload: string): void {
+    if (channel === waitChannels.ledger) this.ledger.wake(payload);
+    else if (channel === waitChannels.approvals) this.approvals.wake(payload);
+    else if (channel === waitChannels.toolCall) {
+      const ids: unknown = JSON.parse(payload);
+      if (Array.isArray(ids) && typeof ids[0] === 'string' && typeof ids[1] === 'string')
+        this.toolCalls.wake(toolCallKey(ids[0], ids[1]));
+    }
+  }
+
+  private wakeEveryone(): void {
+    this.ledger.wakeAll();
+    this.toolCalls.wakeAll();
+    this.approvals.wakeAll();
+  }
+
+  /** The safety net: one query per kind for every key waited on, whatever their number. */
+  private async recheck(): Promise<void> {
+    try {
+      const streams = this.ledger.keys();
+      if (streams.length > 0)
+        for (const head of await ledgerHeads(this.pool, streams))
+          this.ledger.wake(head.stream_id, head.head_seq);
+      const calls = this.toolCalls.keys().map((key) => JSON.parse(key) as [string, string]);
+      if (calls.length > 0)
+        for (const [sessionId, toolCallId] of await answeredToolCalls(this.pool, calls))
+          this.toolCalls.wake(toolCallKey(sessionId, toolCallId));
+    } catch {
+      // PostgreSQL away: the next tick tries again; readers still end at their deadlines.
+    }
+  }
+}
