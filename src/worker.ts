@@ -1,18 +1,13 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import {
-  NativeConnection,
-  Worker,
-  bundleWorkflowCode,
-  type WorkerOptions,
-} from '@temporalio/worker';
+import { Worker, bundleWorkflowCode, type WorkerOptions } from '@temporalio/worker';
 import { createActivities } from './activities/index.js';
 import { CredentialSealer } from './broker/sealing.js';
 import { configOrExit, type GateConfig } from './config.js';
 import { startReservationSweeper } from './store/budget.js';
 import { createPool } from './store/pool.js';
-import { connectionOptions } from './temporal/connection-options.js';
+import { gateDataConverter, workerConnection } from './temporal/connections.js';
 
 export const workflowsPath = path.join(
   path.dirname(fileURLToPath(import.meta.url)),
@@ -46,9 +41,10 @@ export async function bundleWorkflowTo(file: string): Promise<void> {
 export async function createGateWorker(config: GateConfig, extra: GateWorkerExtras = {}) {
   const expireAfterMs = config.reservationTtlS * 1000;
   const pool = createPool(config.databaseUrl);
-  const connection = await NativeConnection.connect(connectionOptions(config.temporal));
+  const connection = await workerConnection(config.temporal);
   const worker = await Worker.create({
     connection,
+    dataConverter: gateDataConverter(config.payloadKeys),
     namespace: config.temporal.namespace,
     taskQueue: config.temporal.taskQueue,
     activities: createActivities({
