@@ -30,7 +30,7 @@ export const workflowImportRules = {
 };
 
 export default tseslint.config(
-  { ignores: ['node_modules/', '.tools/', '.data/', 'test-artifacts/'] },
+  { ignores: ['node_modules/', '.tools/', '.data/', 'test-artifacts/', 'dist/'] },
   js.configs.recommended,
   ...tseslint.configs.strictTypeChecked,
   {

@@ -23,6 +23,8 @@ export class GateStillEvaluatingError extends Error {
 
 /** How long a wake-up signal may take before it is given up: the workflow re-checks anyway. */
 const wakeDeadlineMs = 5_000;
+/** Under the readiness check's own bound of 2 s. */
+const pingDeadlineMs = 1_500;
 
 /** What the Temporal UI shows of a call at a glance: never its arguments. */
 function workflowSummary(request: GateRequest) {
@@ -109,9 +111,15 @@ export class GateWorkflowClient {
     this.inFlight.add(signal);
   }
 
-  /** Whether Temporal answers at all (for readiness). */
+  /**
+   * Whether Temporal answers at all (for readiness). Bounded here, so no retry of it is still
+   * pending when the API closes its connection.
+   */
   async ping(): Promise<void> {
-    await this.client.connection.workflowService.getSystemInfo({});
+    const { connection } = this.client;
+    await connection.withDeadline(Date.now() + pingDeadlineMs, () =>
+      connection.workflowService.getSystemInfo({}),
+    );
   }
 
   async close(): Promise<void> {
