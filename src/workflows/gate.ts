@@ -2,11 +2,9 @@ import {
   ActivityFailure,
   allHandlersFinished,
   condition,
-  patched,
   proxyActivities,
   proxyLocalActivities,
   setHandler,
-  upsertSearchAttributes,
 } from '@temporalio/workflow';
 import type { GateActivities } from '../activities/index.js';
 import {
@@ -25,37 +23,8 @@ import type {
   StageOutcome,
 } from '../domain/gate/vocabulary.js';
 import { approvalDecidedSignal, stateQuery, toolCallUpdate } from './messages.js';
-import {
-  decisionAttribute,
-  sessionIdAttribute,
-  toolAttribute,
-  type VisibleDecision,
-} from './search-attributes.js';
-
-/**
- * Changes to this workflow are made under a patch, because calls wait days on approvals and a
- * new worker must replay their histories: `patched(id)` is true for workflows that reach it on
- * new code and false when replaying a history recorded before the change. Once no workflow
- * started before a change is open, its patch becomes `deprecatePatch(id)`, then is removed.
- */
-const patches = {
-  /** The session, tool and decision as search attributes (histories before it have none). */
-  searchAttributes: 'gate-search-attributes',
-} as const;
-
-/** Publishes the call's decision for the Temporal UI, where the patch applies. */
-type ShowDecision = (decision: VisibleDecision) => void;
-
-function visibility(request: GateRequest): ShowDecision {
-  if (!patched(patches.searchAttributes)) return () => undefined;
-  upsertSearchAttributes([
-    { key: sessionIdAttribute, value: request.session_id },
-    { key: toolAttribute, value: request.tool },
-  ]);
-  return (decision) => {
-    upsertSearchAttributes([{ key: decisionAttribute, value: decision }]);
-  };
-}
+// Changes to this workflow go under a patch (see visibility.ts: the strategy, and an example).
+import { visibility } from './visibility.js';
 
 // Stage checks retry briefly, then fail closed: a stage that cannot answer denies. They are
 // local activities by default (cheap reads, no task-queue round trip; see `npm run bench`).
