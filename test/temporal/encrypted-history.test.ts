@@ -1,10 +1,9 @@
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { promisify } from 'node:util';
 import { test } from 'node:test';
 import { gateWorkflowId, asSessionId, asToolCallId } from '../../src/domain/gate/ids.js';
 import { useHarness } from '../support/harness.js';
+import { payloadsOf, storedHistory, testTemporalClient } from '../support/temporal.js';
 import { createRun, defaultPolicy, expectStatus, toolCall } from '../support/seed.js';
 
 const uiOrigin = 'http://127.0.0.1:8233';
@@ -15,40 +14,6 @@ const h = useHarness({
   },
   api: { approvalRecheckS: 1, codecCorsOrigins: [uiOrigin] },
 });
-
-/** The history as the server stores it, read with the Temporal CLI (no codec given to it). */
-async function storedHistory(workflowId: string): Promise<string> {
-  const cli = process.env.GATE_TEST_TEMPORAL_BIN ?? 'temporal';
-  const { temporal } = h.api.config;
-  const { stdout } = await promisify(execFile)(
-    cli,
-    [
-      'workflow',
-      'show',
-      '--workflow-id',
-      workflowId,
-      '--address',
-      temporal.address,
-      '--namespace',
-      temporal.namespace,
-      '--output',
-      'json',
-    ],
-    { maxBuffer: 16 * 1024 * 1024 },
-  );
-  return stdout;
-}
-
-/** Every payload in a history rendered as JSON (objects with `data` and `metadata`). */
-function payloadsOf(value: unknown): { metadata: Record<string, string>; data: string }[] {
-  if (Array.isArray(value)) return value.flatMap(payloadsOf);
-  if (value === null || typeof value !== 'object') return [];
-  const record = value as Record<string, unknown>;
-  if (typeof record.data === 'string' && typeof record.metadata === 'object') {
-    return [record as { metadata: Record<string, string>; data: string }];
-  }
-  return Object.values(record).flatMap(payloadsOf);
-}
 
 test('arguments and reasons in history are ciphertext; the codec endpoint opens them for the operator only', async () => {
   const canary = `canary-${randomUUID()}`;
@@ -71,7 +36,14 @@ test('arguments and reasons in history are ciphertext; the codec endpoint opens 
     200,
   );
   const workflowId = gateWorkflowId(asSessionId(run.session_id), asToolCallId('c1'));
-  const stored = await storedHistory(workflowId);
+  // The runner's answer comes from the row; the workflow closes once it has read it too.
+  const client = testTemporalClient();
+  try {
+    await client.workflow.getHandle(workflowId).result();
+  } finally {
+    await client.connection.close();
+  }
+  const stored = await storedHistory(h.api.config.temporal, workflowId);
   assert.ok(
     stored.includes('binary/encrypted') ||
       stored.includes(Buffer.from('binary/encrypted').toString('base64')),
