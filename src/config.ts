@@ -3,7 +3,9 @@
  * `npm run dev` and `npm test` set these variables for the processes they start; anywhere else
  * they come from the deployment. A wrong or missing value stops the process, naming the variable.
  */
+import { readFileSync } from 'node:fs';
 import { z } from 'zod';
+import { parsePayloadKeys, type PayloadKey } from './temporal/payload-codec.js';
 
 const portError = 'must be a port number from 0 to 65535';
 const port = z.coerce
@@ -16,14 +18,41 @@ const seconds = (min: number, max: number) => {
   return z.coerce.number({ error }).min(min, error).max(max, error);
 };
 
-const environmentSchema = z.object({
-  DATABASE_URL: z
-    .string({ error: 'must be set to a PostgreSQL URL' })
-    .regex(/^postgres(ql)?:\/\//, 'must be a PostgreSQL URL (postgres://…)'),
+const filePath = z
+  .string()
+  .min(1)
+  .transform((file, ctx) => {
+    try {
+      return readFileSync(file);
+    } catch (err) {
+      ctx.addIssue({
+        code: 'custom',
+        message: `must name a readable file (${(err as Error).message})`,
+      });
+      return z.NEVER;
+    }
+  });
+const flag = z.enum(['true', 'false'], { error: 'must be true or false' });
+
+/** A Temporal cluster, named as Temporal's own clients name it in the environment. */
+const temporalSchema = {
   TEMPORAL_ADDRESS: z
     .string({ error: 'must be set to the Temporal frontend, host:port' })
     .regex(/^(\[[0-9A-Fa-f:.]+\]|[^\s:/[\]]+):\d{1,5}$/, 'must be host:port'),
   TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
+  TEMPORAL_API_KEY: z.string().min(1).optional(),
+  TEMPORAL_TLS: flag.optional(),
+  TEMPORAL_TLS_CLIENT_CERT_PATH: filePath.optional(),
+  TEMPORAL_TLS_CLIENT_KEY_PATH: filePath.optional(),
+  TEMPORAL_TLS_SERVER_CA_CERT_PATH: filePath.optional(),
+  TEMPORAL_TLS_SERVER_NAME: z.string().min(1).optional(),
+};
+
+const environmentSchema = z.object({
+  DATABASE_URL: z
+    .string({ error: 'must be set to a PostgreSQL URL' })
+    .regex(/^postgres(ql)?:\/\//, 'must be a PostgreSQL URL (postgres://…)'),
+  ...temporalSchema,
   GATE_TASK_QUEUE: z.string().min(1).default('fluidbox-gate'),
   GATE_API_HOST: z.string().min(1).default('127.0.0.1'),
   GATE_API_PORT: port.default(8080),
@@ -40,13 +69,40 @@ const environmentSchema = z.object({
   GATE_WORKFLOW_BUNDLE: z.string().optional(),
   GATE_MODEL_IDLE_TIMEOUT_S: seconds(0.1, 3600).default(120),
   GATE_MODEL_TIMEOUT_S: seconds(0.1, 86_400).default(900),
+  GATE_PAYLOAD_KEYS: z
+    .string({ error: 'must be set to the payload keys, id:base64 of 32 bytes, current first' })
+    .transform((text, ctx) => {
+      try {
+        return parsePayloadKeys(text);
+      } catch (err) {
+        ctx.addIssue({ code: 'custom', message: (err as Error).message });
+        return z.NEVER;
+      }
+    }),
+  GATE_CODEC_CORS_ORIGINS: z
+    .string()
+    .transform((text) => text.split(',').map((origin) => origin.trim()))
+    .pipe(z.array(z.url({ protocol: /^https?$/ }).regex(/^[^/]+\/\/[^/]+$/, 'must be origins')))
+    .default([]),
 });
 
-/** Where the gate workflows run. (Room here for a cluster's TLS and API key.) */
+type Environment = z.infer<typeof environmentSchema>;
+
+/** TLS to the Temporal frontend: the server's CA and name, and for mTLS the client's pair. */
+export interface TemporalTls {
+  serverRootCACertificate?: Buffer;
+  serverNameOverride?: string;
+  clientCertPair?: { crt: Buffer; key: Buffer };
+}
+
+/** Where the gate workflows run, and how to reach it: plain, TLS, mTLS or an API key. */
 export interface TemporalConfig {
   address: string;
   namespace: string;
   taskQueue: string;
+  /** Absent: plain gRPC (a dev server). */
+  tls?: TemporalTls;
+  apiKey?: string;
 }
 
 export interface GateConfig {
@@ -73,6 +129,10 @@ export interface GateConfig {
   workflowBundlePath: string | undefined;
   /** The bounds of one proxied model request: without a byte from the provider, and in all. */
   modelProxy: { idleTimeoutMs: number; totalTimeoutMs: number };
+  /** The keys that encrypt payloads in Temporal history: the first encrypts, all decrypt. */
+  payloadKeys: PayloadKey[];
+  /** The origins (the Temporal UI's) allowed to call the codec endpoint from a browser. */
+  codecCorsOrigins: string[];
 }
 
 export class ConfigError extends Error {
@@ -95,11 +155,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GateConfig {
   const e = result.data;
   return {
     databaseUrl: e.DATABASE_URL,
-    temporal: {
-      address: e.TEMPORAL_ADDRESS,
-      namespace: e.TEMPORAL_NAMESPACE,
-      taskQueue: e.GATE_TASK_QUEUE,
-    },
+    temporal: temporalConfig(e),
     api: {
       host: e.GATE_API_HOST,
       port: e.GATE_API_PORT,
@@ -116,7 +172,41 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GateConfig {
       idleTimeoutMs: e.GATE_MODEL_IDLE_TIMEOUT_S * 1000,
       totalTimeoutMs: e.GATE_MODEL_TIMEOUT_S * 1000,
     },
+    payloadKeys: e.GATE_PAYLOAD_KEYS,
+    codecCorsOrigins: e.GATE_CODEC_CORS_ORIGINS,
   };
+}
+
+/**
+ * Temporal's conventions: any TLS variable, or an API key, turns TLS on unless TEMPORAL_TLS is
+ * false; a client certificate comes with its key.
+ */
+function temporalConfig(e: Environment): TemporalConfig {
+  const config: TemporalConfig = {
+    address: e.TEMPORAL_ADDRESS,
+    namespace: e.TEMPORAL_NAMESPACE,
+    taskQueue: e.GATE_TASK_QUEUE,
+    ...(e.TEMPORAL_API_KEY && { apiKey: e.TEMPORAL_API_KEY }),
+  };
+  const crt = e.TEMPORAL_TLS_CLIENT_CERT_PATH;
+  const key = e.TEMPORAL_TLS_CLIENT_KEY_PATH;
+  if (Boolean(crt) !== Boolean(key)) {
+    throw new ConfigError(
+      'the environment has wrong or missing values:\n  TEMPORAL_TLS_CLIENT_CERT_PATH, TEMPORAL_TLS_CLIENT_KEY_PATH: must be set together (mTLS)',
+    );
+  }
+  const tls: TemporalTls = {
+    ...(e.TEMPORAL_TLS_SERVER_CA_CERT_PATH && {
+      serverRootCACertificate: e.TEMPORAL_TLS_SERVER_CA_CERT_PATH,
+    }),
+    ...(e.TEMPORAL_TLS_SERVER_NAME && { serverNameOverride: e.TEMPORAL_TLS_SERVER_NAME }),
+    ...(crt && key && { clientCertPair: { crt, key } }),
+  };
+  const wanted =
+    e.TEMPORAL_TLS === 'true' ||
+    (e.TEMPORAL_TLS === undefined && (Object.keys(tls).length > 0 || Boolean(e.TEMPORAL_API_KEY)));
+  if (wanted) config.tls = tls;
+  return config;
 }
 
 /** The configuration, or the process stops with what is wrong (for entry points). */

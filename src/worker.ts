@@ -1,23 +1,21 @@
-import { writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import {
-  NativeConnection,
-  Worker,
-  bundleWorkflowCode,
-  type WorkerOptions,
-} from '@temporalio/worker';
+import { Worker, bundleWorkflowCode, type WorkerOptions } from '@temporalio/worker';
 import { createActivities } from './activities/index.js';
 import { CredentialSealer } from './broker/sealing.js';
 import { configOrExit, type GateConfig } from './config.js';
 import { startReservationSweeper } from './store/budget.js';
 import { createPool } from './store/pool.js';
-import { connectionOptions } from './temporal/connection-options.js';
+import { gateDataConverter, workerConnection } from './temporal/connections.js';
 
-export const workflowsPath = path.join(
-  path.dirname(fileURLToPath(import.meta.url)),
-  'workflows/index.ts',
-);
+const here = fileURLToPath(import.meta.url);
+
+/** The workflow source beside this module: TypeScript in development, JavaScript once built. */
+export const workflowsPath = path.join(path.dirname(here), `workflows/index${path.extname(here)}`);
+
+/** `npm run build` bundles the workflows beside the compiled worker, which then loads it. */
+const builtBundlePath = path.join(path.dirname(here), 'workflow-bundle.js');
 
 /** What a caller may add to a gate worker: a prebuilt bundle, or activity interceptors. */
 export type GateWorkerExtras = Partial<
@@ -31,6 +29,7 @@ function workflowCode(
 ): Pick<WorkerOptions, 'workflowBundle' | 'workflowsPath'> {
   if (extra.workflowBundle) return { workflowBundle: extra.workflowBundle };
   if (config.workflowBundlePath) return { workflowBundle: { codePath: config.workflowBundlePath } };
+  if (existsSync(builtBundlePath)) return { workflowBundle: { codePath: builtBundlePath } };
   return { workflowsPath: extra.workflowsPath ?? workflowsPath };
 }
 
@@ -46,9 +45,10 @@ export async function bundleWorkflowTo(file: string): Promise<void> {
 export async function createGateWorker(config: GateConfig, extra: GateWorkerExtras = {}) {
   const expireAfterMs = config.reservationTtlS * 1000;
   const pool = createPool(config.databaseUrl);
-  const connection = await NativeConnection.connect(connectionOptions(config.temporal));
+  const connection = await workerConnection(config.temporal);
   const worker = await Worker.create({
     connection,
+    dataConverter: gateDataConverter(config.payloadKeys),
     namespace: config.temporal.namespace,
     taskQueue: config.temporal.taskQueue,
     activities: createActivities({

@@ -1,10 +1,15 @@
 import assert from 'node:assert/strict';
-import { describe, test } from 'node:test';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { after, describe, test } from 'node:test';
 import { ConfigError, loadConfig } from '../src/config.js';
 
+const payloadKey = Buffer.alloc(32, 7).toString('base64');
 const required = {
   DATABASE_URL: 'postgres://gate@db.internal:5432/gate',
   TEMPORAL_ADDRESS: 'temporal.internal:7233',
+  GATE_PAYLOAD_KEYS: `k1:${payloadKey}`,
 };
 
 function refusal(env: NodeJS.ProcessEnv): string {
@@ -18,7 +23,7 @@ function refusal(env: NodeJS.ProcessEnv): string {
 }
 
 describe('configuration from the environment', () => {
-  test('only where PostgreSQL and Temporal are is required; the rest has defaults', () => {
+  test('only where PostgreSQL and Temporal are, and the payload keys, are required; the rest has defaults', () => {
     assert.deepEqual(loadConfig(required), {
       databaseUrl: required.DATABASE_URL,
       temporal: {
@@ -39,6 +44,8 @@ describe('configuration from the environment', () => {
       reservationTtlS: 900,
       workflowBundlePath: undefined,
       modelProxy: { idleTimeoutMs: 120_000, totalTimeoutMs: 900_000 },
+      payloadKeys: [{ id: 'k1', key: Buffer.alloc(32, 7) }],
+      codecCorsOrigins: [],
     });
   });
 
@@ -101,9 +108,106 @@ describe('configuration from the environment', () => {
       'GATE_APPROVAL_RECHECK_S',
       'GATE_STAGE_ACTIVITIES',
       'GATE_OPERATOR_KEY',
+      'GATE_PAYLOAD_KEYS',
     ]) {
       assert.match(message, new RegExp(`^  ${name}: `, 'm'), message);
     }
     assert.doesNotMatch(message, /short/, 'a secret is never repeated back');
+  });
+});
+
+describe('a real Temporal cluster, as Temporal names it in the environment', () => {
+  const files = mkdtempSync(path.join(tmpdir(), 'gate-config-'));
+  const file = (name: string) => {
+    const full = path.join(files, name);
+    writeFileSync(full, `-----${name}-----`);
+    return full;
+  };
+  after(() => {
+    rmSync(files, { recursive: true, force: true });
+  });
+
+  test('a dev server: plain gRPC, no key', () => {
+    const { temporal } = loadConfig(required);
+    assert.equal(temporal.tls, undefined);
+    assert.equal(temporal.apiKey, undefined);
+  });
+
+  test('an API key (Temporal Cloud) turns TLS on with the system CAs', () => {
+    const { temporal } = loadConfig({ ...required, TEMPORAL_API_KEY: 'cloud-key' });
+    assert.deepEqual(temporal.tls, {});
+    assert.equal(temporal.apiKey, 'cloud-key');
+  });
+
+  test('TEMPORAL_TLS=false keeps TLS off; true turns it on alone', () => {
+    const off = loadConfig({ ...required, TEMPORAL_API_KEY: 'k', TEMPORAL_TLS: 'false' });
+    assert.equal(off.temporal.tls, undefined);
+    assert.deepEqual(loadConfig({ ...required, TEMPORAL_TLS: 'true' }).temporal.tls, {});
+  });
+
+  test('mTLS: the files are read once, at start-up', () => {
+    const { temporal } = loadConfig({
+      ...required,
+      TEMPORAL_TLS_SERVER_CA_CERT_PATH: file('ca'),
+      TEMPORAL_TLS_SERVER_NAME: 'temporal.internal',
+      TEMPORAL_TLS_CLIENT_CERT_PATH: file('crt'),
+      TEMPORAL_TLS_CLIENT_KEY_PATH: file('key'),
+    });
+    assert.deepEqual(temporal.tls, {
+      serverRootCACertificate: Buffer.from('-----ca-----'),
+      serverNameOverride: 'temporal.internal',
+      clientCertPair: { crt: Buffer.from('-----crt-----'), key: Buffer.from('-----key-----') },
+    });
+  });
+
+  test('a file that cannot be read, or a certificate without its key, stops start-up', () => {
+    assert.match(
+      refusal({ ...required, TEMPORAL_TLS_SERVER_CA_CERT_PATH: path.join(files, 'absent') }),
+      /^ {2}TEMPORAL_TLS_SERVER_CA_CERT_PATH: must name a readable file/m,
+    );
+    assert.match(
+      refusal({ ...required, TEMPORAL_TLS_CLIENT_CERT_PATH: file('crt') }),
+      /TEMPORAL_TLS_CLIENT_CERT_PATH, TEMPORAL_TLS_CLIENT_KEY_PATH: must be set together/,
+    );
+  });
+});
+
+describe('payload keys and the codec endpoint', () => {
+  const key = (byte: number) => Buffer.alloc(32, byte).toString('base64');
+
+  test('several keys: the first encrypts, all decrypt', () => {
+    const config = loadConfig({
+      ...required,
+      GATE_PAYLOAD_KEYS: `2026-12:${key(2)}, 2026-11:${key(1)}`,
+    });
+    assert.deepEqual(
+      config.payloadKeys.map((k) => k.id),
+      ['2026-12', '2026-11'],
+    );
+  });
+
+  test('a short key, a bad id or a repeated id stops start-up, never echoing a key', () => {
+    const short = Buffer.alloc(16, 9).toString('base64');
+    for (const keys of [`k:${short}`, `bad id:${key(1)}`, `k:${key(1)},k:${key(2)}`]) {
+      const message = refusal({ ...required, GATE_PAYLOAD_KEYS: keys });
+      assert.match(message, /^ {2}GATE_PAYLOAD_KEYS: /m);
+      assert.doesNotMatch(message, new RegExp(short.slice(0, 10)));
+      assert.doesNotMatch(message, new RegExp(key(1).slice(0, 10)));
+    }
+  });
+
+  test('the codec endpoint answers browsers from the listed origins only', () => {
+    const config = loadConfig({
+      ...required,
+      GATE_CODEC_CORS_ORIGINS: 'http://127.0.0.1:8233, https://temporal.example.com',
+    });
+    assert.deepEqual(config.codecCorsOrigins, [
+      'http://127.0.0.1:8233',
+      'https://temporal.example.com',
+    ]);
+    assert.match(
+      refusal({ ...required, GATE_CODEC_CORS_ORIGINS: 'https://ui.example.com/path' }),
+      /GATE_CODEC_CORS_ORIGINS/,
+    );
   });
 });

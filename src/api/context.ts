@@ -2,6 +2,7 @@ import type { ToolCallDeps } from '../application/submit-tool-call.js';
 import type { CredentialSealer } from '../broker/sealing.js';
 import type { Pool } from '../store/pool.js';
 import type { GateWorkflowClient } from '../temporal/gate-workflow-client.js';
+import type { EncryptionCodec } from '../temporal/payload-codec.js';
 import type { Authenticator } from './auth.js';
 import type { CallerSlots } from './caller-slots.js';
 import type { GateMetrics } from './metrics.js';
@@ -21,4 +22,8 @@ export interface ApiContext extends ToolCallDeps {
   sealer: CredentialSealer;
   /** The bounds of one proxied model request. */
   modelProxy: { idleTimeoutMs: number; totalTimeoutMs: number };
+  /** Temporal's payload encryption, served to the Temporal UI at /codec. */
+  codec: EncryptionCodec;
+  /** Browser origins allowed to call /codec (the Temporal UI's). */
+  codecCorsOrigins: readonly string[];
 }

@@ -3,6 +3,7 @@ import { CredentialSealer } from '../broker/sealing.js';
 import { configOrExit, type GateConfig } from '../config.js';
 import { createPool } from '../store/pool.js';
 import { GateWorkflowClient } from '../temporal/gate-workflow-client.js';
+import { EncryptionCodec } from '../temporal/payload-codec.js';
 import { Authenticator } from './auth.js';
 import { CallerSlots } from './caller-slots.js';
 import { createMetrics } from './metrics.js';
@@ -16,7 +17,7 @@ export function createApi(
   { logger = false, gateWaitMs = 30_000 }: { logger?: ApiLogger; gateWaitMs?: number } = {},
 ) {
   const pool = createPool(config.databaseUrl);
-  const gate = GateWorkflowClient.lazy(config.temporal);
+  const gate = GateWorkflowClient.lazy(config);
   const notifications = new WaitNotifications(config.databaseUrl, pool);
   notifications.start();
   const app = buildApi(
@@ -33,6 +34,8 @@ export function createApi(
       notifications,
       slots: new CallerSlots(),
       sealer: CredentialSealer.fromBase64(config.sealingKey),
+      codec: new EncryptionCodec(config.payloadKeys),
+      codecCorsOrigins: config.codecCorsOrigins,
     },
     { logger },
   );

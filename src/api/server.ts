@@ -5,6 +5,7 @@ import { Problem, sendProblem } from './problem.js';
 import { approvalRoutes } from './routes/approvals.js';
 import { connectionRoutes } from './routes/connections.js';
 import { capabilityBundleRoutes } from './routes/capability-bundles.js';
+import { codecRoutes } from './routes/codec.js';
 import { eventRoutes } from './routes/events.js';
 import { anthropicProxyRoutes } from './routes/anthropic-proxy.js';
 import { modelProviderRoutes } from './routes/model-providers.js';
@@ -71,5 +72,6 @@ export function buildApi(
   approvalRoutes(app, ctx);
   webRoutes(app, ctx);
   connectionRoutes(app, ctx);
+  codecRoutes(app, ctx);
   return app;
 }

@@ -12,14 +12,14 @@
 import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { Client, Connection } from '@temporalio/client';
 import proto from '@temporalio/proto';
 
 const { temporal } = proto;
 import { Worker, type WorkflowBundleOption } from '@temporalio/worker';
 import { configOrExit } from '../config.js';
 import { withDevStackDefaults } from '../devstack/stack-environment.js';
-import { connectionOptions } from '../temporal/connection-options.js';
+import { gateDataConverter, temporalClient } from '../temporal/connections.js';
+import type { PayloadKey } from '../temporal/payload-codec.js';
 import { workflowsPath } from '../worker.js';
 import { gateWorkflowType } from '../workflows/messages.js';
 
@@ -28,10 +28,10 @@ export async function exportHistories(
   query: string,
   limit: number,
 ): Promise<number> {
-  const { temporal: config } = configOrExit(withDevStackDefaults());
-  const connection = await Connection.connect(connectionOptions(config));
+  const config = configOrExit(withDevStackDefaults());
+  // Exported as stored: the payloads stay ciphertext; replay opens them with the keys.
+  const client = temporalClient(config.temporal, config.payloadKeys);
   try {
-    const client = new Client({ connection, namespace: config.namespace });
     mkdirSync(folder, { recursive: true });
     let written = 0;
     for await (const execution of client.workflow.list({ query })) {
@@ -49,7 +49,7 @@ export async function exportHistories(
     }
     return written;
   } finally {
-    await connection.close();
+    await client.connection.close();
   }
 }
 
@@ -57,6 +57,7 @@ export async function exportHistories(
 export async function replayHistories(
   folder: string,
   workflowBundle?: WorkflowBundleOption,
+  keys: readonly PayloadKey[] = configOrExit(withDevStackDefaults()).payloadKeys,
 ): Promise<{ replayed: number; failures: string[] }> {
   const files = readdirSync(folder)
     .filter((f) => f.endsWith('.pb'))
@@ -68,7 +69,8 @@ export async function replayHistories(
   const failures: string[] = [];
   let replayed = 0;
   const code = workflowBundle ? { workflowBundle } : { workflowsPath };
-  for await (const result of Worker.runReplayHistories(code, histories)) {
+  const options = { ...code, dataConverter: gateDataConverter(keys) };
+  for await (const result of Worker.runReplayHistories(options, histories)) {
     replayed += 1;
     if (result.error) failures.push(`${result.workflowId}: ${result.error.message}`);
   }

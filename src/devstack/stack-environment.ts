@@ -1,5 +1,6 @@
 import { postgresUrl } from './postgres-cluster.js';
 import { loadStackConfig, stackProfile, type StackProfile } from './stack-config.js';
+import { payloadKeys } from './stack-keys.js';
 import { temporalAddress } from './temporal-server.js';
 
 /**
@@ -17,10 +18,17 @@ export function stackEnvironment(
     GATE_TASK_QUEUE: profile.temporal.taskQueue,
     GATE_API_HOST: profile.api.host,
     GATE_API_PORT: String(profile.api.port),
+    GATE_CODEC_CORS_ORIGINS: temporalUiOrigin(profile),
   };
+}
+
+/** The dev server's web UI, which decodes payloads through the API's codec endpoint. */
+export function temporalUiOrigin(profile: StackProfile): string {
+  return `http://${profile.temporal.ip}:${profile.temporal.uiPort}`;
 }
 
 /** For operator commands beside `npm run dev`: the dev stack's values, under the environment's. */
 export function withDevStackDefaults(env: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
-  return { ...stackEnvironment(stackProfile(loadStackConfig(), 'dev')), ...env };
+  const profile = stackProfile(loadStackConfig(), 'dev');
+  return { ...stackEnvironment(profile), GATE_PAYLOAD_KEYS: payloadKeys(profile), ...env };
 }

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { migrateUp } from '../store/migrate.js';
 import { startProcess, waitFor, type ManagedProcess } from './child-process.js';
@@ -10,6 +10,7 @@ import {
   type PostgresCluster,
 } from './postgres-cluster.js';
 import { loadStackConfig, projectRoot, stackProfile, type StackProfile } from './stack-config.js';
+import { payloadKeys, sealingKey } from './stack-keys.js';
 import { stackEnvironment } from './stack-environment.js';
 import { ensureTemporalCli, startTemporalServer } from './temporal-server.js';
 
@@ -48,6 +49,7 @@ export async function startStack(
       ...process.env,
       ...stackEnvironment(profile, databaseUrl),
       GATE_SEALING_KEY: sealingKey(profile),
+      GATE_PAYLOAD_KEYS: payloadKeys(profile),
       GATE_OPERATOR_KEY:
         process.env.GATE_OPERATOR_KEY ?? `fgo_${randomBytes(24).toString('base64url')}`,
     };
@@ -66,21 +68,6 @@ export async function startStack(
     for (const stop of stopAll) await stop().catch(() => undefined);
     throw err;
   }
-}
-
-/**
- * The key that seals connection credentials. A dev stack keeps its key beside its data (the
- * credentials it sealed must open after a restart); a test stack makes a new one each run.
- */
-function sealingKey(profile: StackProfile): string {
-  if (process.env.GATE_SEALING_KEY) return process.env.GATE_SEALING_KEY;
-  if (profile.name === 'test') return randomBytes(32).toString('base64');
-  const file = path.join(path.dirname(profile.postgres.dataDir), 'sealing.key');
-  if (!existsSync(file)) {
-    mkdirSync(path.dirname(file), { recursive: true });
-    writeFileSync(file, randomBytes(32).toString('base64'), { mode: 0o600, flag: 'wx' });
-  }
-  return readFileSync(file, 'utf8').trim();
 }
 
 /** A test run starts from nothing: a cluster left running by a crashed run is stopped first. */

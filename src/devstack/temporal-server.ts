@@ -66,6 +66,9 @@ export function temporalServerArgs(profile: StackProfile): string[] {
     t.sqliteFile,
     '--log-level',
     'error',
+    // The UI shows decrypted payloads through the API's codec endpoint (for a signed-in caller).
+    '--ui-codec-endpoint',
+    `http://${profile.api.host}:${profile.api.port}/codec`,
   ];
   for (const [pragma, value] of Object.entries(t.sqlitePragmas)) {
     args.push('--sqlite-pragma', `${pragma}=${value}`);

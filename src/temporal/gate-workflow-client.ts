@@ -4,16 +4,15 @@
  */
 import {
   Client,
-  Connection,
   WithStartWorkflowOperation,
   WorkflowExecutionAlreadyStartedError,
   WorkflowUpdateRPCTimeoutOrCancelledError,
 } from '@temporalio/client';
-import type { TemporalConfig } from '../config.js';
+import type { GateConfig } from '../config.js';
 import { gateWorkflowId, type SessionId, type ToolCallId } from '../domain/gate/ids.js';
 import type { GateAnswer, GateRequest } from '../domain/gate/vocabulary.js';
 import { approvalDecidedSignal, gateWorkflowType, toolCallUpdate } from '../workflows/messages.js';
-import { connectionOptions } from './connection-options.js';
+import { temporalClient } from './connections.js';
 
 export class GateStillEvaluatingError extends Error {
   override name = 'GateStillEvaluatingError';
@@ -24,6 +23,24 @@ export class GateStillEvaluatingError extends Error {
 
 /** How long a wake-up signal may take before it is given up: the workflow re-checks anyway. */
 const wakeDeadlineMs = 5_000;
+/** Under the readiness check's own bound of 2 s. */
+const pingDeadlineMs = 1_500;
+
+/** What the Temporal UI shows of a call at a glance: never its arguments. */
+function workflowSummary(request: GateRequest) {
+  return {
+    staticSummary: `${request.tool} in session ${request.session_id}`,
+    staticDetails: [
+      `**Tool** ${request.tool}`,
+      `**Session** ${request.session_id}`,
+      `**Tool call** ${request.tool_call_id}`,
+      `**Run** ${request.run_id}`,
+      request.execute ? 'Brokered: the gate carries the call out once allowed.' : '',
+    ]
+      .filter(Boolean)
+      .join('\n\n'),
+  };
+}
 
 export class GateWorkflowClient {
   /** Wake-up signals sent after a response, awaited before closing. */
@@ -35,11 +52,10 @@ export class GateWorkflowClient {
   ) {}
 
   /** A client on a lazy connection: the API starts, and answers 503, while Temporal is down. */
-  static lazy(config: TemporalConfig): GateWorkflowClient {
-    const connection = Connection.lazy(connectionOptions(config));
+  static lazy(config: Pick<GateConfig, 'temporal' | 'payloadKeys'>): GateWorkflowClient {
     return new GateWorkflowClient(
-      new Client({ connection, namespace: config.namespace }),
-      config.taskQueue,
+      temporalClient(config.temporal, config.payloadKeys),
+      config.temporal.taskQueue,
     );
   }
 
@@ -55,6 +71,7 @@ export class GateWorkflowClient {
       args: [request],
       workflowIdConflictPolicy: 'USE_EXISTING',
       workflowIdReusePolicy: 'REJECT_DUPLICATE',
+      ...workflowSummary(request),
     });
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
@@ -94,9 +111,15 @@ export class GateWorkflowClient {
     this.inFlight.add(signal);
   }
 
-  /** Whether Temporal answers at all (for readiness). */
+  /**
+   * Whether Temporal answers at all (for readiness). Bounded here, so no retry of it is still
+   * pending when the API closes its connection.
+   */
   async ping(): Promise<void> {
-    await this.client.connection.workflowService.getSystemInfo({});
+    const { connection } = this.client;
+    await connection.withDeadline(Date.now() + pingDeadlineMs, () =>
+      connection.workflowService.getSystemInfo({}),
+    );
   }
 
   async close(): Promise<void> {

@@ -25,6 +25,8 @@ import type {
   StageOutcome,
 } from '../domain/gate/vocabulary.js';
 import { approvalDecidedSignal, stateQuery, toolCallUpdate } from './messages.js';
+// Changes to this workflow go under a patch (see visibility.ts: the strategy, and an example).
+import { visibility } from './visibility.js';
 
 // Stage checks retry briefly, then fail closed: a stage that cannot answer denies. They are
 // local activities by default (cheap reads, no task-queue round trip; see `npm run bench`).
@@ -182,6 +184,7 @@ export async function gate(request: GateRequest): Promise<GateAnswer> {
     return answer;
   });
   setHandler(stateQuery, () => answer ?? { status: 'evaluating' });
+  const showDecision = visibility(request);
 
   const evaluation = await evaluate(request);
   let decided: GateAnswer;
@@ -189,9 +192,11 @@ export async function gate(request: GateRequest): Promise<GateAnswer> {
     decided = await recordFailingClosed(request, evaluation);
   } else {
     decided = await awaitApproval(request, evaluation.approval, (pending) => {
+      showDecision('pending');
       answer = pending;
     });
   }
+  if (decided.status === 'decided') showDecision(decided.decision);
   // An allowed brokered call with `execute` is carried out here, the credential never leaving.
   if (decided.status === 'decided' && decided.decision === 'allow' && request.execute) {
     try {

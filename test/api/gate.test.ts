@@ -1,18 +1,16 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { Client, Connection } from '@temporalio/client';
+import type { Client } from '@temporalio/client';
 import { gateWorkflowId, asSessionId, asToolCallId } from '../../src/domain/gate/ids.js';
-import { testConfig } from '../support/env.js';
 import { createRun, defaultPolicy, expectStatus, toolCall } from '../support/seed.js';
 import { useHarness } from '../support/harness.js';
+import { testTemporalClient } from '../support/temporal.js';
 
 const h = useHarness();
 let temporal: Client;
 
-before(async () => {
-  temporal = new Client({
-    connection: await Connection.connect({ address: testConfig().temporal.address }),
-  });
+before(() => {
+  temporal = testTemporalClient();
 });
 after(async () => {
   await temporal.connection.close();

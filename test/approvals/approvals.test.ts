@@ -3,7 +3,7 @@ import { describe, test } from 'node:test';
 import { asSessionId, asToolCallId } from '../../src/domain/gate/ids.js';
 import { settleAndRecord } from '../../src/store/approval-settlement.js';
 import { startTestApi } from '../support/api.js';
-import { testConfig } from '../support/env.js';
+import { testTemporalClient } from '../support/temporal.js';
 import { createRun, defaultPolicy, expectStatus, toolCall } from '../support/seed.js';
 import { useHarness } from '../support/harness.js';
 
@@ -456,14 +456,12 @@ describe('fail closed', () => {
 });
 
 async function waitForWorkflowResult(sessionId: string) {
-  const { Client, Connection } = await import('@temporalio/client');
-  const connection = await Connection.connect({ address: testConfig().temporal.address });
+  const client = testTemporalClient();
   try {
-    const client = new Client({ connection });
     return (await client.workflow.getHandle(`gate/${sessionId}/c1`).result()) as {
       decision: string;
     };
   } finally {
-    await connection.close();
+    await client.connection.close();
   }
 }

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { test } from 'node:test';
 import { startTestApi } from '../support/api.js';
-import { testConfig } from '../support/env.js';
+import { testTemporalClient } from '../support/temporal.js';
 import { startWorkerProcess } from '../support/worker-processes.js';
 import { assertEveryRunnerGetsItsDecision, decideAll, openApprovals } from './pending-approvals.js';
 import { useStorePool } from '../support/store-pool.js';
@@ -21,10 +21,8 @@ test('the worker killed while 100 approvals are pending, all decided while it is
     worker = await startWorkerProcess('worker-2', { GATE_TASK_QUEUE: taskQueue });
     await assertEveryRunnerGetsItsDecision(api, db.pool, calls, expected);
     // The workflows themselves closed with the row's decision.
-    const { Client, Connection } = await import('@temporalio/client');
-    const connection = await Connection.connect({ address: testConfig().temporal.address });
+    const client = testTemporalClient();
     try {
-      const client = new Client({ connection });
       const results = await Promise.all(
         calls.map(({ run, id }) =>
           client.workflow.getHandle(`gate/${run.session_id}/${id}`).result(),
@@ -34,7 +32,7 @@ test('the worker killed while 100 approvals are pending, all decided while it is
         assert.equal(result.decision, expected[n]);
       });
     } finally {
-      await connection.close();
+      await client.connection.close();
     }
   } finally {
     await worker.stop();

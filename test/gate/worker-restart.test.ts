@@ -1,13 +1,14 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, test } from 'node:test';
-import { Client, Connection } from '@temporalio/client';
+import type { Client } from '@temporalio/client';
 import pg from 'pg';
 import { asSessionId, asToolCallId, gateWorkflowId } from '../../src/domain/gate/ids.js';
 import { startTestApi, type TestApi } from '../support/api.js';
 import type { Faults } from '../support/fault-worker.js';
 import { startWorkerProcess } from '../support/worker-processes.js';
 import { testConfig } from '../support/env.js';
+import { testTemporalClient } from '../support/temporal.js';
 import { createRun, seedWorkspace, toolCall } from '../support/seed.js';
 
 const taskQueue = `restart-${randomUUID()}`;
@@ -17,9 +18,7 @@ let db: pg.Pool;
 
 before(async () => {
   api = await startTestApi({ temporal: { taskQueue } }, { gateWaitMs: 90_000 });
-  temporal = new Client({
-    connection: await Connection.connect({ address: testConfig().temporal.address }),
-  });
+  temporal = testTemporalClient();
   db = new pg.Pool({ connectionString: testConfig().databaseUrl });
 });
 after(async () => {

@@ -6,6 +6,8 @@ import type { ManagedProcess } from '../../src/devstack/child-process.js';
 import { startTestApi, type TestApi } from '../support/api.js';
 import { startWorkerProcess } from '../support/worker-processes.js';
 import { testConfig } from '../support/env.js';
+import { payloadsOf, storedHistory } from '../support/temporal.js';
+import { asSessionId, asToolCallId, gateWorkflowId } from '../../src/domain/gate/ids.js';
 import {
   createNoteTool,
   searchNotesTool,
@@ -167,4 +169,25 @@ test('canaries in tool arguments, tool results and a credential appear nowhere i
   }
   // The logs were really captured: they are not empty.
   assert.ok(apiLog.length > 10);
+
+  // Temporal's history of the brokered call, as the server stores it, is ciphertext; the codec
+  // endpoint opens it for the operator.
+  const history = await storedHistory(
+    api.config.temporal,
+    gateWorkflowId(asSessionId(run.session_id), asToolCallId('brokered')),
+  );
+  for (const secret of [argCanary, resultCanary, credentialCanary])
+    assert.equal(history.includes(secret), false, `${secret} is plain in Temporal's history`);
+  const opened = await expectStatus(
+    api.call('POST', '/codec/decode', {
+      token: api.operatorKey,
+      body: { payloads: payloadsOf(JSON.parse(history)) },
+    }),
+    200,
+  );
+  const plain = JSON.stringify(
+    opened.payloads.map((p: { data: string }) => Buffer.from(p.data, 'base64').toString()),
+  );
+  assert.ok(plain.includes(resultCanary), 'the brokered result opens through the codec');
+  assert.equal(plain.includes(credentialCanary), false, 'the credential never reaches history');
 });

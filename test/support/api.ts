@@ -21,6 +21,25 @@ export async function startTestApi(
   const { port } = app.server.address() as AddressInfo;
   const url = `http://127.0.0.1:${port}`;
 
+  const { call } = apiCaller(url, operatorKey);
+  return { app, url, config, operatorKey, call, close: () => app.close() };
+}
+
+export type TestApi = Awaited<ReturnType<typeof startTestApi>>;
+
+/** What the seed helpers need of an API: where it is, the operator's key, and a way to call it. */
+export interface ApiCaller {
+  url: string;
+  operatorKey: string;
+  call: <T = any>(
+    method: string,
+    path: string,
+    options?: { token?: string; body?: unknown; raw?: string; headers?: Record<string, string> },
+  ) => Promise<HttpAnswer<T>>;
+}
+
+/** Calls an API at `url` (in this process or another one). */
+export function apiCaller(url: string, operatorKey: string): ApiCaller {
   async function call<T = any>(
     method: string,
     path: string,
@@ -49,7 +68,5 @@ export async function startTestApi(
     return { status: response.status, body: parsed as T, headers: response.headers };
   }
 
-  return { app, url, config, operatorKey, call, close: () => app.close() };
+  return { url, operatorKey, call };
 }
-
-export type TestApi = Awaited<ReturnType<typeof startTestApi>>;

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import type { TestApi } from './api.js';
+import type { ApiCaller } from './api.js';
 
 export const builtinTools = [
   {
@@ -50,7 +50,10 @@ export async function expectStatus<T>(
 }
 
 /** A workspace with an admin, a bundle of built-in tools and a policy. */
-export async function seedWorkspace(api: TestApi, policy: Record<string, unknown> = defaultPolicy) {
+export async function seedWorkspace(
+  api: ApiCaller,
+  policy: Record<string, unknown> = defaultPolicy,
+) {
   const op = { token: api.operatorKey };
   const workspace = (
     await expectStatus(api.call('POST', '/v1/workspaces', { ...op, body: { name: 'acme' } }), 201)
@@ -83,7 +86,11 @@ export async function seedWorkspace(api: TestApi, policy: Record<string, unknown
 
 export type Seed = Awaited<ReturnType<typeof seedWorkspace>>;
 
-export async function createRun(api: TestApi, seed: Seed, overrides: Record<string, unknown> = {}) {
+export async function createRun(
+  api: ApiCaller,
+  seed: Seed,
+  overrides: Record<string, unknown> = {},
+) {
   const body = {
     workspace: seed.workspace,
     session_id: `s-${randomUUID()}`,
@@ -112,7 +119,7 @@ export interface CreatedRun {
 }
 
 export function toolCall(
-  api: TestApi,
+  api: ApiCaller,
   run: { session_id: string; session_token: string },
   toolCallId: string,
   body: Record<string, unknown>,

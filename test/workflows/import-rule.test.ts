@@ -31,6 +31,7 @@ describe('workflow code imports only what the allow-list names', () => {
     "import { decisionFromPolicy } from '../domain/gate/decisions.js';",
     "import type { GateRequest } from '../domain/gate/vocabulary.js';",
     "import type { GateActivities } from '../activities/index.js';",
+    "import { defineSearchAttributeKey } from '@temporalio/common/lib/search-attributes.js';",
   ];
   const forbidden = [
     "import { createActivities } from '../activities/index.js';",

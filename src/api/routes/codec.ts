@@ -1,0 +1,98 @@
+/**
+ * Temporal's remote codec protocol, for the Temporal UI and CLI: `POST /codec/decode` opens the
+ * gate's encrypted payloads, `POST /codec/encode` seals some. Decoding shows arguments and
+ * results of every workspace, so only the operator key or a signed-in workspace admin may call
+ * it; browsers only from the configured origins (the Temporal UI's).
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import type { Payload } from '@temporalio/common';
+import { PayloadDecryptionError } from '../../temporal/payload-codec.js';
+import type { ApiContext } from '../context.js';
+import { Problem } from '../problem.js';
+import { validate } from '../validation.js';
+import { signedIn } from '../web/session.js';
+
+const base64 = z.base64('must be base64');
+const payloadsBody = z
+  .object({
+    payloads: z
+      .array(
+        z
+          .object({
+            metadata: z.record(z.string().max(256), base64).optional(),
+            data: base64.optional(),
+          })
+          .strict(),
+      )
+      .max(10_000),
+  })
+  .strict();
+
+type WirePayload = z.infer<typeof payloadsBody>['payloads'][number];
+
+function fromWire(payload: WirePayload): Payload {
+  const metadata = Object.entries(payload.metadata ?? {}).map(
+    ([key, value]) => [key, Buffer.from(value, 'base64')] as const,
+  );
+  return {
+    metadata: Object.fromEntries(metadata),
+    data: Buffer.from(payload.data ?? '', 'base64'),
+  };
+}
+
+function toWire(payload: Payload): WirePayload {
+  const metadata = Object.entries(payload.metadata ?? {}).map(
+    ([key, value]) => [key, Buffer.from(value).toString('base64')] as const,
+  );
+  return {
+    metadata: Object.fromEntries(metadata),
+    data: Buffer.from(payload.data ?? new Uint8Array()).toString('base64'),
+  };
+}
+
+/** The operator's key, or the browser session of a workspace admin. */
+async function authoriseCodec(ctx: ApiContext, request: FastifyRequest): Promise<void> {
+  if (!request.headers.authorization) {
+    const session = await signedIn(ctx, request);
+    if (session?.member.role === 'admin') return;
+  }
+  await ctx.auth.operator(request);
+}
+
+function allowOrigin(ctx: ApiContext, request: FastifyRequest, reply: FastifyReply): void {
+  const origin = request.headers.origin;
+  if (!origin || !ctx.codecCorsOrigins.includes(origin)) return;
+  void reply
+    .header('access-control-allow-origin', origin)
+    .header('access-control-allow-credentials', 'true')
+    .header('vary', 'origin');
+}
+
+export function codecRoutes(app: FastifyInstance, ctx: ApiContext) {
+  for (const operation of ['encode', 'decode'] as const) {
+    const url = `/codec/${operation}`;
+    app.options(url, async (request, reply) => {
+      allowOrigin(ctx, request, reply);
+      return reply
+        .code(204)
+        .header('access-control-allow-methods', 'POST')
+        .header('access-control-allow-headers', 'authorization, content-type, x-namespace')
+        .header('access-control-max-age', '600')
+        .send();
+    });
+
+    app.post(url, async (request, reply) => {
+      allowOrigin(ctx, request, reply);
+      await authoriseCodec(ctx, request);
+      const { payloads } = validate(payloadsBody, request.body, 'body');
+      try {
+        const coded = await ctx.codec[operation](payloads.map(fromWire));
+        return { payloads: coded.map(toWire) };
+      } catch (err) {
+        if (err instanceof PayloadDecryptionError) throw new Problem(400, err.message);
+        throw err;
+      }
+    });
+  }
+}

@@ -1,0 +1,121 @@
+/**
+ * What Temporal stores of a gate workflow (arguments, results, approvers' reasons) is ciphertext:
+ * every payload is encrypted with AES-256-GCM before it leaves the client or the worker. The key
+ * id travels in the payload's metadata, so keys rotate by id: new payloads use the current key,
+ * older ones open with whichever configured key sealed them.
+ */
+import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import type { Payload, PayloadCodec } from '@temporalio/common';
+import proto from '@temporalio/proto';
+
+const { Payload: PayloadMessage } = proto.temporal.api.common.v1;
+
+export const encryptedEncoding = 'binary/encrypted';
+export const keyIdMetadata = 'encryption-key-id';
+
+const ivBytes = 12;
+const tagBytes = 16;
+const keyIdPattern = /^[A-Za-z0-9_.-]{1,64}$/;
+
+export interface PayloadKey {
+  id: string;
+  key: Buffer;
+}
+
+export class PayloadKeyError extends Error {
+  override name = 'PayloadKeyError';
+}
+
+/**
+ * `id:base64,id:base64`, the current key first. Each key is 32 random bytes
+ * (`openssl rand -base64 32`); an id is a short plain name such as `2026-11`.
+ */
+export function parsePayloadKeys(text: string): PayloadKey[] {
+  const keys = text.split(',').map((entry, index) => {
+    const [id = '', material = ''] = entry.trim().split(':');
+    if (!keyIdPattern.test(id)) {
+      throw new PayloadKeyError(`key ${index + 1} must be id:base64 with a plain id`);
+    }
+    const key = Buffer.from(material, 'base64');
+    if (key.length !== 32 || key.toString('base64') !== material) {
+      throw new PayloadKeyError(`key ${id} must be 32 bytes in base64`);
+    }
+    return { id, key };
+  });
+  if (new Set(keys.map((k) => k.id)).size !== keys.length) {
+    throw new PayloadKeyError('key ids must be distinct');
+  }
+  return keys;
+}
+
+export class PayloadDecryptionError extends Error {
+  override name = 'PayloadDecryptionError';
+}
+
+const utf8 = (text: string) => new TextEncoder().encode(text);
+const text = (bytes: Uint8Array | null | undefined) =>
+  bytes ? Buffer.from(bytes).toString('utf8') : undefined;
+
+export class EncryptionCodec implements PayloadCodec {
+  private readonly current: PayloadKey;
+  private readonly byId: Map<string, Buffer>;
+
+  constructor(keys: readonly PayloadKey[]) {
+    const [current] = keys;
+    if (!current) throw new PayloadKeyError('at least one payload key is required');
+    this.current = current;
+    this.byId = new Map(keys.map((k) => [k.id, k.key]));
+  }
+
+  encode(payloads: Payload[]): Promise<Payload[]> {
+    return new Promise((resolve) => {
+      resolve(payloads.map((payload) => this.encrypt(payload)));
+    });
+  }
+
+  /** Payloads written before encryption (or by a plain client) pass through as they are. */
+  decode(payloads: Payload[]): Promise<Payload[]> {
+    // A payload that does not open rejects the promise (the executor's throw), never escapes it.
+    return new Promise((resolve) => {
+      resolve(
+        payloads.map((payload) =>
+          text(payload.metadata?.encoding) === encryptedEncoding ? this.decrypt(payload) : payload,
+        ),
+      );
+    });
+  }
+
+  private encrypt(payload: Payload): Payload {
+    const iv = randomBytes(ivBytes);
+    const cipher = createCipheriv('aes-256-gcm', this.current.key, iv);
+    cipher.setAAD(Buffer.from(this.current.id));
+    const plain = PayloadMessage.encode(payload).finish();
+    const sealed = Buffer.concat([iv, cipher.update(plain), cipher.final(), cipher.getAuthTag()]);
+    return {
+      metadata: { encoding: utf8(encryptedEncoding), [keyIdMetadata]: utf8(this.current.id) },
+      data: sealed,
+    };
+  }
+
+  private decrypt(payload: Payload): Payload {
+    const id = text(payload.metadata?.[keyIdMetadata]) ?? '';
+    const key = this.byId.get(id);
+    if (!key) throw new PayloadDecryptionError(`no payload key with id "${id}" is configured`);
+    const sealed = Buffer.from(payload.data ?? new Uint8Array());
+    if (sealed.length < ivBytes + tagBytes) {
+      throw new PayloadDecryptionError('an encrypted payload is truncated');
+    }
+    try {
+      const decipher = createDecipheriv('aes-256-gcm', key, sealed.subarray(0, ivBytes));
+      decipher.setAAD(Buffer.from(id));
+      decipher.setAuthTag(sealed.subarray(sealed.length - tagBytes));
+      const plain = Buffer.concat([
+        decipher.update(sealed.subarray(ivBytes, sealed.length - tagBytes)),
+        decipher.final(),
+      ]);
+      return PayloadMessage.decode(plain);
+    } catch {
+      throw new PayloadDecryptionError(`an encrypted payload does not open with key "${id}"`);
+    }
+  }
+}

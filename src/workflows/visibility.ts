@@ -1,0 +1,34 @@
+import { patched, upsertSearchAttributes } from '@temporalio/workflow';
+import type { GateRequest } from '../domain/gate/vocabulary.js';
+import {
+  decisionAttribute,
+  sessionIdAttribute,
+  toolAttribute,
+  type VisibleDecision,
+} from './search-attributes.js';
+
+/**
+ * Changes to this workflow are made under a patch, because calls wait days on approvals and a
+ * new worker must replay their histories: `patched(id)` is true for workflows that reach it on
+ * new code and false when replaying a history recorded before the change. Once no workflow
+ * started before a change is open, its patch becomes `deprecatePatch(id)`, then is removed.
+ */
+const patches = {
+  /** The session, tool and decision as search attributes (histories before it have none). */
+  searchAttributes: 'gate-search-attributes',
+} as const;
+
+/** Publishes the call's decision for the Temporal UI, where the patch applies. */
+export type ShowDecision = (decision: VisibleDecision) => void;
+
+/** The session and tool published at once; the decision when known. */
+export function visibility(request: GateRequest): ShowDecision {
+  if (!patched(patches.searchAttributes)) return () => undefined;
+  upsertSearchAttributes([
+    { key: sessionIdAttribute, value: request.session_id },
+    { key: toolAttribute, value: request.tool },
+  ]);
+  return (decision) => {
+    upsertSearchAttributes([{ key: decisionAttribute, value: decision }]);
+  };
+}

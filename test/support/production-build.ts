@@ -1,0 +1,96 @@
+import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  readdirSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+} from 'node:fs';
+import path from 'node:path';
+import { projectRoot } from '../../src/devstack/stack-config.js';
+
+const cacheDir = path.join(projectRoot, '.data', 'production');
+
+function digestOf(files: string[]): string {
+  const hash = createHash('sha256');
+  for (const file of files.sort())
+    hash.update(file).update(readFileSync(path.join(projectRoot, file)));
+  return hash.digest('hex').slice(0, 16);
+}
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(path.join(projectRoot, dir), { withFileTypes: true }).flatMap((entry) => {
+    const relative = path.join(dir, entry.name);
+    return entry.isDirectory() ? sourceFiles(relative) : [relative];
+  });
+}
+
+const run = (command: string, args: string[], cwd: string) =>
+  execFileSync(command, args, { cwd, stdio: 'pipe', env: { ...process.env, NODE_OPTIONS: '' } });
+
+/**
+ * `npm ci --omit=dev` of the lock file, kept per lock file. Install scripts are skipped and
+ * re2's addon is taken from the development tree: the same version built for the same Node
+ * (its install compiles C++ for minutes, which proves nothing more).
+ */
+function productionModules(): string {
+  const dir = path.join(cacheDir, `modules-${digestOf(['package.json', 'package-lock.json'])}`);
+  if (existsSync(path.join(dir, '.complete'))) return dir;
+  const building = `${dir}.building`;
+  rmSync(building, { recursive: true, force: true });
+  mkdirSync(building, { recursive: true });
+  for (const file of ['package.json', 'package-lock.json']) {
+    cpSync(path.join(projectRoot, file), path.join(building, file));
+  }
+  run(
+    'npm',
+    ['ci', '--omit=dev', '--ignore-scripts', '--prefer-offline', '--no-audit', '--no-fund'],
+    building,
+  );
+  cpSync(
+    path.join(projectRoot, 'node_modules/re2/build'),
+    path.join(building, 'node_modules/re2/build'),
+    { recursive: true },
+  );
+  cpSync(path.join(building, 'package.json'), path.join(building, '.complete'));
+  rmSync(dir, { recursive: true, force: true });
+  renameSync(building, dir);
+  return dir;
+}
+
+/**
+ * The gate as deployed: `npm run build`'s output (compiled without the type check, which
+ * `npm test` runs on its own, and the workflow bundle made by the built code) beside production
+ * dependencies only. Kept per source, so an unchanged tree is built once.
+ */
+export function productionBuild(): string {
+  const modules = productionModules();
+  const sources = [...sourceFiles('src'), 'tsconfig.json', 'tsconfig.build.json'];
+  const dir = path.join(cacheDir, `build-${digestOf(sources)}-${path.basename(modules)}`);
+  if (existsSync(path.join(dir, '.complete'))) return dir;
+  // One build is kept: the one of the source as it is now.
+  for (const old of readdirSync(cacheDir).filter((name) => name.startsWith('build-'))) {
+    rmSync(path.join(cacheDir, old), { recursive: true, force: true });
+  }
+  const building = `${dir}.building`;
+  mkdirSync(building, { recursive: true });
+  const tsc = path.join(projectRoot, 'node_modules/typescript/bin/tsc');
+  run(
+    process.execPath,
+    [tsc, '-p', 'tsconfig.build.json', '--noCheck', '--outDir', path.join(building, 'dist')],
+    projectRoot,
+  );
+  for (const file of ['package.json', 'migrations']) {
+    cpSync(path.join(projectRoot, file), path.join(building, file), { recursive: true });
+  }
+  // A link to the production tree, where Node resolves the build's packages.
+  symlinkSync(path.join(modules, 'node_modules'), path.join(building, 'node_modules'), 'dir');
+  run(process.execPath, ['dist/cli/bundle.js', 'dist/workflow-bundle.js'], building);
+  cpSync(path.join(building, 'package.json'), path.join(building, '.complete'));
+  renameSync(building, dir);
+  return dir;
+}

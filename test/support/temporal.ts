@@ -1,0 +1,45 @@
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import type { Client } from '@temporalio/client';
+import type { TemporalConfig } from '../../src/config.js';
+import { temporalClient } from '../../src/temporal/connections.js';
+import { testConfig } from './env.js';
+
+/** A Temporal client of the test stack that opens the gate's encrypted payloads. */
+export function testTemporalClient(): Client {
+  const config = testConfig();
+  return temporalClient(config.temporal, config.payloadKeys);
+}
+
+/** The history as the server stores it, read with the Temporal CLI (no codec given to it). */
+export async function storedHistory(temporal: TemporalConfig, workflowId: string): Promise<string> {
+  const cli = process.env.GATE_TEST_TEMPORAL_BIN ?? 'temporal';
+  const { stdout } = await promisify(execFile)(
+    cli,
+    [
+      'workflow',
+      'show',
+      '--workflow-id',
+      workflowId,
+      '--address',
+      temporal.address,
+      '--namespace',
+      temporal.namespace,
+      '--output',
+      'json',
+    ],
+    { maxBuffer: 16 * 1024 * 1024 },
+  );
+  return stdout;
+}
+
+/** Every payload in a history rendered as JSON (objects with `data` and `metadata`). */
+export function payloadsOf(value: unknown): { metadata: Record<string, string>; data: string }[] {
+  if (Array.isArray(value)) return value.flatMap(payloadsOf);
+  if (value === null || typeof value !== 'object') return [];
+  const record = value as Record<string, unknown>;
+  if (typeof record.data === 'string' && typeof record.metadata === 'object') {
+    return [record as { metadata: Record<string, string>; data: string }];
+  }
+  return Object.values(record).flatMap(payloadsOf);
+}
