@@ -9,6 +9,7 @@ import { FrozenRuns } from './frozen-runs.js';
 import { policyStage } from './policy.js';
 import { schemaStage } from './schema.js';
 import { trustTierStage } from './trust-tier.js';
+import { webhookActivities } from './webhook-delivery.js';
 
 export interface ActivityDeps {
   pool: Pool;
@@ -33,6 +34,7 @@ export function createActivities({ pool, publicUrl, sealer }: ActivityDeps) {
     checkApproval: approval.checkApproval,
     expireApproval: approval.expireApproval,
     broker: brokerActivity(pool, frozen, sealer),
+    ...webhookActivities(pool, sealer),
   };
 }
 

@@ -15,6 +15,7 @@ import { runRoutes } from './routes/runs.js';
 import { sessionToolsetRoutes } from './routes/session-toolset.js';
 import { toolCallRoutes } from './routes/tool-calls.js';
 import { workspaceRoutes } from './routes/workspaces.js';
+import { webhookRoutes } from './routes/webhooks.js';
 import { webRoutes } from './web/web-app.js';
 
 export const bodyLimitBytes = 1024 * 1024;
@@ -65,5 +66,6 @@ export function buildApi(
   approvalRoutes(app, ctx);
   webRoutes(app, ctx);
   connectionRoutes(app, ctx);
+  webhookRoutes(app, ctx);
   return app;
 }

@@ -77,6 +77,8 @@ const defaults: Required<Script> = {
     answer: { status: 'decided', decision: 'deny', source: 'approval', reason: 'expired' },
   }),
   broker: (_request: GateRequest, answer: DecidedAnswer) => answer,
+  deliverWebhook: () => undefined,
+  giveUpWebhook: () => undefined,
 };
 
 /** A scripted call: its request, and what its activities were asked. */
