@@ -2,6 +2,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import type { ApiContext } from './context.js';
 import { problemFor } from './error-mapping.js';
 import { Problem, sendProblem } from './problem.js';
+import { recordRoutes } from './route-table.js';
 import { approvalRoutes } from './routes/approvals.js';
 import { connectionRoutes } from './routes/connections.js';
 import { capabilityBundleRoutes } from './routes/capability-bundles.js';
@@ -9,6 +10,7 @@ import { eventRoutes } from './routes/events.js';
 import { anthropicProxyRoutes } from './routes/anthropic-proxy.js';
 import { modelProviderRoutes } from './routes/model-providers.js';
 import { modelRequestRoutes } from './routes/model-requests.js';
+import { openApiRoutes } from './routes/openapi.js';
 import { operationRoutes } from './routes/operations.js';
 import { policyRoutes } from './routes/policies.js';
 import { runRoutes } from './routes/runs.js';
@@ -28,6 +30,7 @@ export function buildApi(
   { logger = false }: { logger?: ApiLogger } = {},
 ): FastifyInstance {
   const app = Fastify({ logger, bodyLimit: bodyLimitBytes, return503OnClosing: true });
+  recordRoutes(app);
 
   app.setErrorHandler((err, request, reply) => {
     const problem = problemFor(err);
@@ -53,6 +56,7 @@ export function buildApi(
   });
 
   operationRoutes(app, ctx);
+  openApiRoutes(app);
   workspaceRoutes(app, ctx);
   capabilityBundleRoutes(app, ctx);
   policyRoutes(app, ctx);

@@ -9,8 +9,10 @@ import { toolDigestPattern } from '../../domain/gate/reported-drift.js';
 import type { ApiContext } from '../context.js';
 import { sessionIdParam, toolCallIdParam, validate } from '../validation.js';
 
-const callParams = z.object({ session_id: sessionIdParam, tool_call_id: toolCallIdParam }).strict();
-const callBody = z
+export const callParams = z
+  .object({ session_id: sessionIdParam, tool_call_id: toolCallIdParam })
+  .strict();
+export const callBody = z
   .object({
     tool: z.string().min(1).max(256),
     arguments: z
@@ -26,7 +28,7 @@ const callBody = z
       .optional(),
   })
   .strict();
-const waitQuery = z.object({ wait: z.coerce.number().min(0).max(60).optional() }).strict();
+export const waitQuery = z.object({ wait: z.coerce.number().min(0).max(60).optional() }).strict();
 
 /** 200 with a decision, 202 while the call is pending or still evaluating. */
 function answerWith(reply: FastifyReply, ctx: ApiContext, state: ToolCallState) {
