@@ -40,6 +40,8 @@ const environmentSchema = z.object({
   GATE_WORKFLOW_BUNDLE: z.string().optional(),
   GATE_MODEL_IDLE_TIMEOUT_S: seconds(0.1, 3600).default(120),
   GATE_MODEL_TIMEOUT_S: seconds(0.1, 86_400).default(900),
+  GATE_WORKER_METRICS_HOST: z.string().min(1).default('127.0.0.1'),
+  GATE_WORKER_METRICS_PORT: port.optional(),
 });
 
 /** Where the gate workflows run. (Room here for a cluster's TLS and API key.) */
@@ -73,6 +75,8 @@ export interface GateConfig {
   workflowBundlePath: string | undefined;
   /** The bounds of one proxied model request: without a byte from the provider, and in all. */
   modelProxy: { idleTimeoutMs: number; totalTimeoutMs: number };
+  /** Where a worker serves its Prometheus metrics (the SDK's and the gate's); unset: nowhere. */
+  workerMetrics: { host: string; port: number } | undefined;
 }
 
 export class ConfigError extends Error {
@@ -116,6 +120,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GateConfig {
       idleTimeoutMs: e.GATE_MODEL_IDLE_TIMEOUT_S * 1000,
       totalTimeoutMs: e.GATE_MODEL_TIMEOUT_S * 1000,
     },
+    workerMetrics:
+      e.GATE_WORKER_METRICS_PORT === undefined
+        ? undefined
+        : { host: e.GATE_WORKER_METRICS_HOST, port: e.GATE_WORKER_METRICS_PORT },
   };
 }
 

@@ -12,12 +12,14 @@ import { CredentialSealer } from './broker/sealing.js';
 import { configOrExit, type GateConfig } from './config.js';
 import { startReservationSweeper } from './store/budget.js';
 import { createPool } from './store/pool.js';
+import { activityTelemetry } from './telemetry/activity-telemetry.js';
+import { installWorkerRuntime } from './telemetry/worker-runtime.js';
 import { connectionOptions } from './temporal/connection-options.js';
 
-export const workflowsPath = path.join(
-  path.dirname(fileURLToPath(import.meta.url)),
-  'workflows/index.ts',
-);
+const here = path.dirname(fileURLToPath(import.meta.url));
+export const workflowsPath = path.join(here, 'workflows/index.ts');
+/** Loaded into every gate workflow: request ids on log lines and activity headers. */
+export const workflowInterceptorModules = [path.join(here, 'workflows/log-context.ts')];
 
 /** What a caller may add to a gate worker: a prebuilt bundle, or activity interceptors. */
 export type GateWorkerExtras = Partial<
@@ -38,7 +40,7 @@ function workflowCode(
 export async function bundleWorkflowTo(file: string): Promise<void> {
   const noop = () => undefined;
   const logger = { log: noop, trace: noop, debug: noop, info: noop, warn: noop, error: noop };
-  const { code } = await bundleWorkflowCode({ workflowsPath, logger });
+  const { code } = await bundleWorkflowCode({ workflowsPath, workflowInterceptorModules, logger });
   writeFileSync(file, code);
 }
 
@@ -47,6 +49,7 @@ export async function createGateWorker(config: GateConfig, extra: GateWorkerExtr
   const expireAfterMs = config.reservationTtlS * 1000;
   const pool = createPool(config.databaseUrl);
   const connection = await NativeConnection.connect(connectionOptions(config.temporal));
+  const code = workflowCode(config, extra);
   const worker = await Worker.create({
     connection,
     namespace: config.temporal.namespace,
@@ -56,8 +59,12 @@ export async function createGateWorker(config: GateConfig, extra: GateWorkerExtr
       publicUrl: config.api.publicUrl,
       sealer: CredentialSealer.fromBase64(config.sealingKey),
     }),
-    ...workflowCode(config, extra),
-    ...(extra.interceptors && { interceptors: extra.interceptors }),
+    ...code,
+    interceptors: {
+      // A bundle carries its workflow interceptors already (see bundleWorkflowTo).
+      ...(code.workflowsPath && { workflowModules: workflowInterceptorModules }),
+      activity: [activityTelemetry, ...(extra.interceptors?.activity ?? [])],
+    },
   });
   // The sweep releases holds of model requests never drained; a late drain still counts.
   const stopSweeper = startReservationSweeper(pool, {
@@ -74,6 +81,7 @@ export async function createGateWorker(config: GateConfig, extra: GateWorkerExtr
 
 /** Runs a gate worker until the process is told to stop. */
 export async function runGateWorker(config: GateConfig, extra: GateWorkerExtras = {}) {
+  installWorkerRuntime(config);
   const { worker, close } = await createGateWorker(config, extra);
   process.stderr.write(`worker polling task queue ${worker.options.taskQueue}\n`);
   await worker.run();

@@ -1,7 +1,8 @@
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import type { ApiContext } from './context.js';
 import { problemFor } from './error-mapping.js';
 import { Problem, sendProblem } from './problem.js';
+import { requestIdHeader, requestIdOf } from './request-id.js';
 import { recordRoutes } from './route-table.js';
 import { approvalRoutes } from './routes/approvals.js';
 import { connectionRoutes } from './routes/connections.js';
@@ -29,8 +30,18 @@ export function buildApi(
   ctx: ApiContext,
   { logger = false }: { logger?: ApiLogger } = {},
 ): FastifyInstance {
-  const app = Fastify({ logger, bodyLimit: bodyLimitBytes, return503OnClosing: true });
+  const app = Fastify({
+    logger,
+    bodyLimit: bodyLimitBytes,
+    return503OnClosing: true,
+    genReqId: requestIdOf,
+    logController: new LogController({ requestIdLogLabel: 'request_id' }),
+  });
   recordRoutes(app);
+  // Echoed on every answer, so a caller can quote it and an operator find its log lines.
+  app.addHook('onRequest', async (request, reply) => {
+    void reply.header(requestIdHeader, request.id);
+  });
 
   app.setErrorHandler((err, request, reply) => {
     const problem = problemFor(err);
@@ -53,6 +64,8 @@ export function buildApi(
       },
       reply.elapsedTime / 1000,
     );
+    // 402 means one thing in this API: a model request refused for budget.
+    if (reply.statusCode === 402) ctx.metrics.budgetRefusals.inc({ where: 'model_request' });
   });
 
   operationRoutes(app, ctx);

@@ -44,13 +44,19 @@ export function toolCallRoutes(app: FastifyInstance, ctx: ApiContext) {
     const params = validate(callParams, request.params, 'path');
     const run = await ctx.auth.runner(request, params.session_id);
     const body = validate(callBody, request.body, 'body');
-    const state = await submitToolCall(ctx, run, params.tool_call_id, {
-      tool: body.tool,
-      arguments: body.arguments,
-      execute: body.execute ?? false,
-      // What the runner observed is part of the request: sent again, it must be the same.
-      ...(body.observed_digest !== undefined && { observed_digest: body.observed_digest }),
-    });
+    const state = await submitToolCall(
+      ctx,
+      run,
+      params.tool_call_id,
+      {
+        tool: body.tool,
+        arguments: body.arguments,
+        execute: body.execute ?? false,
+        // What the runner observed is part of the request: sent again, it must be the same.
+        ...(body.observed_digest !== undefined && { observed_digest: body.observed_digest }),
+      },
+      request.id,
+    );
     return answerWith(reply, ctx, state);
   });
 
