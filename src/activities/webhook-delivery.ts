@@ -1,8 +1,8 @@
 import { Context, ApplicationFailure } from '@temporalio/activity';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import type { CredentialSealer } from '../broker/sealing.js';
-import type { ApprovalEvent } from '../domain/notifications/approval-notice.js';
-import { signWebhook } from '../domain/notifications/webhook-signature.js';
+import type { ApprovalEvent } from '../domain/notify/approval-notice.js';
+import { signWebhook } from '../domain/notify/webhook-signature.js';
 import type { Pool } from '../store/pool.js';
 import {
   deliveryIdsFor,

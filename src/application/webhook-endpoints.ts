@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { CredentialSealer } from '../broker/sealing.js';
-import type { ApprovalEvent } from '../domain/notifications/approval-notice.js';
-import { newWebhookSecret } from '../domain/notifications/webhook-signature.js';
+import type { ApprovalEvent } from '../domain/notify/approval-notice.js';
+import { newWebhookSecret } from '../domain/notify/webhook-signature.js';
 import type { Pool } from '../store/pool.js';
 import {
   deleteWebhookEndpoint,

@@ -4,7 +4,7 @@ import {
   type ApprovalEvent,
   type ApprovalNotice,
   type NoticeSubject,
-} from '../domain/notifications/approval-notice.js';
+} from '../domain/notify/approval-notice.js';
 import { one, type Queryable } from './pool.js';
 
 export interface WebhookEndpoint {

@@ -3,10 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
-import {
-  newWebhookSecret,
-  verifyWebhook,
-} from '../../src/domain/notifications/webhook-signature.js';
+import { newWebhookSecret, verifyWebhook } from '../../src/domain/notify/webhook-signature.js';
 import { useHarness } from '../support/harness.js';
 import { createRun, defaultPolicy, expectStatus, toolCall } from '../support/seed.js';
 

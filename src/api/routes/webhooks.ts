@@ -6,8 +6,8 @@ import {
   webhookDeliveries,
   webhookEndpoints,
 } from '../../application/webhook-endpoints.js';
-import { approvalEvents } from '../../domain/notifications/approval-notice.js';
-import { secretPattern } from '../../domain/notifications/webhook-signature.js';
+import { approvalEvents } from '../../domain/notify/approval-notice.js';
+import { secretPattern } from '../../domain/notify/webhook-signature.js';
 import type { WebhookEndpoint } from '../../store/webhooks.js';
 import type { ApiContext } from '../context.js';
 import { validate } from '../validation.js';

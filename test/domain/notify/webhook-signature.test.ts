@@ -6,11 +6,8 @@ import {
   signWebhook,
   toleranceS,
   verifyWebhook,
-} from '../../../src/domain/notifications/webhook-signature.js';
-import {
-  approvalNotice,
-  type NoticeSubject,
-} from '../../../src/domain/notifications/approval-notice.js';
+} from '../../../src/domain/notify/webhook-signature.js';
+import { approvalNotice, type NoticeSubject } from '../../../src/domain/notify/approval-notice.js';
 
 const secret = newWebhookSecret();
 const body = '{"type":"approval.requested"}';
