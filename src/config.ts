@@ -84,6 +84,8 @@ const environmentSchema = z.object({
     .transform((text) => text.split(',').map((origin) => origin.trim()))
     .pipe(z.array(z.url({ protocol: /^https?$/ }).regex(/^[^/]+\/\/[^/]+$/, 'must be origins')))
     .default([]),
+  GATE_WORKER_METRICS_HOST: z.string().min(1).default('127.0.0.1'),
+  GATE_WORKER_METRICS_PORT: port.optional(),
 });
 
 type Environment = z.infer<typeof environmentSchema>;
@@ -133,6 +135,8 @@ export interface GateConfig {
   payloadKeys: PayloadKey[];
   /** The origins (the Temporal UI's) allowed to call the codec endpoint from a browser. */
   codecCorsOrigins: string[];
+  /** Where a worker serves its Prometheus metrics (the SDK's and the gate's); unset: nowhere. */
+  workerMetrics: { host: string; port: number } | undefined;
 }
 
 export class ConfigError extends Error {
@@ -174,6 +178,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GateConfig {
     },
     payloadKeys: e.GATE_PAYLOAD_KEYS,
     codecCorsOrigins: e.GATE_CODEC_CORS_ORIGINS,
+    workerMetrics:
+      e.GATE_WORKER_METRICS_PORT === undefined
+        ? undefined
+        : { host: e.GATE_WORKER_METRICS_HOST, port: e.GATE_WORKER_METRICS_PORT },
   };
 }
 

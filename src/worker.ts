@@ -7,12 +7,19 @@ import { CredentialSealer } from './broker/sealing.js';
 import { configOrExit, type GateConfig } from './config.js';
 import { startReservationSweeper } from './store/budget.js';
 import { createPool } from './store/pool.js';
+import { activityTelemetry } from './telemetry/activity-telemetry.js';
+import { installWorkerRuntime } from './telemetry/worker-runtime.js';
 import { gateDataConverter, workerConnection } from './temporal/connections.js';
 
 const here = fileURLToPath(import.meta.url);
+const extension = path.extname(here);
 
 /** The workflow source beside this module: TypeScript in development, JavaScript once built. */
-export const workflowsPath = path.join(path.dirname(here), `workflows/index${path.extname(here)}`);
+export const workflowsPath = path.join(path.dirname(here), `workflows/index${extension}`);
+/** Loaded into every gate workflow: request ids on log lines and activity headers. */
+export const workflowInterceptorModules = [
+  path.join(path.dirname(here), `workflows/log-context${extension}`),
+];
 
 /** `npm run build` bundles the workflows beside the compiled worker, which then loads it. */
 const builtBundlePath = path.join(path.dirname(here), 'workflow-bundle.js');
@@ -37,7 +44,7 @@ function workflowCode(
 export async function bundleWorkflowTo(file: string): Promise<void> {
   const noop = () => undefined;
   const logger = { log: noop, trace: noop, debug: noop, info: noop, warn: noop, error: noop };
-  const { code } = await bundleWorkflowCode({ workflowsPath, logger });
+  const { code } = await bundleWorkflowCode({ workflowsPath, workflowInterceptorModules, logger });
   writeFileSync(file, code);
 }
 
@@ -46,6 +53,7 @@ export async function createGateWorker(config: GateConfig, extra: GateWorkerExtr
   const expireAfterMs = config.reservationTtlS * 1000;
   const pool = createPool(config.databaseUrl);
   const connection = await workerConnection(config.temporal);
+  const code = workflowCode(config, extra);
   const worker = await Worker.create({
     connection,
     dataConverter: gateDataConverter(config.payloadKeys),
@@ -56,8 +64,12 @@ export async function createGateWorker(config: GateConfig, extra: GateWorkerExtr
       publicUrl: config.api.publicUrl,
       sealer: CredentialSealer.fromBase64(config.sealingKey),
     }),
-    ...workflowCode(config, extra),
-    ...(extra.interceptors && { interceptors: extra.interceptors }),
+    ...code,
+    interceptors: {
+      // A bundle carries its workflow interceptors already (see bundleWorkflowTo).
+      ...(code.workflowsPath && { workflowModules: workflowInterceptorModules }),
+      activity: [activityTelemetry, ...(extra.interceptors?.activity ?? [])],
+    },
   });
   // The sweep releases holds of model requests never drained; a late drain still counts.
   const stopSweeper = startReservationSweeper(pool, {
@@ -74,6 +86,7 @@ export async function createGateWorker(config: GateConfig, extra: GateWorkerExtr
 
 /** Runs a gate worker until the process is told to stop. */
 export async function runGateWorker(config: GateConfig, extra: GateWorkerExtras = {}) {
+  installWorkerRuntime(config);
   const { worker, close } = await createGateWorker(config, extra);
   process.stderr.write(`worker polling task queue ${worker.options.taskQueue}\n`);
   await worker.run();

@@ -46,6 +46,7 @@ describe('configuration from the environment', () => {
       modelProxy: { idleTimeoutMs: 120_000, totalTimeoutMs: 900_000 },
       payloadKeys: [{ id: 'k1', key: Buffer.alloc(32, 7) }],
       codecCorsOrigins: [],
+      workerMetrics: undefined,
     });
   });
 
@@ -66,6 +67,8 @@ describe('configuration from the environment', () => {
       GATE_WORKFLOW_BUNDLE: '/srv/gate/workflow-bundle.js',
       GATE_MODEL_IDLE_TIMEOUT_S: '30',
       GATE_MODEL_TIMEOUT_S: '600',
+      GATE_WORKER_METRICS_HOST: '0.0.0.0',
+      GATE_WORKER_METRICS_PORT: '9464',
     });
     assert.deepEqual(config.temporal, {
       address: 'temporal.internal:7233',
@@ -85,6 +88,7 @@ describe('configuration from the environment', () => {
     assert.equal(config.reservationTtlS, 60);
     assert.equal(config.workflowBundlePath, '/srv/gate/workflow-bundle.js');
     assert.deepEqual(config.modelProxy, { idleTimeoutMs: 30_000, totalTimeoutMs: 600_000 });
+    assert.deepEqual(config.workerMetrics, { host: '0.0.0.0', port: 9464 });
   });
 
   test('an empty variable counts as unset', () => {

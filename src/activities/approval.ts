@@ -10,8 +10,10 @@ import { settleAndRecord } from '../store/approval-settlement.js';
 import { findApproval, insertApproval, type ApprovalRow } from '../store/approvals.js';
 import { appendEvent } from '../store/ledger.js';
 import { withTransaction, type Pool } from '../store/pool.js';
+import { enqueueApprovalNotices } from '../store/webhooks.js';
 import { findToolCall, recordPendingApproval } from '../store/tool-calls.js';
 import type { FrozenRuns } from './frozen-runs.js';
+import { startApprovalDeliveries } from './webhook-delivery.js';
 
 export type ApprovalState =
   { status: 'pending'; expires_at: string } | { status: 'decided'; answer: DecidedAnswer };
@@ -26,7 +28,10 @@ function pendingAnswer(publicUrl: string, row: ApprovalRow): PendingAnswer {
   };
 }
 
-async function decidedAnswer(pool: Pool, row: ApprovalRow): Promise<ApprovalState> {
+async function decidedAnswer(
+  pool: Pool,
+  row: ApprovalRow,
+): Promise<ApprovalState & { status: 'decided' }> {
   const call = await findToolCall(pool, row.session_id, row.tool_call_id);
   if (call?.answer?.status !== 'decided')
     throw new Error('a settled approval has no recorded answer');
@@ -45,7 +50,7 @@ export function approvalActivities(pool: Pool, frozen: FrozenRuns, publicUrl: st
   ): Promise<PendingAnswer> {
     const { run, called } = await frozen.call(request);
     const owner = called.frozen?.binding?.owner_user_id ?? null;
-    return withTransaction(pool, async (tx) => {
+    const pending = await withTransaction(pool, async (tx) => {
       const { row, created } = await insertApproval(tx, {
         session_id: request.session_id,
         tool_call_id: request.tool_call_id,
@@ -73,9 +78,27 @@ export function approvalActivities(pool: Pool, frozen: FrozenRuns, publicUrl: st
             expires_at: answer.approval.expires_at,
           }),
         );
+        await enqueueApprovalNotices(tx, 'approval.requested', row, answer.approval.url);
       }
       return answer;
     });
+    await startApprovalDeliveries(
+      pool,
+      request.session_id,
+      request.tool_call_id,
+      'approval.requested',
+    );
+    return pending;
+  }
+
+  /** A decided approval's notices go out once the workflow sees it (whoever decided it). */
+  async function decided(
+    state: ApprovalState & { status: 'decided' },
+    sessionId: SessionId,
+    toolCallId: ToolCallId,
+  ) {
+    await startApprovalDeliveries(pool, sessionId, toolCallId, 'approval.decided');
+    return state;
   }
 
   /** Reads the row: the only source of truth for a decision. Signals merely wake the reader. */
@@ -87,7 +110,7 @@ export function approvalActivities(pool: Pool, frozen: FrozenRuns, publicUrl: st
     if (!row) throw new Error(`approval ${sessionId}/${toolCallId} does not exist`);
     if (row.status === 'pending')
       return { status: 'pending', expires_at: row.expires_at.toISOString() };
-    return decidedAnswer(pool, row);
+    return decided(await decidedAnswer(pool, row), sessionId, toolCallId);
   }
 
   /** Settles an expired approval with the policy's on_timeout, by the same compare-and-swap as a person. */
@@ -98,7 +121,8 @@ export function approvalActivities(pool: Pool, frozen: FrozenRuns, publicUrl: st
     const settlement = await withTransaction(pool, (tx) =>
       settleAndRecord(tx, sessionId, toolCallId, { by: 'expiry' }),
     );
-    if (settlement.outcome === 'decided') return { status: 'decided', answer: settlement.answer };
+    if (settlement.outcome === 'decided')
+      return decided({ status: 'decided', answer: settlement.answer }, sessionId, toolCallId);
     return checkApproval(sessionId, toolCallId);
   }
 

@@ -9,6 +9,7 @@ import { FrozenRuns } from './frozen-runs.js';
 import { policyStage } from './policy.js';
 import { schemaStage } from './schema.js';
 import { trustTierStage } from './trust-tier.js';
+import { webhookActivities } from './webhook-delivery.js';
 
 export interface ActivityDeps {
   pool: Pool;
@@ -34,6 +35,7 @@ export function createActivities({ pool, publicUrl, sealer }: ActivityDeps) {
     expireApproval: approval.expireApproval,
     broker: brokerActivity(pool, frozen, sealer),
     recordBrokerFailure: brokerFailureActivity(pool),
+    ...webhookActivities(pool, sealer),
   };
 }
 

@@ -26,7 +26,7 @@ export function createApi(
       gate,
       publicUrl: config.api.publicUrl,
       auth: new Authenticator(pool, operatorKey),
-      metrics: createMetrics(),
+      metrics: createMetrics(pool),
       gateWaitMs,
       approvalRecheckS: config.approvalRecheckS,
       stageActivities: config.stageActivities,

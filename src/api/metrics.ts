@@ -1,14 +1,31 @@
-import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { countPendingApprovals } from '../store/approvals.js';
+import type { Pool } from '../store/pool.js';
 
 export interface GateMetrics {
   registry: Registry;
   decisions: Counter<'decision' | 'source'>;
   httpDuration: Histogram<'method' | 'route' | 'status'>;
+  budgetRefusals: Counter<'where'>;
 }
 
-export function createMetrics(): GateMetrics {
+/**
+ * The API process's metrics. Pending approvals are read from PostgreSQL at each scrape, so every
+ * API process reports the same exact number, whoever opened or decided them.
+ */
+export function createMetrics(pool: Pool): GateMetrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'gate_' });
+  new Gauge({
+    name: 'gate_pending_approvals',
+    help: 'Approvals waiting for a person, in all workspaces (read from PostgreSQL).',
+    registers: [registry],
+    async collect() {
+      // PostgreSQL away: the scrape still answers (readiness says why); the last count stays.
+      const count = await countPendingApprovals(pool).catch(() => undefined);
+      if (count !== undefined) this.set(count);
+    },
+  });
   return {
     registry,
     decisions: new Counter({
@@ -22,6 +39,12 @@ export function createMetrics(): GateMetrics {
       help: 'HTTP request durations by route.',
       labelNames: ['method', 'route', 'status'],
       buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+      registers: [registry],
+    }),
+    budgetRefusals: new Counter({
+      name: 'gate_budget_refusals_total',
+      help: 'Model requests refused for budget (402), by where they were refused.',
+      labelNames: ['where'],
       registers: [registry],
     }),
   };

@@ -1,7 +1,9 @@
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import type { ApiContext } from './context.js';
 import { problemFor } from './error-mapping.js';
 import { Problem, sendProblem } from './problem.js';
+import { requestIdHeader, requestIdOf } from './request-id.js';
+import { recordRoutes } from './route-table.js';
 import { approvalRoutes } from './routes/approvals.js';
 import { connectionRoutes } from './routes/connections.js';
 import { capabilityBundleRoutes } from './routes/capability-bundles.js';
@@ -10,12 +12,14 @@ import { eventRoutes } from './routes/events.js';
 import { anthropicProxyRoutes } from './routes/anthropic-proxy.js';
 import { modelProviderRoutes } from './routes/model-providers.js';
 import { modelRequestRoutes } from './routes/model-requests.js';
+import { openApiRoutes } from './routes/openapi.js';
 import { operationRoutes } from './routes/operations.js';
 import { policyRoutes } from './routes/policies.js';
 import { runRoutes } from './routes/runs.js';
 import { sessionToolsetRoutes } from './routes/session-toolset.js';
 import { toolCallRoutes } from './routes/tool-calls.js';
 import { workspaceRoutes } from './routes/workspaces.js';
+import { webhookRoutes } from './routes/webhooks.js';
 import { webRoutes } from './web/web-app.js';
 
 export const bodyLimitBytes = 1024 * 1024;
@@ -28,7 +32,18 @@ export function buildApi(
   ctx: ApiContext,
   { logger = false }: { logger?: ApiLogger } = {},
 ): FastifyInstance {
-  const app = Fastify({ logger, bodyLimit: bodyLimitBytes, return503OnClosing: true });
+  const app = Fastify({
+    logger,
+    bodyLimit: bodyLimitBytes,
+    return503OnClosing: true,
+    genReqId: requestIdOf,
+    logController: new LogController({ requestIdLogLabel: 'request_id' }),
+  });
+  recordRoutes(app);
+  // Echoed on every answer, so a caller can quote it and an operator find its log lines.
+  app.addHook('onRequest', async (request, reply) => {
+    void reply.header(requestIdHeader, request.id);
+  });
 
   app.setErrorHandler((err, request, reply) => {
     const problem = problemFor(err);
@@ -56,9 +71,12 @@ export function buildApi(
       },
       reply.elapsedTime / 1000,
     );
+    // 402 means one thing in this API: a model request refused for budget.
+    if (reply.statusCode === 402) ctx.metrics.budgetRefusals.inc({ where: 'model_request' });
   });
 
   operationRoutes(app, ctx);
+  openApiRoutes(app);
   workspaceRoutes(app, ctx);
   capabilityBundleRoutes(app, ctx);
   policyRoutes(app, ctx);
@@ -73,5 +91,6 @@ export function buildApi(
   webRoutes(app, ctx);
   connectionRoutes(app, ctx);
   codecRoutes(app, ctx);
+  webhookRoutes(app, ctx);
   return app;
 }

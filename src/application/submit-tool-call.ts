@@ -84,6 +84,7 @@ export async function submitToolCall(
   run: FrozenRun,
   toolCallId: ToolCallId,
   call: ToolCall,
+  requestId?: string,
 ): Promise<ToolCallState> {
   const row = await recordRequest(deps.pool, run, toolCallId, call);
   const recorded = stateOf(row);
@@ -96,7 +97,7 @@ export async function submitToolCall(
     approval_recheck_s: deps.approvalRecheckS,
     stage_activities: deps.stageActivities,
   };
-  const answer = await deps.gate.ask(request, deps.gateWaitMs);
+  const answer = await deps.gate.ask(request, deps.gateWaitMs, requestId);
   if (answer !== 'closed') return answer;
   // A closed gate is never started again: its decision is in the record.
   const current = await findToolCall(deps.pool, run.session_id, toolCallId);

@@ -11,7 +11,13 @@ export interface ApiKeyCredential {
   key: string;
 }
 
-export type Credential = BearerCredential | ApiKeyCredential;
+/** A webhook endpoint's signing secret (`whsec_…`). */
+export interface WebhookSecret {
+  type: 'webhook_secret';
+  secret: string;
+}
+
+export type Credential = BearerCredential | ApiKeyCredential | WebhookSecret;
 
 const version = 1;
 const ivBytes = 12;
@@ -90,6 +96,13 @@ export class CredentialSealer {
   unsealApiKey(providerId: string, sealed: SealedCredential): ApiKeyCredential {
     const credential = this.#open(providerId, sealed);
     if (credential.type !== 'api_key') throw new SealingError('not an API key');
+    return credential;
+  }
+
+  /** A webhook endpoint's signing secret. */
+  unsealWebhookSecret(endpointId: string, sealed: SealedCredential): WebhookSecret {
+    const credential = this.#open(endpointId, sealed);
+    if (credential.type !== 'webhook_secret') throw new SealingError('not a webhook secret');
     return credential;
   }
 

@@ -7,6 +7,7 @@ import type { SessionId, ToolCallId } from '../domain/gate/ids.js';
 import { findApproval, settleApproval, type ApprovalRow } from './approvals.js';
 import { appendEvent } from './ledger.js';
 import { recordToolCallDecision } from './tool-calls.js';
+import { enqueueApprovalNotices } from './webhooks.js';
 
 export type Settlement =
   | { outcome: 'decided'; approval: ApprovalRow; answer: DecidedAnswer }
@@ -56,5 +57,6 @@ export async function settleAndRecord(
     sessionId,
     toolDecisionEvent({ tool_call_id: toolCallId, tool: settled.tool }, decision, answer),
   );
+  await enqueueApprovalNotices(tx, 'approval.decided', settled);
   return { outcome: 'decided', approval: settled, answer };
 }

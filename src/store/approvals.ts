@@ -138,3 +138,11 @@ export async function listPendingApprovalsFor(
   );
   return rows;
 }
+
+/** How many approvals wait for a person now, in all workspaces. */
+export async function countPendingApprovals(db: Queryable): Promise<number> {
+  const { rows } = await db.query<{ n: number }>(
+    "select count(*)::int as n from approvals where status = 'pending'",
+  );
+  return rows[0]?.n ?? 0;
+}

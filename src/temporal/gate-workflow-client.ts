@@ -64,8 +64,14 @@ export class GateWorkflowClient {
    * update id = tool-call id, so a retry lands on the same workflow and the same update.
    * A closed gate is never started again (REJECT_DUPLICATE): the caller answers from the record.
    */
-  async ask(request: GateRequest, waitMs: number): Promise<GateAnswer | 'closed'> {
+  async ask(
+    request: GateRequest,
+    waitMs: number,
+    requestId?: string,
+  ): Promise<GateAnswer | 'closed'> {
     const start = new WithStartWorkflowOperation(gateWorkflowType, {
+      // The API request that started the workflow, for its log lines and its activities'.
+      ...(requestId !== undefined && { memo: { request_id: requestId } }),
       workflowId: gateWorkflowId(request.session_id, request.tool_call_id),
       taskQueue: this.taskQueue,
       args: [request],

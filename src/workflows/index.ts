@@ -1,1 +1,2 @@
 export { gate } from './gate.js';
+export { webhookDelivery } from './webhook-delivery.js';

@@ -13,3 +13,10 @@ export const approvalDecidedSignal = defineSignal('approvalDecided');
 export const stateQuery = defineQuery<ToolCallState>('state');
 
 export const gateWorkflowType = 'gate';
+
+export const webhookDeliveryWorkflowType = 'webhookDelivery';
+
+/** One workflow per delivery: starting it twice starts nothing new. */
+export function webhookDeliveryWorkflowId(deliveryId: string): string {
+  return `webhook-delivery-${deliveryId}`;
+}

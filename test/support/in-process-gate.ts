@@ -78,6 +78,8 @@ const defaults: Required<Script> = {
   }),
   broker: (_request: GateRequest, answer: DecidedAnswer) => answer,
   recordBrokerFailure: (_request: GateRequest, answer: DecidedAnswer) => answer,
+  deliverWebhook: () => undefined,
+  giveUpWebhook: () => undefined,
 };
 
 /** A scripted call: its request, and what its activities were asked. */

@@ -1,5 +1,5 @@
 import { bundleWorkflowCode, type WorkflowBundleOption } from '@temporalio/worker';
-import { workflowsPath } from '../../src/worker.js';
+import { workflowInterceptorModules, workflowsPath } from '../../src/worker.js';
 
 const noop = () => undefined;
 const quietLogger = {
@@ -21,6 +21,6 @@ export function gateWorkflowBundle(): Promise<WorkflowBundleOption> {
   const prebuilt = process.env.GATE_WORKFLOW_BUNDLE;
   bundle ??= prebuilt
     ? Promise.resolve({ codePath: prebuilt })
-    : bundleWorkflowCode({ workflowsPath, logger: quietLogger });
+    : bundleWorkflowCode({ workflowsPath, workflowInterceptorModules, logger: quietLogger });
   return bundle;
 }

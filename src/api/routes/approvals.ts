@@ -13,8 +13,8 @@ import { sessionIdParam, toolCallIdParam, validate } from '../validation.js';
 export const approvalParams = z
   .object({ session_id: sessionIdParam, tool_call_id: toolCallIdParam })
   .strict();
-const listQuery = z.object({ status: z.literal('pending').default('pending') }).strict();
-const decisionBody = z
+export const listQuery = z.object({ status: z.literal('pending').default('pending') }).strict();
+export const decisionBody = z
   .object({ decision: z.enum(['approve', 'deny']), reason: z.string().trim().max(1000).optional() })
   .strict();
 

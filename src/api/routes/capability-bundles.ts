@@ -6,7 +6,7 @@ import type { ApiContext } from '../context.js';
 import { validate } from '../validation.js';
 import { originName, toolsView } from './connections.js';
 
-const bundleBody = z
+export const bundleBody = z
   .object({
     workspace: z.uuid(),
     name: originName,

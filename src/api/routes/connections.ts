@@ -24,7 +24,7 @@ const credential = z
   .object({ type: z.literal('bearer'), token: z.string().min(1).max(8192) })
   .strict();
 
-const connectionBody = z
+export const connectionBody = z
   .object({
     workspace: z.uuid(),
     name: originName,
@@ -39,7 +39,8 @@ const connectionBody = z
     path: ['owner_user_id'],
   });
 
-const idParams = z.object({ id: z.uuid() }).strict();
+export const reauthorizeBody = z.object({ credential }).strict();
+export const idParams = z.object({ id: z.uuid() }).strict();
 
 /** A photograph's tools as the API shows them: never the credential, always callability. */
 export function toolsView(photograph: {
@@ -99,7 +100,7 @@ export function connectionRoutes(app: FastifyInstance, ctx: ApiContext) {
   app.post('/v1/connections/:id/reauthorize', async (request) => {
     await ctx.auth.operator(request);
     const { id } = validate(idParams, request.params, 'path');
-    const body = validate(z.object({ credential }).strict(), request.body, 'body');
+    const body = validate(reauthorizeBody, request.body, 'body');
     const updated = await reauthorizeConnection(ctx, id, body.credential);
     return { id, auth_generation: updated.auth_generation };
   });

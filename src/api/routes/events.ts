@@ -11,12 +11,12 @@ import { EventStreams } from '../event-stream.js';
 import { notFound } from '../problem.js';
 import { sessionIdParam, validate } from '../validation.js';
 
-const sessionParams = z.object({ session_id: sessionIdParam }).strict();
+export const sessionParams = z.object({ session_id: sessionIdParam }).strict();
 const seq = z.coerce.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
-const pageQuery = z
+export const pageQuery = z
   .object({ after: seq.default(0), limit: z.coerce.number().int().min(1).max(1000).default(100) })
   .strict();
-const streamQuery = z.object({ after: seq.optional() }).strict();
+export const streamQuery = z.object({ after: seq.optional() }).strict();
 
 /** A stream sleeps until an append wakes it; past this, it wakes to send a heartbeat. */
 const idleMs = 15_000;

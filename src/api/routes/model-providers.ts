@@ -16,7 +16,7 @@ const baseUrl = z
     return url.username === '' && url.password === '' && url.search === '' && url.hash === '';
   }, 'must be an http(s) URL without credentials, query or fragment');
 
-const providerBody = z
+export const providerBody = z
   .object({
     workspace: z.uuid(),
     name: originName,
@@ -27,6 +27,8 @@ const providerBody = z
       .strict(),
   })
   .strict();
+
+export const providerParams = z.object({ id: z.uuid() }).strict();
 
 function providerView(row: ModelProviderRow) {
   return {
@@ -52,7 +54,7 @@ export function modelProviderRoutes(app: FastifyInstance, ctx: ApiContext) {
 
   app.get('/v1/model-providers/:id', async (request) => {
     await ctx.auth.operator(request);
-    const { id } = validate(z.object({ id: z.uuid() }).strict(), request.params, 'path');
+    const { id } = validate(providerParams, request.params, 'path');
     const row = await findModelProvider(ctx.pool, id);
     if (!row) throw notFound(`model provider ${id}`);
     return providerView(row);

@@ -10,9 +10,11 @@ import { externalId, sessionIdParam, validate } from '../validation.js';
 
 const maxReportedTokens = 1_000_000_000;
 
-const sessionParams = z.object({ session_id: sessionIdParam }).strict();
-const requestParams = z.object({ session_id: sessionIdParam, request_id: externalId }).strict();
-const admissionBody = z
+export const sessionParams = z.object({ session_id: sessionIdParam }).strict();
+export const requestParams = z
+  .object({ session_id: sessionIdParam, request_id: externalId })
+  .strict();
+export const admissionBody = z
   .object({
     request_id: externalId,
     model: modelId,
@@ -21,7 +23,7 @@ const admissionBody = z
   })
   .strict();
 const tokenCount = z.number().int().min(0).max(maxReportedTokens);
-const usageBody = z.object({ input_tokens: tokenCount, output_tokens: tokenCount }).strict();
+export const usageBody = z.object({ input_tokens: tokenCount, output_tokens: tokenCount }).strict();
 
 function usageView(reservation: ReservationRow, usage: UsageRow) {
   return {

@@ -7,8 +7,8 @@ import type { ApiContext } from '../context.js';
 import { notFound } from '../problem.js';
 import { validate } from '../validation.js';
 
-const policyParams = z.object({ id: z.uuid() }).strict();
-const versionParams = z
+export const policyParams = z.object({ id: z.uuid() }).strict();
+export const versionParams = z
   .object({
     id: z.uuid(),
     n: z.coerce

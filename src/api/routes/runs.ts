@@ -9,7 +9,7 @@ import type { ApiContext } from '../context.js';
 import { Problem, notFound } from '../problem.js';
 import { sessionIdParam, validate } from '../validation.js';
 
-const runBody = z
+export const runBody = z
   .object({
     workspace: z.uuid(),
     session_id: sessionIdParam,
@@ -32,7 +32,7 @@ const runBody = z
     model_provider: z.uuid().optional(),
   })
   .strict();
-const runParams = z.object({ id: z.uuid().transform(asRunId) }).strict();
+export const runParams = z.object({ id: z.uuid().transform(asRunId) }).strict();
 
 export function runView(run: FrozenRun) {
   return {

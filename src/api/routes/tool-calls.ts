@@ -10,8 +10,10 @@ import { callerKey } from '../caller-slots.js';
 import type { ApiContext } from '../context.js';
 import { sessionIdParam, toolCallIdParam, validate } from '../validation.js';
 
-const callParams = z.object({ session_id: sessionIdParam, tool_call_id: toolCallIdParam }).strict();
-const callBody = z
+export const callParams = z
+  .object({ session_id: sessionIdParam, tool_call_id: toolCallIdParam })
+  .strict();
+export const callBody = z
   .object({
     tool: z.string().min(1).max(256),
     arguments: z
@@ -27,7 +29,7 @@ const callBody = z
       .optional(),
   })
   .strict();
-const waitQuery = z.object({ wait: z.coerce.number().min(0).max(60).optional() }).strict();
+export const waitQuery = z.object({ wait: z.coerce.number().min(0).max(60).optional() }).strict();
 
 /** 200 with a decision, 202 while the call is pending or still evaluating. */
 function answerWith(reply: FastifyReply, ctx: ApiContext, state: ToolCallState) {
@@ -43,13 +45,19 @@ export function toolCallRoutes(app: FastifyInstance, ctx: ApiContext) {
     const params = validate(callParams, request.params, 'path');
     const run = await ctx.auth.runner(request, params.session_id);
     const body = validate(callBody, request.body, 'body');
-    const state = await submitToolCall(ctx, run, params.tool_call_id, {
-      tool: body.tool,
-      arguments: body.arguments,
-      execute: body.execute ?? false,
-      // What the runner observed is part of the request: sent again, it must be the same.
-      ...(body.observed_digest !== undefined && { observed_digest: body.observed_digest }),
-    });
+    const state = await submitToolCall(
+      ctx,
+      run,
+      params.tool_call_id,
+      {
+        tool: body.tool,
+        arguments: body.arguments,
+        execute: body.execute ?? false,
+        // What the runner observed is part of the request: sent again, it must be the same.
+        ...(body.observed_digest !== undefined && { observed_digest: body.observed_digest }),
+      },
+      request.id,
+    );
     return answerWith(reply, ctx, state);
   });
 

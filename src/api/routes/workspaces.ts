@@ -7,13 +7,22 @@ import { validate } from '../validation.js';
 
 const name = z.string().trim().min(1).max(200);
 const role = z.enum(['member', 'approver', 'admin']);
-const workspaceParams = z.object({ ws: z.uuid() }).strict();
-const memberParams = z.object({ ws: z.uuid(), user_id: z.uuid() }).strict();
+export const workspaceParams = z.object({ ws: z.uuid() }).strict();
+export const memberParams = z.object({ ws: z.uuid(), user_id: z.uuid() }).strict();
+
+export const workspaceBody = z.object({ name }).strict();
+export const memberBody = z.object({ name, role }).strict();
+export const memberChangeBody = z
+  .object({ role: role.optional(), status: z.enum(['active', 'suspended']).optional() })
+  .strict()
+  .refine((b) => b.role !== undefined || b.status !== undefined, {
+    error: 'give role, status or both',
+  });
 
 export function workspaceRoutes(app: FastifyInstance, ctx: ApiContext) {
   app.post('/v1/workspaces', async (request, reply) => {
     await ctx.auth.operator(request);
-    const body = validate(z.object({ name }).strict(), request.body, 'body');
+    const body = validate(workspaceBody, request.body, 'body');
     const id = await createWorkspace(ctx.pool, body.name);
     return reply.code(201).send({ id, name: body.name });
   });
@@ -21,7 +30,7 @@ export function workspaceRoutes(app: FastifyInstance, ctx: ApiContext) {
   app.post('/v1/workspaces/:ws/members', async (request, reply) => {
     await ctx.auth.operator(request);
     const { ws } = validate(workspaceParams, request.params, 'path');
-    const body = validate(z.object({ name, role }).strict(), request.body, 'body');
+    const body = validate(memberBody, request.body, 'body');
     const { member, userToken } = await addMember(ctx.pool, ws, body);
     return reply.code(201).send({
       user_id: member.id,
@@ -35,16 +44,7 @@ export function workspaceRoutes(app: FastifyInstance, ctx: ApiContext) {
   app.patch('/v1/workspaces/:ws/members/:user_id', async (request) => {
     await ctx.auth.operator(request);
     const { ws, user_id } = validate(memberParams, request.params, 'path');
-    const body = validate(
-      z
-        .object({ role: role.optional(), status: z.enum(['active', 'suspended']).optional() })
-        .strict()
-        .refine((b) => b.role !== undefined || b.status !== undefined, {
-          error: 'give role, status or both',
-        }),
-      request.body,
-      'body',
-    );
+    const body = validate(memberChangeBody, request.body, 'body');
     const member = await changeMember(ctx.pool, ws, user_id, body);
     return { user_id: member.id, name: member.name, role: member.role, status: member.status };
   });

@@ -19,7 +19,7 @@ import { sendPage } from './layout.js';
 import { findRunSummaries } from './run-summaries.js';
 import { signedIn, type SignedIn } from './session.js';
 
-const decisionForm = z
+export const decisionForm = z
   .object({
     csrf: z.string(),
     decision: z.enum(['approve', 'deny']),

@@ -1,0 +1,48 @@
+/**
+ * The shapes of the answers a generated client reads most, for the OpenAPI document. The
+ * answers are built by the routes; these describe them (extra fields may come).
+ */
+import { z } from 'zod';
+
+const object = z.looseObject({});
+
+export const responses = {
+  object,
+  problem: z.looseObject({
+    type: z.string(),
+    title: z.string(),
+    status: z.number().int(),
+    detail: z.string(),
+    errors: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
+  }),
+  workspace: z.looseObject({ id: z.uuid(), name: z.string() }),
+  member: z.looseObject({
+    user_id: z.uuid(),
+    user_token: z.string(),
+    name: z.string(),
+    role: z.enum(['member', 'approver', 'admin']),
+    status: z.enum(['active', 'suspended']),
+  }),
+  bundle: z.looseObject({ id: z.uuid(), tools: z.array(object), digest: z.string() }),
+  policy: z.looseObject({ id: z.uuid(), version: z.number().int() }),
+  run: z.looseObject({
+    run_id: z.uuid(),
+    session_id: z.string(),
+    session_token: z.string(),
+    trust_tier: z.enum(['trusted', 'read_only']),
+    policy_version: z.number().int(),
+    toolset_digest: z.string(),
+    tools: z.array(object),
+  }),
+  toolCallAnswer: z.looseObject({
+    status: z.enum(['decided', 'pending_approval', 'evaluating']),
+    decision: z.enum(['allow', 'deny']).optional(),
+    source: z.string().optional(),
+    reason: z.string().optional(),
+    rule_id: z.string().nullable().optional(),
+    render: z.literal('tool_error').optional(),
+    approval: z.looseObject({ url: z.string(), expires_at: z.string() }).optional(),
+    result: object.optional(),
+  }),
+  decision: z.looseObject({ outcome: z.enum(['decided', 'already_decided']) }),
+};

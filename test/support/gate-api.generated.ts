@@ -1,0 +1,3284 @@
+// Generated from /openapi.json by `npm run openapi-client`; do not edit.
+export interface paths {
+  '/healthz': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The process is up
+     * @description No credential.
+     */
+    get: operations['health'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/readyz': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * PostgreSQL and Temporal are reachable
+     * @description No credential.
+     */
+    get: operations['readiness'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/metrics': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Prometheus metrics of this API process
+     * @description No credential.
+     */
+    get: operations['metrics'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/openapi.json': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * This document
+     * @description No credential.
+     */
+    get: operations['openapi'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/workspaces': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Create a workspace
+     * @description Bearer: the operator key.
+     */
+    post: operations['createWorkspace'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/workspaces/{ws}/members': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Add a member; the user token is returned once
+     * @description Bearer: the operator key.
+     */
+    post: operations['addMember'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/workspaces/{ws}/members/{user_id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    /**
+     * Change a member's role or status
+     * @description Bearer: the operator key.
+     */
+    patch: operations['changeMember'];
+    trace?: never;
+  };
+  '/v1/workspaces/{ws}/webhooks': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The workspace's webhook endpoints (never their secrets)
+     * @description Bearer: the operator key.
+     */
+    get: operations['listWebhooks'];
+    put?: never;
+    /**
+     * Register an approval webhook; a generated secret is returned once
+     * @description Bearer: the operator key.
+     */
+    post: operations['createWebhook'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/workspaces/{ws}/webhooks/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    /**
+     * Stop sending notices to an endpoint
+     * @description Bearer: the operator key.
+     */
+    delete: operations['deleteWebhook'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/workspaces/{ws}/webhooks/{id}/deliveries': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * An endpoint's latest deliveries with attempts and last status
+     * @description Bearer: the operator key.
+     */
+    get: operations['listWebhookDeliveries'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/capability-bundles': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Register a sandbox tool bundle, declared or photographed
+     * @description Bearer: the operator key.
+     */
+    post: operations['registerCapabilityBundle'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/connections': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Register a brokered MCP server and photograph its tools
+     * @description Bearer: the operator key.
+     */
+    post: operations['createConnection'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/connections/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A connection and its photograph
+     * @description Bearer: the operator key.
+     */
+    get: operations['getConnection'];
+    put?: never;
+    post?: never;
+    /**
+     * Revoke a connection
+     * @description Bearer: the operator key.
+     */
+    delete: operations['revokeConnection'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/connections/{id}/tools/refresh': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Photograph the tools again and show what changed
+     * @description Bearer: the operator key.
+     */
+    post: operations['refreshConnectionTools'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/connections/{id}/reauthorize': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Replace the credential; bindings frozen before now refuse
+     * @description Bearer: the operator key.
+     */
+    post: operations['reauthorizeConnection'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/policies': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Create a policy (version 1)
+     * @description Bearer: the operator key.
+     */
+    post: operations['createPolicy'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/policies/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    /**
+     * A new immutable version of a policy
+     * @description Bearer: the operator key.
+     */
+    put: operations['revisePolicy'];
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/policies/{id}/versions/{n}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * One version of a policy
+     * @description Bearer: the operator key.
+     */
+    get: operations['getPolicyVersion'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/model-providers': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Register a model provider; its key is sealed and never returned
+     * @description Bearer: the operator key.
+     */
+    post: operations['createModelProvider'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/model-providers/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A model provider (without its key)
+     * @description Bearer: the operator key.
+     */
+    get: operations['getModelProvider'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/runs': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Create a run: freezes tools, schemas, policy version, trust tier and budget
+     * @description Bearer: the operator key.
+     */
+    post: operations['createRun'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/runs/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The frozen run and its budget now
+     * @description Bearer: the operator key.
+     */
+    get: operations['getRun'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/sessions/{session_id}/tool-calls/{tool_call_id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A call's state; waits up to `wait` seconds for a pending one
+     * @description Bearer: the run's session token.
+     */
+    get: operations['getToolCall'];
+    /**
+     * Ask the gate about one tool call (idempotent by the two ids)
+     * @description Bearer: the run's session token.
+     */
+    put: operations['submitToolCall'];
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/sessions/{session_id}/toolset': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * What the run froze, grouped by origin
+     * @description Bearer: the run's session token.
+     */
+    get: operations['getSessionToolset'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/sessions/{session_id}/model-requests': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Book a model request against the budget
+     * @description Bearer: the run's session token.
+     */
+    post: operations['admitModelRequest'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/sessions/{session_id}/model-requests/{request_id}/usage': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Reconcile a booked request with its real usage (once)
+     * @description Bearer: the run's session token.
+     */
+    post: operations['reportModelUsage'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/sessions/{session_id}/events': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A page of the session's ledger
+     * @description Bearer: the run's session token, or the operator key.
+     */
+    get: operations['listEvents'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/sessions/{session_id}/events/verify': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Check the session ledger's hash chain
+     * @description Bearer: the run's session token, or the operator key.
+     */
+    get: operations['verifyEvents'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/sessions/{session_id}/events/stream': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The ledger as Server-Sent Events; resume with Last-Event-ID
+     * @description Bearer: the run's session token, or the operator key.
+     */
+    get: operations['streamEvents'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/approvals': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The pending approvals the caller may decide
+     * @description Bearer: a member's user token.
+     */
+    get: operations['listApprovals'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/approvals/{session_id}/{tool_call_id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * One approval, with the arguments an approver decides on
+     * @description Bearer: a member's user token.
+     */
+    get: operations['getApproval'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/approvals/{session_id}/{tool_call_id}/decision': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Approve or deny; exactly one decider wins
+     * @description Bearer: a member's user token.
+     */
+    post: operations['decideApproval'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/anthropic/v1/messages': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * The Anthropic Messages API, metered against the run budget
+     * @description The run's session token as x-api-key (or Bearer).
+     */
+    post: operations['createMessage'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/anthropic/v1/messages/count_tokens': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * The Anthropic token count, through the gate
+     * @description The run's session token as x-api-key (or Bearer).
+     */
+    post: operations['countMessageTokens'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/login': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Sign-in page of the approvals form
+     * @description No credential.
+     */
+    get: operations['loginPage'];
+    put?: never;
+    /**
+     * Sign in with a user token (form post with the sign-in CSRF value)
+     * @description No credential.
+     */
+    post: operations['login'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/logout': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Sign out (form post with the CSRF value)
+     * @description The web session cookie, and the CSRF value on posts.
+     */
+    post: operations['logout'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/approvals': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The pending approvals, as a page
+     * @description The web session cookie, and the CSRF value on posts.
+     */
+    get: operations['approvalsPage'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/approvals/list': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The list page's rows, refreshed by its script
+     * @description The web session cookie, and the CSRF value on posts.
+     */
+    get: operations['approvalsListFragment'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/approvals/stream': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Wakes the list page when approvals change (Server-Sent Events)
+     * @description The web session cookie, and the CSRF value on posts.
+     */
+    get: operations['approvalsStream'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/approvals/app.js': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The pages' script
+     * @description No credential.
+     */
+    get: operations['approvalsScript'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/approvals/app.css': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The pages' stylesheet
+     * @description No credential.
+     */
+    get: operations['approvalsStylesheet'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/approvals/{session_id}/{tool_call_id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * One approval with Approve / Deny
+     * @description The web session cookie, and the CSRF value on posts.
+     */
+    get: operations['approvalPage'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/approvals/{session_id}/{tool_call_id}/decision': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Approve or deny from the form
+     * @description The web session cookie, and the CSRF value on posts.
+     */
+    post: operations['approvalFormDecision'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+}
+export type webhooks = Record<string, never>;
+export interface components {
+  schemas: {
+    Problem: {
+      type: string;
+      title: string;
+      status: number;
+      detail: string;
+      errors?: {
+        path: string;
+        message: string;
+      }[];
+    } & {
+      [key: string]: unknown;
+    };
+  };
+  responses: never;
+  parameters: never;
+  requestBodies: never;
+  headers: never;
+  pathItems: never;
+}
+export type $defs = Record<string, never>;
+export interface operations {
+  health: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description up */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            [key: string]: unknown;
+          };
+        };
+      };
+      /** @description an error (RFC 9457 problem details) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  readiness: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description ready */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            [key: string]: unknown;
+          };
+        };
+      };
+      /** @description a dependency is down */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            [key: string]: unknown;
+          };
+        };
+      };
+      /** @description an error (RFC 9457 problem details) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  metrics: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Prometheus text format */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/plain': string;
+        };
+      };
+      /** @description an error (RFC 9457 problem details) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  openapi: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description the OpenAPI 3.1 document */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            [key: string]: unknown;
+          };
+        };
+      };
+      /** @description an error (RFC 9457 problem details) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  createWorkspace: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          name: string;
+        };
+      };
+    };
+    responses: {
+      /** @description created */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** Format: uuid */
+            id: string;
+            name: string;
+          } & {
+            [key: string]: unknown;
+          };
+        };
+      };
+      /** @description an error (RFC 9457 problem details) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  addMember: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        ws: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          name: string;
+          /** @enum {string} */
+          role: 'member' | 'approver' | 'admin';
+        };
+      };
+    };
+    responses: {
+      /** @description created */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** Format: uuid */
+            user_id: string;
+            user_token: string;
+            name: string;
+            /** @enum {string} */
+            role: 'member' | 'approver' | 'admin';
+            /** @enum {string} */
+            status: 'active' | 'suspended';
+          } & {
+            [key: string]: unknown;
+          };
+        };
+      };
+      /** @description an error (RFC 9457 problem details) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  changeMember: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        ws: string;
+        user_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @enum {string} */
+          role?: 'member' | 'approver' | 'admin';
+          /** @enum {string} */
+          status?: 'active' | 'suspended';
+        };
+      };
+    };
+    responses: {
+      /** @description changed */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            [key: string]: unknown;
+          };
+        };
+      };
+      /** @description an error (RFC 9457 problem details) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  listWebhooks: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        ws: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description the endpoints */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            [key: string]: unknown;
+          };
+        };
+      };
+      /** @description an error (RFC 9457 problem details) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  createWebhook: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        ws: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** Format: uri */
+          url: string;
+          secret?: string;
+          /**
+           * @default [
+           *       "approval.requested",
+           *       "approval.decided"
+           *     ]
+           */
+          events?: ('approval.requested' | 'approval.decided')[];
+          /** @default false */
+          include_arguments?: boolean;
+        };
+      };
+    };
+    responses: {
+      /** @description created */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            [key: string]: unknown;
+          };
+        };
+      };
+      /** @description an error (RFC 9457 problem details) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  deleteWebhook: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        ws: string;
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description deleted */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description an error (RFC 9457 problem details) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  listWebhookDeliveries: {
+    parameters: {
+      query?: {
+        limit?: number;
+      };
+      header?: never;
+      path: {
+        ws: string;
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description the deliveries */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            [key: string]: unknown;
+          };
+        };
+      };
+      /** @description an error (RFC 9457 problem details) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  registerCapabilityBundle: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** Format: uuid */
+          workspace: string;
+          name: string;
+          version: string;
+          tools?: {
+            name: string;
+            description?: string;
+            input_schema?: {
+              [key: string]: unknown;
+            };
+            /** @enum {string} */
+            effect?: 'read' | 'write';
+          }[];
+          command?: {
+            cmd: string;
+            /** @default [] */
+            args?: string[];
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description registered */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** Format: uuid */
+            id: string;
+            tools: {
+              [key: string]: unknown;
+            }[];
+            digest: string;
+          } & {
+            [key: string]: unknown;
+          };
+        };
+      };
+      /** @description an error (RFC 9457 problem details) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  createConnection: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** Format: uuid */
+          workspace: string;
+          name: string;
+          /** @enum {string} */
+          kind: 'org' | 'personal';
+          /** Format: uuid */
+          owner_user_id?: string;
+          /** Format: uri */
+          url: string;
+          credential: {
+            /** @constant */
+            type: 'bearer';
+            token: string;
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description registered */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            [key: string]: unknown;
+          };
+        };
+      };
+      /** @description an error (RFC 9457 problem details) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  getConnection: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description the connection */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            [key: string]: unknown;
+          };
+        };
+      };
+      /** @description an error (RFC 9457 problem details) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  revokeConnection: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description revoked */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            [key: string]: unknown;
+          };
+        };
+      };
+      /** @description an error (RFC 9457 problem details) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  refreshConnectionTools: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description the new photograph */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            [key: string]: unknown;
+          };
+        };
+      };
+      /** @description an error (RFC 9457 problem details) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  reauthorizeConnection: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          credential: {
+            /** @constant */
+            type: 'bearer';
+            token: string;
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description reauthorised */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            [key: string]: unknown;
+          };
+        };
+      };
+      /** @description an error (RFC 9457 problem details) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  createPolicy: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** Format: uuid */
+          workspace: string;
+          name: string;
+          rules: {
+            id: string;
+            match: {
+              tool?: string;
+              /** @enum {string} */
+              class?: 'sandbox' | 'brokered';
+              /** @enum {string} */
+              effect?: 'read' | 'write';
+              args?: (
+                | {
+                    path: string;
+                    /** @constant */
+                    op: 'eq';
+                    value: unknown;
+                  }
+                | {
+                    path: string;
+                    /** @constant */
+                    op: 'in';
+                    value: unknown[];
+                  }
+                | {
+                    path: string;
+                    /** @constant */
+                    op: 'prefix';
+                    value: string;
+                  }
+                | {
+                    path: string;
+                    /** @constant */
+                    op: 'glob';
+                    value: string;
+                  }
+                | {
+                    path: string;
+                    /** @constant */
+                    op: 'exists';
+                  }
+                | {
+                    path: string;
+                    /** @constant */
+                    op: 'command';
+                    value: string[][];
+                  }
+                | {
+                    path: string;
+                    /** @constant */
+                    op: 'path';
+                    value: string;
+                    base?: string;
+                  }
+              )[];
+            };
+            /** @enum {string} */
+            verdict: 'allow' | 'deny' | 'require_approval';
+            /** @enum {string} */
+            uncertain?: 'deny' | 'require_approval';
+          }[];
+          /** @enum {string} */
+          default: 'allow' | 'deny' | 'require_approval';
+          /** @enum {string} */
+          autonomous_fallback: 'allow' | 'deny';
+          approval: {
+            timeout_s: number;
+            /** @enum {string} */
+            on_timeout: 'deny' | 'allow';
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description created */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** Format: uuid */
+            id: string;
+            version: number;
+          } & {
+            [key: string]: unknown;
+          };
+        };
+      };
+      /** @description an error (RFC 9457 problem details) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  revisePolicy: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** Format: uuid */
+          workspace: string;
+          name: string;
+          rules: {
+            id: string;
+            match: {
+              tool?: string;
+              /** @enum {string} */
+              class?: 'sandbox' | 'brokered';
+              /** @enum {string} */
+              effect?: 'read' | 'write';
+              args?: (
+                | {
+                    path: string;
+                    /** @constant */
+                    op: 'eq';
+                    value: unknown;
+                  }
+                | {
+                    path: string;
+                    /** @constant */
+                    op: 'in';
+                    value: unknown[];
+                  }
+                | {
+                    path: string;
+                    /** @constant */
+                    op: 'prefix';
+                    value: string;
+                  }
+                | {
+                    path: string;
+                    /** @constant */
+                    op: 'glob';
+                    value: string;
+                  }
+                | {
+                    path: string;
+                    /** @constant */
+                    op: 'exists';
+                  }
+                | {
+                    path: string;
+                    /** @constant */
+                    op: 'command';
+                    value: string[][];
+                  }
+                | {
+                    path: string;
+                    /** @constant */
+                    op: 'path';
+                    value: string;
+                    base?: string;
+                  }
+              )[];
+            };
+            /** @enum {string} */
+            verdict: 'allow' | 'deny' | 'require_approval';
+            /** @enum {string} */
+            uncertain?: 'deny' | 'require_approval';
+          }[];
+          /** @enum {string} */
+          default: 'allow' | 'deny' | 'require_approval';
+          /** @enum {string} */
+          autonomous_fallback: 'allow' | 'deny';
+          approval: {
+            timeout_s: number;
+            /** @enum {string} */
+            on_timeout: 'deny' | 'allow';
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description revised */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** Format: uuid */
+            id: string;
+            version: number;
+          } & {
+            [key: string]: unknown;
+          };
+        };
+      };
+      /** @description an error (RFC 9457 problem details) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  getPolicyVersion: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+        n: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description the version */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            [key: string]: unknown;
+          };
+        };
+      };
+      /** @description an error (RFC 9457 problem details) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  createModelProvider: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** Format: uuid */
+          workspace: string;
+          name: string;
+          /** @constant */
+          kind: 'anthropic';
+          /** Format: uri */
+          base_url: string;
+          credential: {
+            /** @constant */
+            type: 'api_key';
+            key: string;
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description registered */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            [key: string]: unknown;
+          };
+        };
+      };
+      /** @description an error (RFC 9457 problem details) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  getModelProvider: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description the provider */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            [key: string]: unknown;
+          };
+        };
+      };
+      /** @description an error (RFC 9457 problem details) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  createRun: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** Format: uuid */
+          workspace: string;
+          session_id: string;
+          /** Format: uuid */
+          invoked_by: string;
+          source:
+            | {
+                /** @constant */
+                kind: 'manual';
+                repository?: string;
+              }
+            | {
+                /** @constant */
+                kind: 'schedule';
+                repository?: string;
+              }
+            | {
+                /** @constant */
+                kind: 'pull_request';
+                repository?: string;
+                pull_request?: {
+                  base_repo?: string | null;
+                  head_repo?: string | null;
+                  number?: number;
+                  sender?: string;
+                };
+              };
+          /** @enum {string} */
+          autonomy: 'supervised' | 'autonomous';
+          /** Format: uuid */
+          policy_id: string;
+          tools: {
+            /** @default [] */
+            bundles?: string[];
+            /** @default [] */
+            connections?: {
+              /** Format: uuid */
+              id: string;
+              tools?: string[];
+            }[];
+          };
+          budget: {
+            max_tokens: number;
+          };
+          /** Format: uuid */
+          model_provider?: string;
+        };
+      };
+    };
+    responses: {
+      /** @description created; the session token is returned once */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** Format: uuid */
+            run_id: string;
+            session_id: string;
+            session_token: string;
+            /** @enum {string} */
+            trust_tier: 'trusted' | 'read_only';
+            policy_version: number;
+            toolset_digest: string;
+            tools: {
+              [key: string]: unknown;
+            }[];
+          } & {
+            [key: string]: unknown;
+          };
+        };
+      };
+      /** @description an error (RFC 9457 problem details) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  getRun: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description the run */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            [key: string]: unknown;
+          };
+        };
+      };
+      /** @description an error (RFC 9457 problem details) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  getToolCall: {
+    parameters: {
+      query?: {
+        wait?: number;
+      };
+      header?: never;
+      path: {
+        session_id: string;
+        tool_call_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description decided */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            status: 'decided' | 'pending_approval' | 'evaluating';
+            /** @enum {string} */
+            decision?: 'allow' | 'deny';
+            source?: string;
+            reason?: string;
+            rule_id?: string | null;
+            /** @constant */
+            render?: 'tool_error';
+            approval?: {
+              url: string;
+              expires_at: string;
+            } & {
+              [key: string]: unknown;
+            };
+            result?: {
+              [key: string]: unknown;
+            };
+          } & {
+            [key: string]: unknown;
+          };
+        };
+      };
+      /** @description still pending */
+      202: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            status: 'decided' | 'pending_approval' | 'evaluating';
+            /** @enum {string} */
+            decision?: 'allow' | 'deny';
+            source?: string;
+            reason?: string;
+            rule_id?: string | null;
+            /** @constant */
+            render?: 'tool_error';
+            approval?: {
+              url: string;
+              expires_at: string;
+            } & {
+              [key: string]: unknown;
+            };
+            result?: {
+              [key: string]: unknown;
+            };
+          } & {
+            [key: string]: unknown;
+          };
+        };
+      };
+      /** @description an error (RFC 9457 problem details) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  submitToolCall: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        session_id: string;
+        tool_call_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          tool: string;
+          arguments: {
+            [key: string]: unknown;
+          };
+          execute?: boolean;
+          observed_digest?: string | null;
+        };
+      };
+    };
+    responses: {
+      /** @description decided */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            status: 'decided' | 'pending_approval' | 'evaluating';
+            /** @enum {string} */
+            decision?: 'allow' | 'deny';
+            source?: string;
+            reason?: string;
+            rule_id?: string | null;
+            /** @constant */
+            render?: 'tool_error';
+            approval?: {
+              url: string;
+              expires_at: string;
+            } & {
+              [key: string]: unknown;
+            };
+            result?: {
+              [key: string]: unknown;
+            };
+          } & {
+            [key: string]: unknown;
+          };
+        };
+      };
+      /** @description pending an approval, or still evaluating */
+      202: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            status: 'decided' | 'pending_approval' | 'evaluating';
+            /** @enum {string} */
+            decision?: 'allow' | 'deny';
+            source?: string;
+            reason?: string;
+            rule_id?: string | null;
+            /** @constant */
+            render?: 'tool_error';
+            approval?: {
+              url: string;
+              expires_at: string;
+            } & {
+              [key: string]: unknown;
+            };
+            result?: {
+              [key: string]: unknown;
+            };
+          } & {
+            [key: string]: unknown;
+          };
+        };
+      };
+      /** @description an error (RFC 9457 problem details) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  getSessionToolset: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        session_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description the tool set */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            [key: string]: unknown;
+          };
+        };
+      };
+      /** @description an error (RFC 9457 problem details) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  admitModelRequest: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        session_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          request_id: string;
+          model: string;
+          max_output_tokens: number;
+          input: {
+            system?: {
+              /** @constant */
+              type: 'text';
+              text: string;
+              cache_control?: {
+                /** @constant */
+                type: 'ephemeral';
+                /** @enum {string} */
+                ttl?: '5m' | '1h';
+              };
+            }[];
+            messages: {
+              /** @enum {string} */
+              role: 'user' | 'assistant' | 'system';
+              content: (
+                | {
+                    /** @constant */
+                    type: 'text';
+                    text: string;
+                    cache_control?: {
+                      /** @constant */
+                      type: 'ephemeral';
+                      /** @enum {string} */
+                      ttl?: '5m' | '1h';
+                    };
+                  }
+                | {
+                    /** @constant */
+                    type: 'tool_use';
+                    id: string;
+                    name: string;
+                    input: {
+                      [key: string]: unknown;
+                    };
+                    cache_control?: {
+                      /** @constant */
+                      type: 'ephemeral';
+                      /** @enum {string} */
+                      ttl?: '5m' | '1h';
+                    };
+                  }
+                | {
+                    /** @constant */
+                    type: 'tool_result';
+                    tool_use_id: string;
+                    content?: (
+                      | {
+                          /** @constant */
+                          type: 'text';
+                          text: string;
+                          cache_control?: {
+                            /** @constant */
+                            type: 'ephemeral';
+                            /** @enum {string} */
+                            ttl?: '5m' | '1h';
+                          };
+                        }
+                      | {
+                          /** @constant */
+                          type: 'image';
+                          source:
+                            | {
+                                /** @constant */
+                                type: 'base64';
+                                /** @enum {string} */
+                                media_type: 'image/jpeg' | 'image/png' | 'image/gif' | 'image/webp';
+                                data: string;
+                              }
+                            | {
+                                /** @constant */
+                                type: 'url';
+                                url: string;
+                              }
+                            | {
+                                /** @constant */
+                                type: 'file';
+                                file_id: string;
+                              };
+                          cache_control?: {
+                            /** @constant */
+                            type: 'ephemeral';
+                            /** @enum {string} */
+                            ttl?: '5m' | '1h';
+                          };
+                        }
+                      | {
+                          /** @constant */
+                          type: 'document';
+                          source:
+                            | {
+                                /** @constant */
+                                type: 'base64';
+                                /** @constant */
+                                media_type: 'application/pdf';
+                                data: string;
+                              }
+                            | {
+                                /** @constant */
+                                type: 'text';
+                                /** @constant */
+                                media_type: 'text/plain';
+                                data: string;
+                              }
+                            | {
+                                /** @constant */
+                                type: 'content';
+                                content: (
+                                  | {
+                                      /** @constant */
+                                      type: 'text';
+                                      text: string;
+                                      cache_control?: {
+                                        /** @constant */
+                                        type: 'ephemeral';
+                                        /** @enum {string} */
+                                        ttl?: '5m' | '1h';
+                                      };
+                                    }
+                                  | {
+                                      /** @constant */
+                                      type: 'image';
+                                      source:
+                                        | {
+                                            /** @constant */
+                                            type: 'base64';
+                                            /** @enum {string} */
+                                            media_type:
+                                              | 'image/jpeg'
+                                              | 'image/png'
+                                              | 'image/gif'
+                                              | 'image/webp';
+                                            data: string;
+                                          }
+                                        | {
+                                            /** @constant */
+                                            type: 'url';
+                                            url: string;
+                                          }
+                                        | {
+                                            /** @constant */
+                                            type: 'file';
+                                            file_id: string;
+                                          };
+                                      cache_control?: {
+                                        /** @constant */
+                                        type: 'ephemeral';
+                                        /** @enum {string} */
+                                        ttl?: '5m' | '1h';
+                                      };
+                                    }
+                                )[];
+                              }
+                            | {
+                                /** @constant */
+                                type: 'url';
+                                url: string;
+                              }
+                            | {
+                                /** @constant */
+                                type: 'file';
+                                file_id: string;
+                              };
+                          title?: string | null;
+                          context?: string | null;
+                          citations?: {
+                            enabled: boolean;
+                          } | null;
+                          cache_control?: {
+                            /** @constant */
+                            type: 'ephemeral';
+                            /** @enum {string} */
+                            ttl?: '5m' | '1h';
+                          };
+                        }
+                      | ({
+                          /** @enum {string} */
+                          type:
+                            | 'search_result'
+                            | 'server_tool_use'
+                            | 'web_search_tool_result'
+                            | 'container_upload';
+                        } & {
+                          [key: string]: unknown;
+                        })
+                    )[];
+                    is_error?: boolean;
+                    cache_control?: {
+                      /** @constant */
+                      type: 'ephemeral';
+                      /** @enum {string} */
+                      ttl?: '5m' | '1h';
+                    };
+                  }
+                | {
+                    /** @constant */
+                    type: 'image';
+                    source:
+                      | {
+                          /** @constant */
+                          type: 'base64';
+                          /** @enum {string} */
+                          media_type: 'image/jpeg' | 'image/png' | 'image/gif' | 'image/webp';
+                          data: string;
+                        }
+                      | {
+                          /** @constant */
+                          type: 'url';
+                          url: string;
+                        }
+                      | {
+                          /** @constant */
+                          type: 'file';
+                          file_id: string;
+                        };
+                    cache_control?: {
+                      /** @constant */
+                      type: 'ephemeral';
+                      /** @enum {string} */
+                      ttl?: '5m' | '1h';
+                    };
+                  }
+                | {
+                    /** @constant */
+                    type: 'document';
+                    source:
+                      | {
+                          /** @constant */
+                          type: 'base64';
+                          /** @constant */
+                          media_type: 'application/pdf';
+                          data: string;
+                        }
+                      | {
+                          /** @constant */
+                          type: 'text';
+                          /** @constant */
+                          media_type: 'text/plain';
+                          data: string;
+                        }
+                      | {
+                          /** @constant */
+                          type: 'content';
+                          content: (
+                            | {
+                                /** @constant */
+                                type: 'text';
+                                text: string;
+                                cache_control?: {
+                                  /** @constant */
+                                  type: 'ephemeral';
+                                  /** @enum {string} */
+                                  ttl?: '5m' | '1h';
+                                };
+                              }
+                            | {
+                                /** @constant */
+                                type: 'image';
+                                source:
+                                  | {
+                                      /** @constant */
+                                      type: 'base64';
+                                      /** @enum {string} */
+                                      media_type:
+                                        'image/jpeg' | 'image/png' | 'image/gif' | 'image/webp';
+                                      data: string;
+                                    }
+                                  | {
+                                      /** @constant */
+                                      type: 'url';
+                                      url: string;
+                                    }
+                                  | {
+                                      /** @constant */
+                                      type: 'file';
+                                      file_id: string;
+                                    };
+                                cache_control?: {
+                                  /** @constant */
+                                  type: 'ephemeral';
+                                  /** @enum {string} */
+                                  ttl?: '5m' | '1h';
+                                };
+                              }
+                          )[];
+                        }
+                      | {
+                          /** @constant */
+                          type: 'url';
+                          url: string;
+                        }
+                      | {
+                          /** @constant */
+                          type: 'file';
+                          file_id: string;
+                        };
+                    title?: string | null;
+                    context?: string | null;
+                    citations?: {
+                      enabled: boolean;
+                    } | null;
+                    cache_control?: {
+                      /** @constant */
+                      type: 'ephemeral';
+                      /** @enum {string} */
+                      ttl?: '5m' | '1h';
+                    };
+                  }
+                | {
+                    /** @constant */
+                    type: 'thinking';
+                    thinking: string;
+                    signature: string;
+                  }
+                | {
+                    /** @constant */
+                    type: 'redacted_thinking';
+                    data: string;
+                  }
+                | ({
+                    /** @enum {string} */
+                    type:
+                      | 'search_result'
+                      | 'server_tool_use'
+                      | 'web_search_tool_result'
+                      | 'container_upload';
+                  } & {
+                    [key: string]: unknown;
+                  })
+              )[];
+            }[];
+            tools?: {
+              /** @constant */
+              type?: 'custom';
+              name: string;
+              description?: string;
+              input_schema: {
+                [key: string]: unknown;
+              };
+              cache_control?: {
+                /** @constant */
+                type: 'ephemeral';
+                /** @enum {string} */
+                ttl?: '5m' | '1h';
+              };
+            }[];
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description booked */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            [key: string]: unknown;
+          };
+        };
+      };
+      /** @description the budget is exhausted */
+      402: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            [key: string]: unknown;
+          };
+        };
+      };
+      /** @description an error (RFC 9457 problem details) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  reportModelUsage: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        session_id: string;
+        request_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          input_tokens: number;
+          output_tokens: number;
+        };
+      };
+    };
+    responses: {
+      /** @description reconciled */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            [key: string]: unknown;
+          };
+        };
+      };
+      /** @description an error (RFC 9457 problem details) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  listEvents: {
+    parameters: {
+      query?: {
+        after?: number;
+        limit?: number;
+      };
+      header?: never;
+      path: {
+        session_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description events after `after` */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            [key: string]: unknown;
+          };
+        };
+      };
+      /** @description an error (RFC 9457 problem details) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  verifyEvents: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        session_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description the verdict */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            [key: string]: unknown;
+          };
+        };
+      };
+      /** @description an error (RFC 9457 problem details) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  streamEvents: {
+    parameters: {
+      query?: {
+        after?: number;
+      };
+      header?: never;
+      path: {
+        session_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description an event stream */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/event-stream': string;
+        };
+      };
+      /** @description an error (RFC 9457 problem details) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  listApprovals: {
+    parameters: {
+      query?: {
+        status?: 'pending';
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description the approvals */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            [key: string]: unknown;
+          };
+        };
+      };
+      /** @description an error (RFC 9457 problem details) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  getApproval: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        session_id: string;
+        tool_call_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description the approval */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            [key: string]: unknown;
+          };
+        };
+      };
+      /** @description an error (RFC 9457 problem details) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  decideApproval: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        session_id: string;
+        tool_call_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @enum {string} */
+          decision: 'approve' | 'deny';
+          reason?: string;
+        };
+      };
+    };
+    responses: {
+      /** @description decided */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            outcome: 'decided' | 'already_decided';
+          } & {
+            [key: string]: unknown;
+          };
+        };
+      };
+      /** @description already decided */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            [key: string]: unknown;
+          };
+        };
+      };
+      /** @description an error (RFC 9457 problem details) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  createMessage: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description the provider answer, or its event stream */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            [key: string]: unknown;
+          };
+        };
+      };
+      /** @description an error (RFC 9457 problem details) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  countMessageTokens: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description the count */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            [key: string]: unknown;
+          };
+        };
+      };
+      /** @description an error (RFC 9457 problem details) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  loginPage: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description the page */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/html': string;
+        };
+      };
+      /** @description an error (RFC 9457 problem details) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  login: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description signed in */
+      303: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description not a user token */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/html': string;
+        };
+      };
+      /** @description an error (RFC 9457 problem details) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  logout: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description signed out */
+      303: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description an error (RFC 9457 problem details) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  approvalsPage: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description the page */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/html': string;
+        };
+      };
+      /** @description an error (RFC 9457 problem details) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  approvalsListFragment: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description the rows */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/html': string;
+        };
+      };
+      /** @description an error (RFC 9457 problem details) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  approvalsStream: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description an event stream */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/event-stream': string;
+        };
+      };
+      /** @description an error (RFC 9457 problem details) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  approvalsScript: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description JavaScript */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/javascript': string;
+        };
+      };
+      /** @description an error (RFC 9457 problem details) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  approvalsStylesheet: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description CSS */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/css': string;
+        };
+      };
+      /** @description an error (RFC 9457 problem details) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  approvalPage: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        session_id: string;
+        tool_call_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description the page */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/html': string;
+        };
+      };
+      /** @description an error (RFC 9457 problem details) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  approvalFormDecision: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        session_id: string;
+        tool_call_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/x-www-form-urlencoded': {
+          csrf: string;
+          /** @enum {string} */
+          decision: 'approve' | 'deny';
+          reason?: string;
+        };
+      };
+    };
+    responses: {
+      /** @description decided; back to the approval */
+      303: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description an error (RFC 9457 problem details) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+}
