@@ -11,7 +11,7 @@ import { createActivities } from './activities/index.js';
 import { CredentialSealer } from './broker/sealing.js';
 import { configOrExit, type GateConfig } from './config.js';
 import { startReservationSweeper } from './store/budget.js';
-import { createPool } from './store/pool.js';
+import { createPool, type Pool } from './store/pool.js';
 import { connectionOptions } from './temporal/connection-options.js';
 
 export const workflowsPath = path.join(
@@ -42,12 +42,17 @@ export async function bundleWorkflowTo(file: string): Promise<void> {
   writeFileSync(file, code);
 }
 
-/** Creates a gate worker and starts the reservation sweep; the caller runs it, then closes. */
-export async function createGateWorker(config: GateConfig, extra: GateWorkerExtras = {}) {
-  const expireAfterMs = config.reservationTtlS * 1000;
-  const pool = createPool(config.databaseUrl);
-  const connection = await NativeConnection.connect(connectionOptions(config.temporal));
-  const worker = await Worker.create({
+/**
+ * A gate worker on a connection the caller owns: the worker process's own, or the API's, whose
+ * client then starts workflows eagerly on it.
+ */
+export function createGateWorkerOn(
+  connection: NativeConnection,
+  config: GateConfig,
+  pool: Pool,
+  extra: GateWorkerExtras = {},
+): Promise<Worker> {
+  return Worker.create({
     connection,
     namespace: config.temporal.namespace,
     taskQueue: config.temporal.taskQueue,
@@ -59,6 +64,14 @@ export async function createGateWorker(config: GateConfig, extra: GateWorkerExtr
     ...workflowCode(config, extra),
     ...(extra.interceptors && { interceptors: extra.interceptors }),
   });
+}
+
+/** Creates a gate worker and starts the reservation sweep; the caller runs it, then closes. */
+export async function createGateWorker(config: GateConfig, extra: GateWorkerExtras = {}) {
+  const expireAfterMs = config.reservationTtlS * 1000;
+  const pool = createPool(config.databaseUrl);
+  const connection = await NativeConnection.connect(connectionOptions(config.temporal));
+  const worker = await createGateWorkerOn(connection, config, pool, extra);
   // The sweep releases holds of model requests never drained; a late drain still counts.
   const stopSweeper = startReservationSweeper(pool, {
     expireAfterMs,

@@ -3,6 +3,8 @@ import { CredentialSealer } from '../broker/sealing.js';
 import { configOrExit, type GateConfig } from '../config.js';
 import { createPool } from '../store/pool.js';
 import { GateWorkflowClient } from '../temporal/gate-workflow-client.js';
+import { HostedWorker } from '../temporal/hosted-worker.js';
+import { createGateWorkerOn } from '../worker.js';
 import { Authenticator } from './auth.js';
 import { LedgerNotifier } from './ledger-notifier.js';
 import { createMetrics } from './metrics.js';
@@ -15,7 +17,15 @@ export function createApi(
   { logger = false, gateWaitMs = 30_000 }: { logger?: ApiLogger; gateWaitMs?: number } = {},
 ) {
   const pool = createPool(config.databaseUrl);
-  const gate = GateWorkflowClient.lazy(config.temporal);
+  // The API hosts a gate worker so that each call's workflow starts on it eagerly; its stages
+  // read through a pool of their own, so a burst of calls never starves the API's requests.
+  const workerPool = config.eagerStart ? createPool(config.databaseUrl) : undefined;
+  const hosted = workerPool
+    ? new HostedWorker(config.temporal, (connection) =>
+        createGateWorkerOn(connection, config, workerPool),
+      )
+    : undefined;
+  const gate = GateWorkflowClient.lazy(config.temporal, hosted);
   const ledger = new LedgerNotifier(config.databaseUrl);
   ledger.start();
   const app = buildApi(
@@ -37,6 +47,7 @@ export function createApi(
   app.addHook('onClose', async () => {
     await gate.close();
     await ledger.close();
+    await workerPool?.end();
     await pool.end();
   });
   return app;

@@ -14,6 +14,7 @@ import { gateWorkflowId, type SessionId, type ToolCallId } from '../domain/gate/
 import type { GateAnswer, GateRequest } from '../domain/gate/vocabulary.js';
 import { approvalDecidedSignal, gateWorkflowType, toolCallUpdate } from '../workflows/messages.js';
 import { connectionOptions } from './connection-options.js';
+import type { HostedWorker } from './hosted-worker.js';
 
 export class GateStillEvaluatingError extends Error {
   override name = 'GateStillEvaluatingError';
@@ -32,15 +33,57 @@ export class GateWorkflowClient {
   constructor(
     readonly client: Client,
     private readonly taskQueue: string,
+    private readonly hosted?: HostedWorker,
   ) {}
 
-  /** A client on a lazy connection: the API starts, and answers 503, while Temporal is down. */
-  static lazy(config: TemporalConfig): GateWorkflowClient {
+  /**
+   * A client on a lazy connection: the API starts, and answers 503, while Temporal is down. With
+   * a hosted worker, calls start eagerly on it whenever it runs.
+   */
+  static lazy(config: TemporalConfig, hosted?: HostedWorker): GateWorkflowClient {
     const connection = Connection.lazy(connectionOptions(config));
+    hosted?.open();
     return new GateWorkflowClient(
       new Client({ connection, namespace: config.namespace }),
       config.taskQueue,
+      hosted,
     );
+  }
+
+  /** Whether `start` can hand the first task to this process's own worker now. */
+  get startsEagerly(): boolean {
+    return this.hosted?.client !== undefined;
+  }
+
+  private startOptions(request: GateRequest) {
+    return {
+      workflowId: gateWorkflowId(request.session_id, request.tool_call_id),
+      taskQueue: this.taskQueue,
+      args: [request] as [GateRequest],
+      workflowIdConflictPolicy: 'USE_EXISTING',
+      workflowIdReusePolicy: 'REJECT_DUPLICATE',
+    } as const;
+  }
+
+  /**
+   * Starts the call's gate workflow eagerly on the hosted worker, or re-attaches to the running
+   * one (USE_EXISTING); the answer is then read from the state of record. A closed gate is
+   * never started again (REJECT_DUPLICATE): the caller answers from the record.
+   */
+  async start(request: GateRequest, waitMs: number): Promise<'started' | 'closed'> {
+    const client = this.hosted?.client ?? this.client;
+    try {
+      await client.connection.withDeadline(Date.now() + waitMs, () =>
+        client.workflow.start(gateWorkflowType, {
+          ...this.startOptions(request),
+          requestEagerStart: client !== this.client,
+        }),
+      );
+      return 'started';
+    } catch (err) {
+      if (err instanceof WorkflowExecutionAlreadyStartedError) return 'closed';
+      throw err;
+    }
   }
 
   /**
@@ -49,13 +92,7 @@ export class GateWorkflowClient {
    * A closed gate is never started again (REJECT_DUPLICATE): the caller answers from the record.
    */
   async ask(request: GateRequest, waitMs: number): Promise<GateAnswer | 'closed'> {
-    const start = new WithStartWorkflowOperation(gateWorkflowType, {
-      workflowId: gateWorkflowId(request.session_id, request.tool_call_id),
-      taskQueue: this.taskQueue,
-      args: [request],
-      workflowIdConflictPolicy: 'USE_EXISTING',
-      workflowIdReusePolicy: 'REJECT_DUPLICATE',
-    });
+    const start = new WithStartWorkflowOperation(gateWorkflowType, this.startOptions(request));
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(() => {
@@ -101,6 +138,7 @@ export class GateWorkflowClient {
 
   async close(): Promise<void> {
     await Promise.allSettled([...this.inFlight]);
+    await this.hosted?.close();
     await this.client.connection.close();
   }
 }
