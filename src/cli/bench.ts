@@ -25,6 +25,7 @@ import {
   type Measurement,
   type Sizes,
 } from './bench/gate-vs-floor.js';
+import { benchPendingApprovals } from './bench/pending-approvals.js';
 import { benchLedgerAppends, benchPureParts } from './bench/pure-parts.js';
 
 /**
@@ -145,5 +146,24 @@ async function check(): Promise<number> {
   return over.length === 0 ? 0 : 1;
 }
 
+/** `--pending N`: N approvals held at once (see bench/pending-approvals.ts). */
+async function pending(count: number): Promise<void> {
+  quietWorkers();
+  process.env.GATE_TEST_SLOT ??= '9';
+  const stack = await startStack('test', { fresh: true, quietTemporal: true });
+  const worker = startNodeProcess('worker', 'src/worker.ts', stack.env, { quiet: true });
+  const config = loadConfig(stack.env);
+  try {
+    await withApi(config, async (base, key) =>
+      benchPendingApprovals(await gateCalls(base, key), count),
+    );
+  } finally {
+    await worker.stop();
+    await stack.stop();
+  }
+}
+
+const pendingAt = process.argv.indexOf('--pending');
 if (process.argv.includes('--check')) process.exitCode = await check();
+else if (pendingAt > 0) await pending(Number(process.argv[pendingAt + 1] ?? 10_000));
 else await full();
