@@ -29,16 +29,18 @@ import { benchPendingApprovals } from './bench/pending-approvals.js';
 import { benchLedgerAppends, benchPureParts } from './bench/pure-parts.js';
 
 /**
- * The check's ceilings, gate over floor. Quiet runs measure about half of each; a loaded 2-core
- * machine moves a ratio by up to half again, so these pass under load and fail at twice today.
+ * The check's ceilings, gate over floor. Runs of the full bench on a loaded 2-core machine
+ * measure about 0.8-0.9 for each p50 and 0.6-0.75 for throughput; update-with-start without the
+ * hosted worker measured 1.8-2.4. A small sample under load moves a ratio by up to half again, so
+ * these pass under load and fail at twice today's ratio (or at the old path).
  */
 const ceilings: Record<string, number> = {
-  'allow p50 / update-with-start p50': 2.0,
-  'first-stage deny p50 / update-with-start p50': 2.0,
-  'pending answer p50 / update-with-start p50': 2.5,
+  'allow p50 / update-with-start p50': 1.6,
+  'first-stage deny p50 / update-with-start p50': 1.6,
+  'pending answer p50 / update-with-start p50': 1.6,
 };
 /** Throughput is a floor, not a ceiling: the gate must keep at least this share of the floor's. */
-const throughputAtLeast = 0.5;
+const throughputAtLeast = 0.3;
 
 const fullSizes: Sizes = { sequential: 150, decisions: 50, runners: 30, callsPerRunner: 20 };
 const checkSizes: Sizes = { sequential: 40, decisions: 10, runners: 10, callsPerRunner: 6 };
