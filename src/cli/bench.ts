@@ -29,22 +29,23 @@ import { benchPendingApprovals } from './bench/pending-approvals.js';
 import { benchLedgerAppends, benchPureParts } from './bench/pure-parts.js';
 
 /**
- * The check's ceilings, gate over floor. Full runs on a shared 2-core machine measured 0.8-0.9
- * for each p50 with the machine merely busy, 1.7-1.8 with a whole test suite beside it; the
- * path before eager start measured 1.9-2.4 busy. A ceiling of 2.2 passes under that load and
- * fails a return to the old path or a doubling from a busy run; a doubling from a quiet one
- * is caught only by the full bench.
+ * The check's ceilings. Against the floor, small samples on a shared 2-core machine swing from
+ * 0.9 to 3.2 (an empty workflow needs no CPU, so load hits the gate harder): those ceilings only
+ * catch the catastrophic. The eager path against the gate's own update-with-start path, both
+ * doing the gate's work in the same run, held at 0.49-0.78 in every run, busy or loaded: at 1.0
+ * it fails when the eager path loses its gain (twice today's ratio).
  */
 const ceilings: Record<string, number> = {
-  'allow p50 / update-with-start p50': 2.2,
-  'first-stage deny p50 / update-with-start p50': 2.2,
-  'pending answer p50 / update-with-start p50': 2.2,
+  'allow p50 / allow without eager start p50': 1.0,
+  'allow p50 / update-with-start p50': 4.0,
+  'first-stage deny p50 / update-with-start p50': 4.0,
+  'pending answer p50 / update-with-start p50': 4.0,
 };
 /** Throughput is a floor, not a ceiling: the gate must keep at least this share of the floor's. */
 const throughputAtLeast = 0.3;
 
 const fullSizes: Sizes = { sequential: 150, decisions: 50, runners: 30, callsPerRunner: 20 };
-const checkSizes: Sizes = { sequential: 40, decisions: 10, runners: 10, callsPerRunner: 6 };
+const checkSizes: Sizes = { sequential: 30, decisions: 5, runners: 10, callsPerRunner: 6 };
 
 async function withApi<T>(config: GateConfig, work: (base: string, key: string) => Promise<T>) {
   const operatorKey = config.api.operatorKey ?? '';
