@@ -61,6 +61,7 @@ const environmentSchema = z.object({
   GATE_SEALING_KEY: z.string().optional(),
   GATE_APPROVAL_RECHECK_S: seconds(0.1, 3600).default(10),
   GATE_STAGE_ACTIVITIES: z.enum(['local', 'remote']).default('local'),
+  GATE_EAGER_START: z.enum(['on', 'off']).default('on'),
   GATE_RESERVATION_TTL_S: z.coerce
     .number({ error: 'must be a positive number of seconds' })
     .positive('must be a positive number of seconds')
@@ -123,6 +124,8 @@ export interface GateConfig {
   approvalRecheckS: number;
   /** How the cheap gate stages run: local activities, or regular ones on any worker. */
   stageActivities: 'local' | 'remote';
+  /** Whether the API hosts a gate worker and starts each call's workflow on it eagerly. */
+  eagerStart: boolean;
   /** 32 random bytes, base64: seals connection credentials at rest. */
   sealingKey: string | undefined;
   /** When an undrained model reservation expires and its hold is released. */
@@ -169,6 +172,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GateConfig {
     },
     approvalRecheckS: e.GATE_APPROVAL_RECHECK_S,
     stageActivities: e.GATE_STAGE_ACTIVITIES,
+    eagerStart: e.GATE_EAGER_START === 'on',
     sealingKey: e.GATE_SEALING_KEY,
     reservationTtlS: e.GATE_RESERVATION_TTL_S,
     workflowBundlePath: e.GATE_WORKFLOW_BUNDLE,

@@ -1,12 +1,17 @@
 import { existsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Worker, bundleWorkflowCode, type WorkerOptions } from '@temporalio/worker';
+import {
+  Worker,
+  bundleWorkflowCode,
+  type NativeConnection,
+  type WorkerOptions,
+} from '@temporalio/worker';
 import { createActivities } from './activities/index.js';
 import { CredentialSealer } from './broker/sealing.js';
 import { configOrExit, type GateConfig } from './config.js';
 import { startReservationSweeper } from './store/budget.js';
-import { createPool } from './store/pool.js';
+import { createPool, type Pool } from './store/pool.js';
 import { activityTelemetry } from './telemetry/activity-telemetry.js';
 import { installWorkerRuntime } from './telemetry/worker-runtime.js';
 import { gateDataConverter, workerConnection } from './temporal/connections.js';
@@ -48,13 +53,18 @@ export async function bundleWorkflowTo(file: string): Promise<void> {
   writeFileSync(file, code);
 }
 
-/** Creates a gate worker and starts the reservation sweep; the caller runs it, then closes. */
-export async function createGateWorker(config: GateConfig, extra: GateWorkerExtras = {}) {
-  const expireAfterMs = config.reservationTtlS * 1000;
-  const pool = createPool(config.databaseUrl);
-  const connection = await workerConnection(config.temporal);
+/**
+ * A gate worker on a connection the caller owns: the worker process's own, or the API's, whose
+ * client then starts workflows eagerly on it.
+ */
+export function createGateWorkerOn(
+  connection: NativeConnection,
+  config: GateConfig,
+  pool: Pool,
+  extra: GateWorkerExtras = {},
+): Promise<Worker> {
   const code = workflowCode(config, extra);
-  const worker = await Worker.create({
+  return Worker.create({
     connection,
     dataConverter: gateDataConverter(config.payloadKeys),
     namespace: config.temporal.namespace,
@@ -71,6 +81,14 @@ export async function createGateWorker(config: GateConfig, extra: GateWorkerExtr
       activity: [activityTelemetry, ...(extra.interceptors?.activity ?? [])],
     },
   });
+}
+
+/** Creates a gate worker and starts the reservation sweep; the caller runs it, then closes. */
+export async function createGateWorker(config: GateConfig, extra: GateWorkerExtras = {}) {
+  const expireAfterMs = config.reservationTtlS * 1000;
+  const pool = createPool(config.databaseUrl);
+  const connection = await workerConnection(config.temporal);
+  const worker = await createGateWorkerOn(connection, config, pool, extra);
   // The sweep releases holds of model requests never drained; a late drain still counts.
   const stopSweeper = startReservationSweeper(pool, {
     expireAfterMs,

@@ -40,6 +40,7 @@ describe('configuration from the environment', () => {
       },
       approvalRecheckS: 10,
       stageActivities: 'local',
+      eagerStart: true,
       sealingKey: undefined,
       reservationTtlS: 900,
       workflowBundlePath: undefined,
@@ -62,6 +63,7 @@ describe('configuration from the environment', () => {
       GATE_SEALING_KEY: 'c2VhbGluZw==',
       GATE_APPROVAL_RECHECK_S: '0.5',
       GATE_STAGE_ACTIVITIES: 'remote',
+      GATE_EAGER_START: 'off',
       GATE_RESERVATION_TTL_S: '60',
       LOG_LEVEL: 'warn',
       GATE_WORKFLOW_BUNDLE: '/srv/gate/workflow-bundle.js',
@@ -84,6 +86,7 @@ describe('configuration from the environment', () => {
     });
     assert.equal(config.approvalRecheckS, 0.5);
     assert.equal(config.stageActivities, 'remote');
+    assert.equal(config.eagerStart, false);
     assert.equal(config.sealingKey, 'c2VhbGluZw==');
     assert.equal(config.reservationTtlS, 60);
     assert.equal(config.workflowBundlePath, '/srv/gate/workflow-bundle.js');

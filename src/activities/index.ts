@@ -8,6 +8,7 @@ import { recordDecisionActivity } from './decision.js';
 import { FrozenRuns } from './frozen-runs.js';
 import { policyStage } from './policy.js';
 import { schemaStage } from './schema.js';
+import { stagesActivity } from './stages.js';
 import { trustTierStage } from './trust-tier.js';
 import { webhookActivities } from './webhook-delivery.js';
 
@@ -23,12 +24,16 @@ export interface ActivityDeps {
 export function createActivities({ pool, publicUrl, sealer }: ActivityDeps) {
   const frozen = new FrozenRuns(pool);
   const approval = approvalActivities(pool, frozen, publicUrl);
-  return {
+  const checks = {
     budget: budgetStage(pool),
     capability: capabilityStage(frozen, pool),
     schema: schemaStage(frozen),
     trustTier: trustTierStage(frozen),
     policy: policyStage(frozen),
+  };
+  return {
+    ...checks,
+    stages: stagesActivity(checks),
     recordDecision: recordDecisionActivity(pool),
     requestApproval: approval.requestApproval,
     checkApproval: approval.checkApproval,

@@ -4,6 +4,8 @@ import { configOrExit, type GateConfig } from '../config.js';
 import { createPool } from '../store/pool.js';
 import { GateWorkflowClient } from '../temporal/gate-workflow-client.js';
 import { EncryptionCodec } from '../temporal/payload-codec.js';
+import { HostedWorker } from '../temporal/hosted-worker.js';
+import { createGateWorkerOn } from '../worker.js';
 import { Authenticator } from './auth.js';
 import { CallerSlots } from './caller-slots.js';
 import { createMetrics } from './metrics.js';
@@ -17,7 +19,13 @@ export function createApi(
   { logger = false, gateWaitMs = 30_000 }: { logger?: ApiLogger; gateWaitMs?: number } = {},
 ) {
   const pool = createPool(config.databaseUrl);
-  const gate = GateWorkflowClient.lazy(config);
+  // The API hosts a gate worker so that each call's workflow starts on it eagerly; its stages
+  // read through a pool of their own, so a burst of calls never starves the API's requests.
+  const workerPool = config.eagerStart ? createPool(config.databaseUrl) : undefined;
+  const hosted = workerPool
+    ? new HostedWorker(config, (connection) => createGateWorkerOn(connection, config, workerPool))
+    : undefined;
+  const gate = GateWorkflowClient.lazy(config, hosted);
   const notifications = new WaitNotifications(config.databaseUrl, pool);
   notifications.start();
   const app = buildApi(
@@ -42,6 +50,7 @@ export function createApi(
   app.addHook('onClose', async () => {
     await gate.close();
     await notifications.close();
+    await workerPool?.end();
     await pool.end();
   });
   return app;

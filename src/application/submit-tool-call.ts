@@ -15,11 +15,14 @@ import {
   type ToolCallRow,
 } from '../store/tool-calls.js';
 import type { GateWorkflowClient } from '../temporal/gate-workflow-client.js';
+import { awaitGateAnswer, type ToolCallNotices } from './await-gate-answer.js';
 import { ConflictError } from './errors.js';
 
 export interface ToolCallDeps {
   pool: Pool;
   gate: GateWorkflowClient;
+  /** Wakes the wait for an eagerly started call's recorded answer. */
+  notifications: ToolCallNotices;
   /** How long to wait for the gate before asking the runner to send the call again. */
   gateWaitMs: number;
   /** How often a paused call re-reads its approval row when no signal arrives. */
@@ -97,7 +100,7 @@ export async function submitToolCall(
     approval_recheck_s: deps.approvalRecheckS,
     stage_activities: deps.stageActivities,
   };
-  const answer = await deps.gate.ask(request, deps.gateWaitMs, requestId);
+  const answer = await decide(deps, request, requestId);
   if (answer !== 'closed') return answer;
   // A closed gate is never started again: its decision is in the record.
   const current = await findToolCall(deps.pool, run.session_id, toolCallId);
@@ -136,4 +139,23 @@ async function recordClosedWithoutAnswer(
     );
     return recorded;
   });
+}
+
+/**
+ * Eagerly, when this process hosts a worker: the start hands it the first task and the answer
+ * is read from the record as soon as it is written. A brokered execution's result lives only in
+ * the workflow's answer until recorded, so it goes, like every call without a hosted worker,
+ * through update-with-start.
+ */
+async function decide(
+  deps: ToolCallDeps,
+  request: GateRequest,
+  requestId: string | undefined,
+): Promise<ToolCallState | 'closed'> {
+  if (request.execute || !deps.gate.startsEagerly)
+    return deps.gate.ask(request, deps.gateWaitMs, requestId);
+  const started = Date.now();
+  if ((await deps.gate.start(request, deps.gateWaitMs, requestId)) === 'closed') return 'closed';
+  const left = Math.max(0, deps.gateWaitMs - (Date.now() - started));
+  return awaitGateAnswer(deps, request.session_id, request.tool_call_id, left);
 }

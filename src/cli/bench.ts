@@ -1,238 +1,173 @@
 /**
- * `npm run bench`: figures and ratios, never pass/fail. Starts a fresh stack of its own (the
- * test profile on slot 9, so it collides with neither `npm run dev` nor `npm test`), a worker
- * process and an API, then measures:
- *   - gate decision latency, sequential, with the cheap stages as local vs regular activities;
- *   - throughput under concurrency;
- *   - a deny at the first stage vs an allow through every stage;
- *   - the pure parts: policy evaluation and argument validation, per second;
- *   - ledger appends per second under concurrency;
- *   - the model proxy's added latency to first byte, against a stub upstream directly.
+ * `npm run bench`: figures and ratios. Starts a fresh stack of its own (the test profile on slot
+ * 9, so it collides with neither `npm run dev` nor `npm test`), a worker process and an API, then
+ * measures, on the same servers in one run: the floor any Temporal design pays (an empty
+ * workflow through update-with-start, and started eagerly), the gate's allow, first-stage deny
+ * and pending answers, an approver's decision reaching a waiting runner, throughput with 30
+ * runners at once against the floor's, the pure parts, ledger appends and the model proxy.
+ *
+ * `--check` measures a small sample on the stack the environment names (its worker already
+ * running) and fails when a gate/floor ratio passes its threshold: the suite's last phase.
  */
 import type { AddressInfo } from 'node:net';
-import { randomUUID } from 'node:crypto';
-import { performance } from 'node:perf_hooks';
+import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { createApi } from '../api/main.js';
-import { benchModelProxy } from './bench-model-proxy.js';
-import { createDemoRun, seed } from './seed.js';
-import { validateArguments } from '../domain/tools/argument-validation.js';
-import { evaluatePolicy, type Rule } from '../domain/policy/policy.js';
-import { payload, redact } from '../domain/ledger/redaction.js';
-import { loadConfig } from '../config.js';
-import { appendEvent } from '../store/ledger.js';
-import { createPool, withTransaction } from '../store/pool.js';
+import { loadConfig, type GateConfig } from '../config.js';
 import { startNodeProcess, startStack } from '../devstack/stack.js';
+import { benchModelProxy } from './bench-model-proxy.js';
+import { figures, ms, show } from './bench/figures.js';
+import { startFloor } from './bench/floor.js';
+import { gateCalls } from './bench/gate-calls.js';
+import {
+  measure,
+  ratios,
+  seriesNames,
+  type Measurement,
+  type Sizes,
+} from './bench/gate-vs-floor.js';
+import { benchPendingApprovals } from './bench/pending-approvals.js';
+import { benchLedgerAppends, benchPureParts } from './bench/pure-parts.js';
 
-process.env.GATE_TEST_SLOT ??= '9';
+/**
+ * The check's ceilings. Against the floor, small samples on a shared 2-core machine swing from
+ * 0.9 to 3.2 (an empty workflow needs no CPU, so load hits the gate harder): those ceilings only
+ * catch the catastrophic. The eager path against the gate's own update-with-start path, both
+ * doing the gate's work in the same run, held at 0.49-0.78 in every run, busy or loaded: at 1.0
+ * it fails when the eager path loses its gain (twice today's ratio).
+ */
+const ceilings: Record<string, number> = {
+  'allow p50 / allow without eager start p50': 1.0,
+  'allow p50 / update-with-start p50': 4.0,
+  'first-stage deny p50 / update-with-start p50': 4.0,
+  'pending answer p50 / update-with-start p50': 4.0,
+};
+/** Throughput is a floor, not a ceiling: the gate must keep at least this share of the floor's. */
+const throughputAtLeast = 0.3;
 
-interface Figures {
-  p50: number;
-  p95: number;
-  p99: number;
-  mean: number;
+const fullSizes: Sizes = { sequential: 150, decisions: 50, runners: 30, callsPerRunner: 20 };
+const checkSizes: Sizes = { sequential: 30, decisions: 5, runners: 10, callsPerRunner: 6 };
+
+async function withApi<T>(config: GateConfig, work: (base: string, key: string) => Promise<T>) {
+  const operatorKey = config.api.operatorKey ?? '';
+  const app = createApi(config, operatorKey);
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  try {
+    return await work(
+      `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`,
+      operatorKey,
+    );
+  } finally {
+    await app.close();
+  }
 }
 
-function figures(samples: number[]): Figures {
-  const sorted = [...samples].sort((a, b) => a - b);
-  const at = (q: number) =>
-    sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? NaN;
-  return {
-    p50: at(0.5),
-    p95: at(0.95),
-    p99: at(0.99),
-    mean: sorted.reduce((a, b) => a + b, 0) / sorted.length,
-  };
+/** The gate as configured and without its hosted worker, beside the floor. */
+async function gateAgainstFloor(config: GateConfig, base: string, key: string, sizes: Sizes) {
+  const floor = await startFloor(config.temporal);
+  try {
+    return await withApi({ ...config, eagerStart: false }, async (plainBase) =>
+      measure(await gateCalls(base, key), await gateCalls(plainBase, key), floor, sizes),
+    );
+  } finally {
+    await floor.stop();
+  }
 }
 
-const ms = (n: number) => `${n.toFixed(1)} ms`;
-const show = (label: string, f: Figures) =>
+function print(m: Measurement, sizes: Sizes): void {
   process.stdout.write(
-    `  ${label.padEnd(44)} p50 ${ms(f.p50).padStart(9)}  p95 ${ms(f.p95).padStart(9)}  p99 ${ms(f.p99).padStart(9)}\n`,
+    `\nSequential, ${sizes.sequential} of each interleaved (decisions: ${sizes.decisions}):\n`,
   );
+  for (const name of Object.values(seriesNames)) show(name, m.series[name] ?? figures([]));
+  const { throughput: t } = m;
+  const total = sizes.runners * sizes.callsPerRunner;
+  process.stdout.write(`\n${sizes.runners} runners at once, ${total} calls in all:\n`);
+  show(`floor: update-with-start, ${t.floor.toFixed(0)}/s`, t.floorLatency);
+  show(`gate: allow, ${t.gate.toFixed(0)}/s`, t.gateLatency);
+  process.stdout.write('\nRatios, gate / floor:\n');
+  for (const [name, value] of Object.entries(ratios(m)))
+    process.stdout.write(`  ${name.padEnd(46)} ${value.toFixed(2)}\n`);
+}
 
-async function main() {
+/** Of the Temporal workers in this process, only warnings and errors. */
+function quietWorkers(): void {
+  Runtime.install({ logger: new DefaultLogger('WARN') });
+}
+
+async function full(): Promise<void> {
+  quietWorkers();
+  process.env.GATE_TEST_SLOT ??= '9';
   const stack = await startStack('test', { fresh: true, quietTemporal: true });
   const worker = startNodeProcess('worker', 'src/worker.ts', stack.env, { quiet: true });
   const config = loadConfig(stack.env);
-  const operatorKey = config.api.operatorKey ?? '';
-  const apis = {
-    local: createApi({ ...config, stageActivities: 'local' }, operatorKey),
-    remote: createApi({ ...config, stageActivities: 'remote' }, operatorKey),
-  };
-  const urls: Record<string, string> = {};
-  for (const [name, app] of Object.entries(apis)) {
-    await app.listen({ host: '127.0.0.1', port: 0 });
-    urls[name] = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
-  }
-  const call = async (
-    base: string,
-    method: string,
-    path: string,
-    token: string,
-    body?: unknown,
-  ) => {
-    const response = await fetch(base + path, {
-      method,
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-      ...(body !== undefined && { body: JSON.stringify(body) }),
-    });
-    const json = (await response.json()) as Record<string, unknown>;
-    if (response.status >= 300)
-      throw new Error(`${method} ${path}: ${response.status} ${JSON.stringify(json)}`);
-    return json;
-  };
   try {
-    const base = urls.local ?? '';
-    const demo = await seed(base, operatorKey);
-    const newRun = () => createDemoRun(base, operatorKey, demo);
-    const timeCall = async (
-      url: string,
-      run: { session_id: string; session_token: string },
-      body: unknown,
-    ) => {
-      const started = performance.now();
-      await call(
-        url,
-        'PUT',
-        `/v1/sessions/${run.session_id}/tool-calls/${randomUUID()}`,
-        run.session_token,
-        body,
+    process.stdout.write(
+      '\nfluidbox gate benchmark (one machine: servers, worker, API and runners together)\n',
+    );
+    await withApi(config, async (base, key) => {
+      print(await gateAgainstFloor(config, base, key, fullSizes), fullSizes);
+      benchPureParts();
+      await benchLedgerAppends(config.databaseUrl);
+      process.stdout.write(
+        '\nModel proxy, time to first byte of a streamed answer, 200 requests each, interleaved:\n',
       );
-      return performance.now() - started;
-    };
-    const allow = { tool: 'Read', arguments: { file_path: 'README.md' } };
-    const denyFirst = { tool: 'Nope', arguments: {} };
-
-    process.stdout.write(
-      '\nfluidbox gate benchmark (2 cores; figures vary with load)\n\nGate decisions, sequential, 150 calls each:\n',
-    );
-    const run = await newRun();
-    for (let i = 0; i < 20; i += 1) await timeCall(base, run, allow); // warm-up
-    const results: Record<string, Figures> = {};
-    for (const [mode, url] of Object.entries(urls)) {
-      for (const [label, body] of [
-        ['allow (every stage)', allow],
-        ['deny at capability (first stage)', denyFirst],
-      ] as const) {
-        const samples: number[] = [];
-        for (let i = 0; i < 150; i += 1) samples.push(await timeCall(url, run, body));
-        results[`${mode} ${label}`] = figures(samples);
-        show(`${mode} stages, ${label}`, figures(samples));
-      }
-    }
-    const ratio = (a: string, b: string) =>
-      ((results[a]?.p50 ?? NaN) / (results[b]?.p50 ?? NaN)).toFixed(2);
-    process.stdout.write(
-      `  ratio p50 local/remote (allow): ${ratio('local allow (every stage)', 'remote allow (every stage)')}\n` +
-        `  ratio p50 first-stage deny/allow (local): ${ratio('local deny at capability (first stage)', 'local allow (every stage)')}\n`,
-    );
-
-    process.stdout.write(
-      '\nThroughput, 600 allowed calls over 30 runs, 30 at a time (local stages):\n',
-    );
-    const runs = await Promise.all(Array.from({ length: 30 }, () => newRun()));
-    const started = performance.now();
-    const concurrent: number[] = [];
-    await Promise.all(
-      runs.map(async (r) => {
-        for (let i = 0; i < 20; i += 1) concurrent.push(await timeCall(base, r, allow));
-      }),
-    );
-    const seconds = (performance.now() - started) / 1000;
-    show('latency under load', figures(concurrent));
-    process.stdout.write(`  throughput: ${(600 / seconds).toFixed(0)} decisions/s\n`);
-
-    process.stdout.write('\nPure parts (in this process):\n');
-    const rules: Rule[] = Array.from({ length: 50 }, (_, i) => ({
-      id: `r${i}`,
-      match: {
-        tool: `mcp__svc${i}__*`,
-        args: [{ path: '/path', op: 'prefix', value: `/repo/${i}/` }],
-      },
-      verdict: 'deny',
-    }));
-    rules.push({ id: 'last', match: { tool: 'Read' }, verdict: 'allow' });
-    const input = {
-      tool: 'Read',
-      class: 'sandbox' as const,
-      effect: 'read' as const,
-      arguments: { path: '/repo/x' },
-    };
-    let n = 0;
-    let t0 = performance.now();
-    while (performance.now() - t0 < 1000) {
-      evaluatePolicy({ rules, default: 'deny' }, input);
-      n += 1;
-    }
-    process.stdout.write(
-      `  policy evaluation, 51 rules, match on the last: ${(n / ((performance.now() - t0) / 1000)).toFixed(0)}/s\n`,
-    );
-    const schema = {
-      type: 'object',
-      properties: {
-        path: { type: 'string', pattern: '^/repo/' },
-        limit: { type: 'integer', minimum: 1 },
-      },
-      required: ['path'],
-    };
-    n = 0;
-    t0 = performance.now();
-    while (performance.now() - t0 < 1000) {
-      validateArguments(schema, 'bench-schema', { path: '/repo/a', limit: 3 });
-      n += 1;
-    }
-    process.stdout.write(
-      `  argument validation (cached validator, RE2 pattern): ${(n / ((performance.now() - t0) / 1000)).toFixed(0)}/s\n`,
-    );
-
-    process.stdout.write('\nLedger appends, 2000 to one stream, 20 at a time:\n');
-    const pool = createPool(config.databaseUrl, 25);
-    const stream = `bench-${randomUUID()}`;
-    const appendTimes: number[] = [];
-    t0 = performance.now();
-    let next = 0;
-    await Promise.all(
-      Array.from({ length: 20 }, async () => {
-        while (next < 2000) {
-          const i = next++;
-          const s = performance.now();
-          await withTransaction(pool, (tx) =>
-            appendEvent(
-              tx,
-              stream,
-              redact('tool.requested', {
-                tool_call_id: `c${i}`,
-                tool: 'Read',
-                execute: false,
-                arguments: payload(i),
-              }),
-            ),
-          );
-          appendTimes.push(performance.now() - s);
-        }
-      }),
-    );
-    process.stdout.write(
-      `  ${(2000 / ((performance.now() - t0) / 1000)).toFixed(0)} appends/s (one stream serialises on its head row)\n`,
-    );
-    show('append latency', figures(appendTimes));
-    await pool.end();
-
-    process.stdout.write(
-      '\nModel proxy, time to first byte of a streamed answer, 200 requests each, interleaved:\n',
-    );
-    const proxy = await benchModelProxy(base, operatorKey, demo);
-    const direct = figures(proxy.direct);
-    const proxied = figures(proxy.proxied);
-    show('stub upstream, directly', direct);
-    show('through the gate (admit, forward, meter)', proxied);
-    process.stdout.write(`  added latency to first byte, p50: ${ms(proxied.p50 - direct.p50)}\n`);
-    process.stdout.write('\n');
+      const proxy = await benchModelProxy(base, key, (await gateCalls(base, key)).demo);
+      const direct = figures(proxy.direct);
+      const proxied = figures(proxy.proxied);
+      show('stub upstream, directly', direct);
+      show('through the gate (admit, forward, meter)', proxied);
+      process.stdout.write(
+        `  added latency to first byte, p50: ${ms(proxied.p50 - direct.p50)}\n\n`,
+      );
+    });
   } finally {
-    for (const app of Object.values(apis)) await app.close();
     await worker.stop();
     await stack.stop();
   }
 }
 
-await main();
+/** The ratios past their thresholds, as sentences. */
+function regressions(m: Measurement): string[] {
+  const measured: Record<string, number> = ratios(m);
+  const over = Object.entries(ceilings)
+    .filter(([name, ceiling]) => !((measured[name] ?? Infinity) <= ceiling))
+    .map(([name, ceiling]) => `${name} is ${measured[name]?.toFixed(2)}, above ${ceiling}`);
+  const share = measured['throughput gate / update-with-start'] ?? 0;
+  if (!(share >= throughputAtLeast))
+    over.push(
+      `throughput gate / update-with-start is ${share.toFixed(2)}, below ${throughputAtLeast}`,
+    );
+  return over;
+}
+
+async function check(): Promise<number> {
+  quietWorkers();
+  const config = loadConfig(process.env);
+  const m = await withApi(config, (base, key) => gateAgainstFloor(config, base, key, checkSizes));
+  print(m, checkSizes);
+  const over = regressions(m);
+  for (const line of over) process.stdout.write(`✖ ${line}\n`);
+  process.stdout.write(over.length === 0 ? '✔ every ratio within its threshold\n' : '');
+  return over.length === 0 ? 0 : 1;
+}
+
+/** `--pending N`: N approvals held at once (see bench/pending-approvals.ts). */
+async function pending(count: number): Promise<void> {
+  quietWorkers();
+  process.env.GATE_TEST_SLOT ??= '9';
+  const stack = await startStack('test', { fresh: true, quietTemporal: true });
+  const worker = startNodeProcess('worker', 'src/worker.ts', stack.env, { quiet: true });
+  const config = loadConfig(stack.env);
+  try {
+    await withApi(config, async (base, key) =>
+      benchPendingApprovals(await gateCalls(base, key), count),
+    );
+  } finally {
+    await worker.stop();
+    await stack.stop();
+  }
+}
+
+const pendingAt = process.argv.indexOf('--pending');
+if (process.argv.includes('--check')) process.exitCode = await check();
+else if (pendingAt > 0) await pending(Number(process.argv[pendingAt + 1] ?? 10_000));
+else await full();

@@ -4,7 +4,9 @@
  * worker, then runs the test files with Node's test runner in two phases, and stops all it
  * started, also when tests fail:
  *   1. every file that shares nothing with others, several at a time, the slowest first;
- *   2. the `*.serial.test.ts` files, which stop or disturb shared services, one at a time.
+ *   2. the `*.serial.test.ts` files, which stop or disturb shared services, one at a time;
+ *   3. for the whole suite, the bench's check: the gate against Temporal's floor on a small
+ *      sample, failing when a ratio regresses past its threshold.
  */
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -79,6 +81,18 @@ async function runPhase(phase: Phase): Promise<PhaseResult> {
   return result;
 }
 
+/** The bench's `--check` on this stack, alone on it; whether every ratio held. */
+async function runBenchCheck(env: NodeJS.ProcessEnv): Promise<boolean> {
+  process.stdout.write('\n▶ bench ratios: the gate against the floor, a small sample\n');
+  const started = Date.now();
+  const bench = startNodeProcess('bench', 'src/cli/bench.ts', env, { args: ['--check'] });
+  const code = await bench.exited;
+  process.stdout.write(
+    `bench ratios: ${code === 0 ? 'ok' : 'failed'} in ${Date.now() - started} ms\n`,
+  );
+  return code === 0;
+}
+
 const only = process.argv.slice(2).map((f) => path.resolve(f));
 const files = only.length > 0 ? only : testFiles(path.join(projectRoot, 'test')).sort();
 const isSerial = (file: string) => file.endsWith('.serial.test.ts');
@@ -109,13 +123,14 @@ try {
     const started = Date.now();
     const results: PhaseResult[] = [];
     for (const phase of phases) results.push(await runPhase(phase));
+    const benchHeld = only.length > 0 || (await runBenchCheck(process.env));
     const sum = (key: string) => results.reduce((n, r) => n + (r.counts[key] ?? 0), 0);
     process.stdout.write(
       `\nall phases: ℹ tests ${sum('tests')}  ℹ pass ${sum('pass')}  ℹ fail ${sum('fail')}  ` +
         `ℹ cancelled ${sum('cancelled')}  ℹ duration_ms ${sum('duration_ms').toFixed(0)}  ` +
         `ℹ wall_ms ${Date.now() - started}\n`,
     );
-    exitCode = results.every((r) => r.ok) ? 0 : 1;
+    exitCode = benchHeld && results.every((r) => r.ok) ? 0 : 1;
   } finally {
     await worker.stop();
   }

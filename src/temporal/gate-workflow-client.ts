@@ -13,6 +13,7 @@ import { gateWorkflowId, type SessionId, type ToolCallId } from '../domain/gate/
 import type { GateAnswer, GateRequest } from '../domain/gate/vocabulary.js';
 import { approvalDecidedSignal, gateWorkflowType, toolCallUpdate } from '../workflows/messages.js';
 import { temporalClient } from './connections.js';
+import type { HostedWorker } from './hosted-worker.js';
 
 export class GateStillEvaluatingError extends Error {
   override name = 'GateStillEvaluatingError';
@@ -49,14 +50,66 @@ export class GateWorkflowClient {
   constructor(
     readonly client: Client,
     private readonly taskQueue: string,
+    private readonly hosted?: HostedWorker,
   ) {}
 
-  /** A client on a lazy connection: the API starts, and answers 503, while Temporal is down. */
-  static lazy(config: Pick<GateConfig, 'temporal' | 'payloadKeys'>): GateWorkflowClient {
+  /**
+   * A client on a lazy connection: the API starts, and answers 503, while Temporal is down. With
+   * a hosted worker, calls start eagerly on it whenever it runs.
+   */
+  static lazy(
+    config: Pick<GateConfig, 'temporal' | 'payloadKeys'>,
+    hosted?: HostedWorker,
+  ): GateWorkflowClient {
+    hosted?.open();
     return new GateWorkflowClient(
       temporalClient(config.temporal, config.payloadKeys),
       config.temporal.taskQueue,
+      hosted,
     );
+  }
+
+  /** Whether `start` can hand the first task to this process's own worker now. */
+  get startsEagerly(): boolean {
+    return this.hosted?.client !== undefined;
+  }
+
+  private startOptions(request: GateRequest, requestId: string | undefined) {
+    return {
+      // The API request that started the workflow, for its log lines and its activities'.
+      ...(requestId !== undefined && { memo: { request_id: requestId } }),
+      workflowId: gateWorkflowId(request.session_id, request.tool_call_id),
+      taskQueue: this.taskQueue,
+      args: [request] as [GateRequest],
+      workflowIdConflictPolicy: 'USE_EXISTING',
+      workflowIdReusePolicy: 'REJECT_DUPLICATE',
+      ...workflowSummary(request),
+    } as const;
+  }
+
+  /**
+   * Starts the call's gate workflow eagerly on the hosted worker, or re-attaches to the running
+   * one (USE_EXISTING); the answer is then read from the state of record. A closed gate is
+   * never started again (REJECT_DUPLICATE): the caller answers from the record.
+   */
+  async start(
+    request: GateRequest,
+    waitMs: number,
+    requestId?: string,
+  ): Promise<'started' | 'closed'> {
+    const client = this.hosted?.client ?? this.client;
+    try {
+      await client.connection.withDeadline(Date.now() + waitMs, () =>
+        client.workflow.start(gateWorkflowType, {
+          ...this.startOptions(request, requestId),
+          requestEagerStart: client !== this.client,
+        }),
+      );
+      return 'started';
+    } catch (err) {
+      if (err instanceof WorkflowExecutionAlreadyStartedError) return 'closed';
+      throw err;
+    }
   }
 
   /**
@@ -69,16 +122,10 @@ export class GateWorkflowClient {
     waitMs: number,
     requestId?: string,
   ): Promise<GateAnswer | 'closed'> {
-    const start = new WithStartWorkflowOperation(gateWorkflowType, {
-      // The API request that started the workflow, for its log lines and its activities'.
-      ...(requestId !== undefined && { memo: { request_id: requestId } }),
-      workflowId: gateWorkflowId(request.session_id, request.tool_call_id),
-      taskQueue: this.taskQueue,
-      args: [request],
-      workflowIdConflictPolicy: 'USE_EXISTING',
-      workflowIdReusePolicy: 'REJECT_DUPLICATE',
-      ...workflowSummary(request),
-    });
+    const start = new WithStartWorkflowOperation(
+      gateWorkflowType,
+      this.startOptions(request, requestId),
+    );
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(() => {
@@ -130,6 +177,7 @@ export class GateWorkflowClient {
 
   async close(): Promise<void> {
     await Promise.allSettled([...this.inFlight]);
+    await this.hosted?.close();
     await this.client.connection.close();
   }
 }

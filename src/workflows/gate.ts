@@ -1,5 +1,6 @@
 import {
   ActivityFailure,
+  ApplicationFailure,
   allHandlersFinished,
   condition,
   patched,
@@ -21,6 +22,7 @@ import type {
   GateDecision,
   GateRequest,
   PendingAnswer,
+  PolicyOutcome,
   PolicyRuling,
   StageOutcome,
 } from '../domain/gate/vocabulary.js';
@@ -37,6 +39,7 @@ const stageOptions = {
 const remoteStages = proxyActivities<GateActivities>(stageOptions);
 const localStages = proxyLocalActivities<GateActivities>(stageOptions);
 type Stages = typeof remoteStages;
+const stagesInOneActivity = 'stages-in-one-local-activity';
 
 // A brokered call is claimed before the upstream is called, so a retry never calls twice. Three
 // attempts bound it (three minutes at most, plus three seconds of backoff); then the failure is
@@ -100,8 +103,34 @@ async function recordFailingClosed(
   }
 }
 
+/** The stage named by a failure of the one-activity evaluation; else the first, as none passed. */
+function failedSource(err: unknown): DenySource {
+  // A local activity's failure reaches the workflow as itself, a regular one wrapped.
+  const failure = err instanceof ActivityFailure ? err.cause : err;
+  const named = failure instanceof ApplicationFailure ? failure.details?.[0] : undefined;
+  return typeof named === 'string' ? (named as DenySource) : 'budget';
+}
+
+function fromPolicy(policy: PolicyOutcome): Evaluation {
+  if (policy.outcome === 'deny') return decisionFromDenial(policy);
+  if (policy.verdict === 'require_approval') return { approval: policy };
+  return decisionFromPolicy({ ...policy, verdict: policy.verdict });
+}
+
+/** The stages in order, in one local activity: the first denial decides; a failing stage denies. */
+async function evaluateAtOnce(request: GateRequest): Promise<Evaluation> {
+  try {
+    return fromPolicy(await localStages.stages(request));
+  } catch (err) {
+    return failedClosed(failedSource(err), causeOf(err));
+  }
+}
+
 /** The stages in order: the first denial decides; a stage that cannot answer denies. */
 async function evaluate(request: GateRequest): Promise<Evaluation> {
+  // Histories recorded before the stages ran in one local activity replay one activity a stage.
+  if (request.stage_activities === 'local' && patched(stagesInOneActivity))
+    return evaluateAtOnce(request);
   const stages = request.stage_activities === 'remote' ? remoteStages : localStages;
   for (const check of checks(stages)) {
     let outcome: StageOutcome;
@@ -118,9 +147,7 @@ async function evaluate(request: GateRequest): Promise<Evaluation> {
   } catch (err) {
     return failedClosed('policy', causeOf(err));
   }
-  if (policy.outcome === 'deny') return decisionFromDenial(policy);
-  if (policy.verdict === 'require_approval') return { approval: policy };
-  return decisionFromPolicy({ ...policy, verdict: policy.verdict });
+  return fromPolicy(policy);
 }
 
 /**

@@ -11,7 +11,12 @@ const db = useStorePool(10);
 
 test('the worker killed while 100 approvals are pending, all decided while it is down: every runner gets its decision, nothing duplicates', async () => {
   const taskQueue = `restart-approvals-${randomUUID()}`;
-  const api = await startTestApi({ temporal: { taskQueue }, approvalRecheckS: 2 });
+  // No worker in the API: the workflows live on the worker process that is killed.
+  const api = await startTestApi({
+    temporal: { taskQueue },
+    approvalRecheckS: 2,
+    eagerStart: false,
+  });
   let worker = await startWorkerProcess('worker-1', { GATE_TASK_QUEUE: taskQueue });
   try {
     const { seed, calls } = await openApprovals(api, 100);

@@ -8,6 +8,7 @@ import { after, before } from 'node:test';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
 import type { GateActivities } from '../../src/activities/index.js';
+import { stagesActivity } from '../../src/activities/stages.js';
 import type { ApprovalState } from '../../src/activities/approval.js';
 import { asRunId, asSessionId, asToolCallId, gateWorkflowId } from '../../src/domain/gate/ids.js';
 import type {
@@ -21,7 +22,8 @@ import { GateWorkflowClient } from '../../src/temporal/gate-workflow-client.js';
 import { testConfig } from './env.js';
 import { gateWorkflowBundle } from './workflow-bundle.js';
 
-type Activities = GateActivities;
+/** `stages` is not scripted: it runs the scripted stages, each recorded, as the real one does. */
+type Activities = Omit<GateActivities, 'stages'>;
 type ActivityName = keyof Activities;
 
 /** What one call's activities do; anything not scripted passes, allows, or records as given. */
@@ -121,7 +123,7 @@ export function useInProcessGate(): InProcessGate {
       ? (args[1] as string)
       : (args[0] as GateRequest).tool_call_id;
 
-  const activities = Object.fromEntries(
+  const scripted = Object.fromEntries(
     (Object.keys(defaults) as ActivityName[]).map((activity) => [
       activity,
       async (...args: unknown[]) => {
@@ -131,7 +133,8 @@ export function useInProcessGate(): InProcessGate {
         return await run(...args);
       },
     ]),
-  );
+  ) as unknown as Activities;
+  const activities = { ...scripted, stages: stagesActivity(scripted) };
 
   before(async () => {
     // Activities fail here on purpose: only the worker's errors belong in the test report.
