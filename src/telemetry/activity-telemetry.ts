@@ -134,7 +134,7 @@ export const activityTelemetry: ActivityInterceptorsFactory = (ctx) => {
           const result = await next(input);
           const elapsed = seconds();
           const reading = observe(activity, elapsed, result, false);
-          ctx.log.info('activity completed', {
+          ctx.log.debug('activity completed', {
             duration_s: elapsed,
             outcome: reading.outcome,
             ...reading.labels,

@@ -49,7 +49,7 @@ before(async () => {
     {
       GATE_TASK_QUEUE: taskQueue,
       GATE_WORKER_METRICS_PORT: String(metricsPort),
-      LOG_LEVEL: 'info',
+      LOG_LEVEL: 'debug',
     },
     { output: workerLines },
   );
