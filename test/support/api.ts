@@ -9,12 +9,17 @@ export interface HttpAnswer<T = any> {
   headers: Headers;
 }
 
-/** A real API listening on a free loopback port, talking to the test stack. */
+/**
+ * A real API listening on a free loopback port, talking to the test stack. A test that brings
+ * its own worker on its own task queue (to kill it, or to inject faults) gets an API that hosts
+ * none, so every workflow runs on that worker; it may still ask for one.
+ */
 export async function startTestApi(
   overrides: ConfigOverrides = {},
   options: { gateWaitMs?: number; logger?: ApiLogger } = {},
 ) {
-  const config = testConfig(overrides);
+  const ownWorker = overrides.temporal?.taskQueue !== undefined;
+  const config = testConfig({ ...(ownWorker && { eagerStart: false }), ...overrides });
   const operatorKey = testOperatorKey(config);
   const app = createApi(config, operatorKey, options);
   await app.listen({ host: '127.0.0.1', port: 0 });

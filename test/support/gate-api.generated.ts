@@ -40,6 +40,54 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/codec/encode': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Encrypts payloads as the gate stores them in Temporal (codec server protocol)
+     * @description Bearer: the operator key; or a signed-in workspace admin's web session (the Temporal UI).
+     */
+    post: operations['codecEncode'];
+    delete?: never;
+    /**
+     * A browser's CORS preflight for /codec/encode
+     * @description No credential.
+     */
+    options: operations['codecEncodePreflight'];
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/codec/decode': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Opens payloads stored in Temporal, for the Temporal UI and CLI (codec server protocol)
+     * @description Bearer: the operator key; or a signed-in workspace admin's web session (the Temporal UI).
+     */
+    post: operations['codecDecode'];
+    delete?: never;
+    /**
+     * A browser's CORS preflight for /codec/decode
+     * @description No credential.
+     */
+    options: operations['codecDecodePreflight'];
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/metrics': {
     parameters: {
       query?: never;
@@ -962,6 +1010,146 @@ export interface operations {
             [key: string]: unknown;
           };
         };
+      };
+      /** @description an error (RFC 9457 problem details) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  codecEncode: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          payloads: {
+            metadata?: {
+              [key: string]: string;
+            };
+            /** Format: base64 */
+            data?: string;
+          }[];
+        };
+      };
+    };
+    responses: {
+      /** @description the payloads */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            [key: string]: unknown;
+          };
+        };
+      };
+      /** @description an error (RFC 9457 problem details) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  codecEncodePreflight: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description the allowed methods and headers */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description an error (RFC 9457 problem details) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  codecDecode: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          payloads: {
+            metadata?: {
+              [key: string]: string;
+            };
+            /** Format: base64 */
+            data?: string;
+          }[];
+        };
+      };
+    };
+    responses: {
+      /** @description the payloads */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            [key: string]: unknown;
+          };
+        };
+      };
+      /** @description an error (RFC 9457 problem details) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  codecDecodePreflight: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description the allowed methods and headers */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
       };
       /** @description an error (RFC 9457 problem details) */
       default: {

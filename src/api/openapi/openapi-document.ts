@@ -52,6 +52,7 @@ const security: Record<Caller, Record<string, string[]>[]> = {
   reader: [{ bearer: [] }],
   model_key: [{ modelKey: [] }, { bearer: [] }],
   browser: [{ webSession: [] }],
+  codec: [{ bearer: [] }, { webSession: [] }],
   anyone: [],
 };
 
@@ -62,6 +63,8 @@ const callerNote: Record<Caller, string> = {
   reader: "Bearer: the run's session token, or the operator key.",
   model_key: "The run's session token as x-api-key (or Bearer).",
   browser: 'The web session cookie, and the CSRF value on posts.',
+  codec:
+    "Bearer: the operator key; or a signed-in workspace admin's web session (the Temporal UI).",
   anyone: 'No credential.',
 };
 

@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import { approvalParams, decisionBody, listQuery } from '../routes/approvals.js';
 import { bundleBody } from '../routes/capability-bundles.js';
+import { payloadsBody } from '../routes/codec.js';
 import { connectionBody, idParams, reauthorizeBody } from '../routes/connections.js';
 import { pageQuery, sessionParams, streamQuery } from '../routes/events.js';
 import { providerBody, providerParams } from '../routes/model-providers.js';
@@ -31,10 +32,11 @@ import { decisionForm } from '../web/approval-page-routes.js';
 import { policyBodySchema } from '../../domain/policy/policy.js';
 import { responses } from './response-shapes.js';
 
-export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
+export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete' | 'options';
 
 /** Who may call: the API's bearer principals, the model proxy's key, a browser, or anyone. */
-export type Caller = 'operator' | 'runner' | 'user' | 'reader' | 'model_key' | 'browser' | 'anyone';
+export type Caller =
+  'operator' | 'runner' | 'user' | 'reader' | 'model_key' | 'browser' | 'codec' | 'anyone';
 
 export interface Answer {
   description: string;
@@ -84,6 +86,45 @@ export const routeContracts: readonly RouteContract[] = [
     tag: 'operations',
     caller: 'anyone',
     answers: { 200: json('ready'), 503: json('a dependency is down') },
+  },
+  {
+    method: 'post',
+    path: '/codec/encode',
+    operationId: 'codecEncode',
+    summary: 'Encrypts payloads as the gate stores them in Temporal (codec server protocol)',
+    tag: 'operations',
+    caller: 'codec',
+    body: payloadsBody,
+    answers: { 200: json('the payloads') },
+  },
+  {
+    method: 'options',
+    path: '/codec/encode',
+    operationId: 'codecEncodePreflight',
+    summary: "A browser's CORS preflight for /codec/encode",
+    tag: 'operations',
+    caller: 'anyone',
+    answers: { 204: { description: 'the allowed methods and headers' } },
+  },
+  {
+    method: 'post',
+    path: '/codec/decode',
+    operationId: 'codecDecode',
+    summary:
+      'Opens payloads stored in Temporal, for the Temporal UI and CLI (codec server protocol)',
+    tag: 'operations',
+    caller: 'codec',
+    body: payloadsBody,
+    answers: { 200: json('the payloads') },
+  },
+  {
+    method: 'options',
+    path: '/codec/decode',
+    operationId: 'codecDecodePreflight',
+    summary: "A browser's CORS preflight for /codec/decode",
+    tag: 'operations',
+    caller: 'anyone',
+    answers: { 204: { description: 'the allowed methods and headers' } },
   },
   {
     method: 'get',

@@ -14,7 +14,7 @@ import { validate } from '../validation.js';
 import { signedIn } from '../web/session.js';
 
 const base64 = z.base64('must be base64');
-const payloadsBody = z
+export const payloadsBody = z
   .object({
     payloads: z
       .array(
