@@ -1,7 +1,7 @@
 import type { SessionId, ToolCallId } from '../domain/gate/ids.js';
 import type { ToolCallState } from '../domain/gate/vocabulary.js';
 import type { Pool } from '../store/pool.js';
-import { findToolCall, stateOf } from '../store/tool-calls.js';
+import { awaitToolCall } from './await-tool-call.js';
 import { UnavailableError } from './errors.js';
 
 /** Wakes a reader when a call's recorded answer changes (LISTEN/NOTIFY in the API). */
@@ -23,8 +23,8 @@ const recheckMs = 1000;
 
 /**
  * The gate's first answer to a call as recorded (decided, or paused on a person), waiting up to
- * `waitMs` for it. Every answer is appended to the session's stream in the same transaction as
- * the record, so each append wakes a read; the listener is set before the read, so none is missed.
+ * `waitMs` for it; the record is written before any notice, so the runner acts only on what is
+ * durable.
  */
 export async function awaitGateAnswer(
   deps: { pool: Pool; notifications: ToolCallNotices },
@@ -32,25 +32,18 @@ export async function awaitGateAnswer(
   toolCallId: ToolCallId,
   waitMs: number,
 ): Promise<ToolCallState> {
-  const deadline = Date.now() + waitMs;
-  for (;;) {
-    const stop = new AbortController();
-    const changed = deps.notifications.waitForToolCall(
-      sessionId,
-      toolCallId,
-      Math.max(0, Math.min(recheckMs, deadline - Date.now())),
-      stop.signal,
-    );
-    const row = await findToolCall(deps.pool, sessionId, toolCallId);
-    const state = row && stateOf(row);
-    if (state && state.status !== 'evaluating') {
-      stop.abort();
-      return state;
-    }
-    if (Date.now() >= deadline) {
-      stop.abort();
-      throw new UnavailableError('the gate is still evaluating this call; send it again');
-    }
-    await changed;
+  const state = await awaitToolCall(
+    deps.pool,
+    sessionId,
+    toolCallId,
+    waitMs,
+    (ms, signal) =>
+      deps.notifications.waitForToolCall(sessionId, toolCallId, Math.min(recheckMs, ms), signal),
+    new AbortController().signal,
+    (answer) => answer.status !== 'evaluating',
+  );
+  if (state.status === 'evaluating') {
+    throw new UnavailableError('the gate is still evaluating this call; send it again');
   }
+  return state;
 }

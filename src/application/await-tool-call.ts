@@ -7,6 +7,11 @@ import { NotFoundError } from './errors.js';
 /** Resolves when the call's record may have changed, after `ms`, or when `signal` aborts. */
 export type ToolCallWakeup = (ms: number, signal: AbortSignal) => Promise<void>;
 
+/** Whether a call's recorded state is the one waited for: by default, decided. */
+export type AnsweredWhen = (state: ToolCallState) => boolean;
+
+const decided: AnsweredWhen = (state) => state.status === 'decided';
+
 /**
  * A call's state as recorded, waiting up to `waitMs` for a pending call to be decided. The
  * record is read again only when `changed` says it may have changed (a notice from PostgreSQL),
@@ -19,6 +24,7 @@ export async function awaitToolCall(
   waitMs: number,
   changed: ToolCallWakeup,
   signal: AbortSignal,
+  answered: AnsweredWhen = decided,
 ): Promise<ToolCallState> {
   const deadline = Date.now() + waitMs;
   for (;;) {
@@ -33,7 +39,7 @@ export async function awaitToolCall(
       const row = await findToolCall(pool, sessionId, toolCallId);
       if (!row) throw new NotFoundError(`tool call ${toolCallId}`);
       const state = stateOf(row);
-      if (state.status === 'decided' || Date.now() >= deadline || signal.aborted) return state;
+      if (answered(state) || Date.now() >= deadline || signal.aborted) return state;
       // Woken, timed out or hung up: the next round reads again and returns on the last two.
       await woken;
     } finally {

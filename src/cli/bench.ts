@@ -93,36 +93,41 @@ function quietWorkers(): void {
   Runtime.install({ logger: new DefaultLogger('WARN') });
 }
 
-async function full(): Promise<void> {
+/** A fresh test stack on its own slot, a worker and an API on it, for `run`; then all stopped. */
+async function onBenchStack(
+  run: (config: GateConfig, base: string, operatorKey: string) => Promise<void>,
+): Promise<void> {
   quietWorkers();
   process.env.GATE_TEST_SLOT ??= '9';
   const stack = await startStack('test', { fresh: true, quietTemporal: true });
   const worker = startNodeProcess('worker', 'src/worker.ts', stack.env, { quiet: true });
   const config = loadConfig(stack.env);
   try {
-    process.stdout.write(
-      '\nfluidbox gate benchmark (one machine: servers, worker, API and runners together)\n',
-    );
-    await withApi(config, async (base, key) => {
-      print(await gateAgainstFloor(config, base, key, fullSizes), fullSizes);
-      benchPureParts();
-      await benchLedgerAppends(config.databaseUrl);
-      process.stdout.write(
-        '\nModel proxy, time to first byte of a streamed answer, 200 requests each, interleaved:\n',
-      );
-      const proxy = await benchModelProxy(base, key, (await gateCalls(base, key)).demo);
-      const direct = figures(proxy.direct);
-      const proxied = figures(proxy.proxied);
-      show('stub upstream, directly', direct);
-      show('through the gate (admit, forward, meter)', proxied);
-      process.stdout.write(
-        `  added latency to first byte, p50: ${ms(proxied.p50 - direct.p50)}\n\n`,
-      );
-    });
+    await withApi(config, (base, key) => run(config, base, key));
   } finally {
     await worker.stop();
     await stack.stop();
   }
+}
+
+function full(): Promise<void> {
+  process.stdout.write(
+    '\nfluidbox gate benchmark (one machine: servers, worker, API and runners together)\n',
+  );
+  return onBenchStack(async (config, base, key) => {
+    print(await gateAgainstFloor(config, base, key, fullSizes), fullSizes);
+    benchPureParts();
+    await benchLedgerAppends(config.databaseUrl);
+    process.stdout.write(
+      '\nModel proxy, time to first byte of a streamed answer, 200 requests each, interleaved:\n',
+    );
+    const proxy = await benchModelProxy(base, key, (await gateCalls(base, key)).demo);
+    const direct = figures(proxy.direct);
+    const proxied = figures(proxy.proxied);
+    show('stub upstream, directly', direct);
+    show('through the gate (admit, forward, meter)', proxied);
+    process.stdout.write(`  added latency to first byte, p50: ${ms(proxied.p50 - direct.p50)}\n\n`);
+  });
 }
 
 /** The ratios past their thresholds, as sentences. */
@@ -151,20 +156,10 @@ async function check(): Promise<number> {
 }
 
 /** `--pending N`: N approvals held at once (see bench/pending-approvals.ts). */
-async function pending(count: number): Promise<void> {
-  quietWorkers();
-  process.env.GATE_TEST_SLOT ??= '9';
-  const stack = await startStack('test', { fresh: true, quietTemporal: true });
-  const worker = startNodeProcess('worker', 'src/worker.ts', stack.env, { quiet: true });
-  const config = loadConfig(stack.env);
-  try {
-    await withApi(config, async (base, key) =>
-      benchPendingApprovals(await gateCalls(base, key), count),
-    );
-  } finally {
-    await worker.stop();
-    await stack.stop();
-  }
+function pending(count: number): Promise<void> {
+  return onBenchStack(async (_config, base, key) => {
+    await benchPendingApprovals(await gateCalls(base, key), count);
+  });
 }
 
 const pendingAt = process.argv.indexOf('--pending');
