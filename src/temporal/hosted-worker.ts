@@ -16,6 +16,7 @@ interface Hosted {
   worker: Worker;
   client: Client;
   running: Promise<void>;
+  stop: () => void;
 }
 
 /** The API logs its own way: of the worker inside it, only warnings and errors. */
@@ -72,17 +73,19 @@ export class HostedWorker {
       await connection.close();
       throw err;
     }
-    if (this.closed) {
-      await connection.close();
-      return;
-    }
+    // `runUntil` shuts the worker down whenever `stop` is called, also before it is running:
+    // a worker created and never run, or stopped while starting, would hold the process open.
+    let stop: () => void = () => undefined;
+    const stopped = new Promise<void>((resolve) => {
+      stop = resolve;
+    });
     const client = new Client({
       connection,
       namespace: this.config.temporal.namespace,
       dataConverter: gateDataConverter(this.config.payloadKeys),
     });
     const running = worker
-      .run()
+      .runUntil(stopped)
       .catch(() => undefined)
       .then(async () => {
         if (this.current?.worker !== worker) return; // closed on purpose
@@ -90,7 +93,7 @@ export class HostedWorker {
         await connection.close().catch(() => undefined);
         this.later();
       });
-    this.current = { connection, worker, client, running };
+    this.current = { connection, worker, client, running, stop };
   }
 
   async close(): Promise<void> {
@@ -100,7 +103,7 @@ export class HostedWorker {
     const hosted = this.current;
     this.current = undefined;
     if (!hosted) return;
-    if (hosted.worker.getState() === 'RUNNING') hosted.worker.shutdown();
+    hosted.stop();
     await hosted.running;
     await hosted.connection.close().catch(() => undefined);
   }

@@ -31,11 +31,11 @@ test('PostgreSQL briefly down: calls answer 503 (never 500) while it is away, a 
   );
   const taskQueue = `pg-down-${randomUUID()}`;
   const api = await startTestApi({ temporal: { taskQueue } });
-  // The policy stage stalls, so the call is in flight when PostgreSQL goes away.
+  // The stages stall, so the call is in flight when PostgreSQL goes away.
   const worker = await startWorkerProcess(
     'worker-pg',
     { GATE_TASK_QUEUE: taskQueue },
-    { faults: { delayMs: { policy: 1500 } } },
+    { faults: { delayMs: { stages: 1500 } } },
   );
   try {
     const seed = await seedWorkspace(api, {
