@@ -1,3 +1,4 @@
+import { performance } from 'node:perf_hooks';
 import { ApplicationFailure } from '@temporalio/activity';
 import type {
   DenySource,
@@ -5,6 +6,7 @@ import type {
   PolicyOutcome,
   StageOutcome,
 } from '../domain/gate/vocabulary.js';
+import { observeStage } from '../telemetry/activity-telemetry.js';
 
 /** The failure type of a stage that could not answer; its details name the stage. */
 export const stageFailedType = 'StageFailed';
@@ -17,10 +19,19 @@ export interface StageChecks {
   policy: (request: GateRequest) => Promise<PolicyOutcome>;
 }
 
-async function named<T>(source: DenySource, run: () => Promise<T>): Promise<T> {
+/** Runs one stage, timed for the stage metrics; a stage that throws is named in the failure. */
+async function named<T extends { outcome: string }>(
+  source: DenySource,
+  run: () => Promise<T>,
+): Promise<T> {
+  const started = performance.now();
+  const seconds = () => (performance.now() - started) / 1000;
   try {
-    return await run();
+    const outcome = await run();
+    observeStage(source, seconds(), outcome.outcome);
+    return outcome;
   } catch (err) {
+    observeStage(source, seconds(), 'error');
     const cause = err instanceof Error ? err.message : String(err);
     throw ApplicationFailure.retryable(cause, stageFailedType, source);
   }

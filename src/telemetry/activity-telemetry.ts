@@ -91,15 +91,21 @@ function brokerFailed(result: unknown): boolean {
   return (result as { result?: { isError?: unknown } } | undefined)?.result?.isError === true;
 }
 
+/**
+ * One stage's latency and outcome (`error` when it could not answer), and a budget refusal
+ * when the budget stage denies: from the stages activity, or from a stage's own activity.
+ */
+export function observeStage(stage: string, seconds: number, outcome: string): void {
+  made ??= instruments(Runtime.instance().metricMeter);
+  made.stageDuration.record(seconds, { stage, outcome });
+  if (stage === 'budget' && outcome === 'deny') made.budgetRefusals.add(1, { where: 'gate' });
+}
+
 function observe(activity: string, seconds: number, result: unknown, failed: boolean): Reading {
   made ??= instruments(Runtime.instance().metricMeter);
   const reading = readingOf(result);
   const stage = stages[activity];
-  if (stage !== undefined) {
-    made.stageDuration.record(seconds, { stage, outcome: failed ? 'error' : reading.outcome });
-  }
-  if (activity === 'budget' && reading.outcome === 'deny')
-    made.budgetRefusals.add(1, { where: 'gate' });
+  if (stage !== undefined) observeStage(stage, seconds, failed ? 'error' : reading.outcome);
   if (decidingActivities.has(activity) && !failed && reading.labels.decision) {
     made.decisions.add(1, {
       decision: reading.labels.decision,
