@@ -318,7 +318,8 @@ describe('the compare-and-swap reads the clock at decision', () => {
       assert.equal(expired.outcome, 'decided');
       await tx.query('commit');
     } finally {
-      tx.release();
+      // A failed assertion leaves the transaction open: the connection goes, not back to the pool.
+      tx.release(true);
     }
     const row = await h.db.query<{ status: string; late: boolean }>(
       `select status, decided_at >= expires_at as late from approvals
