@@ -288,7 +288,7 @@ describe('expiry', () => {
 
 describe('the compare-and-swap reads the clock at decision', () => {
   test('a decision whose transaction began before the expiry but reaches the row after it is refused; the expiry then settles it', async () => {
-    const policyId = await policyWith({ approval: { timeout_s: 2, on_timeout: 'deny' } });
+    const policyId = await policyWith({ approval: { timeout_s: 600, on_timeout: 'deny' } });
     const run = await createRun(h.api, h.seed, { policy_id: policyId });
     const sessionId = asSessionId(run.session_id);
     const callId = asToolCallId('c1');
@@ -296,15 +296,17 @@ describe('the compare-and-swap reads the clock at decision', () => {
     const tx = await h.db.connect();
     try {
       await tx.query('begin');
-      // The row is taken first, so the workflow's own expiry waits for this transaction: only
-      // the clock each statement reads can tell the decision is late.
-      const { rows } = await tx.query<{ left_ms: number }>(
-        `select extract(epoch from expires_at - now()) * 1000 as left_ms from approvals
-         where session_id = $1 and tool_call_id = $2 for update`,
+      // The row is taken, and its expiry brought to 200 ms after this transaction began (the
+      // workflow's own timer is ten minutes away): only the clock each statement reads can tell
+      // that a decision made after the sleep is late.
+      const { rows } = await tx.query<{ before_expiry: boolean }>(
+        `update approvals set expires_at = clock_timestamp() + interval '200 milliseconds'
+         where session_id = $1 and tool_call_id = $2 and status = 'pending'
+         returning now() < expires_at as before_expiry`,
         [sessionId, callId],
       );
-      assert.ok(rows[0]!.left_ms > 0, 'the transaction began before the expiry');
-      await tx.query('select pg_sleep($1)', [rows[0]!.left_ms / 1000 + 0.2]);
+      assert.deepEqual(rows, [{ before_expiry: true }], 'the transaction began before the expiry');
+      await tx.query('select pg_sleep(0.4)');
       const late = await settleAndRecord(tx, sessionId, callId, {
         by: 'person',
         decision: 'allow',
@@ -316,7 +318,8 @@ describe('the compare-and-swap reads the clock at decision', () => {
       assert.equal(expired.outcome, 'decided');
       await tx.query('commit');
     } finally {
-      tx.release();
+      // A failed assertion leaves the transaction open: the connection goes, not back to the pool.
+      tx.release(true);
     }
     const row = await h.db.query<{ status: string; late: boolean }>(
       `select status, decided_at >= expires_at as late from approvals
