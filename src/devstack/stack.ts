@@ -35,9 +35,8 @@ export async function startStack(
 ): Promise<Stack> {
   const profile = stackProfile(loadStackConfig(), name);
   const temporalBinary = await ensureTemporalCli(profile.cliVersion);
-  // Before any path is chosen: PostgreSQL's data folder stays in the project once reachable.
-  letPhotographsReachProject();
   if (fresh) await wipeData(profile);
+  letPhotographsReachProject();
 
   let postgres: PostgresCluster | undefined;
   const databaseUrl =
