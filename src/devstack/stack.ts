@@ -1,4 +1,3 @@
-import { letPhotographsReachProject } from './photograph-reach.js';
 import { randomBytes } from 'node:crypto';
 import { existsSync, rmSync } from 'node:fs';
 import path from 'node:path';
@@ -36,7 +35,6 @@ export async function startStack(
   const profile = stackProfile(loadStackConfig(), name);
   const temporalBinary = await ensureTemporalCli(profile.cliVersion);
   if (fresh) await wipeData(profile);
-  letPhotographsReachProject();
 
   let postgres: PostgresCluster | undefined;
   const databaseUrl =
