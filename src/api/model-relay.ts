@@ -27,14 +27,20 @@ import { AnthropicError } from './anthropic-errors.js';
 /** A JSON answer larger than this is not read whole: it counts as broken. */
 const maxJsonAnswerBytes = 64 * 1024 * 1024;
 
+/** The most of a stream's end the gate holds back before it lets bytes through again. */
+const maxHeldTailBytes = 1024 * 1024;
+
 /**
  * The client's side of the exchange: writes stop, silently, once it has gone. A whole answer is
- * held, and a stream left open, until `finish`: the route settles the budget first, so a client
- * holding the complete answer never sees the budget before it.
+ * held, and a stream's end (from its final usage on) with it, until `finish`: the route settles
+ * the budget first, so a client holding the complete answer never sees the budget, or the
+ * thinking blocks its next turn sends back, before the settlement that records them.
  */
 export class ClientLink {
   gone = false;
   #held: { status: number; headers: Record<string, string>; body: Buffer } | undefined;
+  #tail: Buffer[] | undefined;
+  #tailBytes = 0;
 
   constructor(readonly res: ServerResponse) {
     res.on('close', () => {
@@ -42,7 +48,28 @@ export class ClientLink {
     });
   }
 
+  /** From now on, what is written waits for `finish` (up to a bound). */
+  holdTail(): void {
+    this.#tail ??= [];
+  }
+
   async write(chunk: Buffer | string): Promise<void> {
+    if (this.gone) return;
+    const bytes = Buffer.from(chunk);
+    if (this.#tail) {
+      this.#tail.push(bytes);
+      this.#tailBytes += bytes.length;
+      if (this.#tailBytes <= maxHeldTailBytes) return;
+      // Past the bound the stream is not ending: what was held goes out, in order.
+      await this.#send(Buffer.concat(this.#tail));
+      this.#tail = undefined;
+      this.#tailBytes = 0;
+      return;
+    }
+    await this.#send(bytes);
+  }
+
+  async #send(chunk: Buffer): Promise<void> {
     if (this.gone || this.res.write(chunk)) return;
     await new Promise<void>((resolve) => {
       const done = () => {
@@ -71,7 +98,7 @@ export class ClientLink {
       this.res.end(held.body);
       return;
     }
-    this.res.end();
+    this.res.end(this.#tail ? Buffer.concat(this.#tail) : undefined);
   }
 }
 
@@ -114,6 +141,8 @@ async function relayStream(answer: UpstreamAnswer, client: ClientLink): Promise<
   const reader = new StreamUsageReader();
   const splitter = new SseSplitter((type, data) => {
     reader.event(type, data);
+    // The final usage arrives first; the end of the stream waits for the settlement.
+    if (type === 'message_delta' || type === 'message_stop') client.holdTail();
   });
   client.res.writeHead(answer.status, downstreamHeaders(answer.headers));
   client.res.flushHeaders();

@@ -129,6 +129,24 @@ describe('the official SDK through the gate, the session token as its API key', 
     assert.equal(reservation.booked_tokens, 77 + boundOfBody(JSON.parse(body)));
   });
 
+  test("a stream's end reaches the client only once the request is settled, so its next turn is admitted against what this one recorded", async () => {
+    const provider = await createProvider(h.api, h.seed, fake.url);
+    const run = await createModelRun(h.api, h.seed, provider.id, 1_000_000);
+    fake.setScript(() => text('settled first'));
+    const stream = await gateClient(h.api, run.session_token).messages.create({
+      ...smallRequest(150),
+      stream: true,
+    } as never);
+    const statusAt: Record<string, string[]> = {};
+    for await (const event of stream as unknown as AsyncIterable<{ type: string }>) {
+      if (event.type === 'message_delta' || event.type === 'message_stop') {
+        const rows = await reservationsOf(h.db, run.session_id);
+        statusAt[event.type] = rows.map((r) => String(r.status));
+      }
+    }
+    assert.deepEqual(statusAt, { message_delta: ['reconciled'], message_stop: ['reconciled'] });
+  });
+
   test('count_tokens passes through with the provider key and books nothing', async () => {
     const provider = await createProvider(h.api, h.seed, fake.url);
     const run = await createModelRun(h.api, h.seed, provider.id, 100_000);
