@@ -59,7 +59,14 @@ const environmentSchema = z.object({
   GATE_PUBLIC_URL: z.url({ protocol: /^https?$/ }).optional(),
   GATE_OPERATOR_KEY: z.string().min(16, 'must be a secret of at least 16 characters').optional(),
   GATE_SEALING_KEY: z.string().optional(),
-  GATE_APPROVAL_RECHECK_S: seconds(0.1, 3600).default(10),
+  GATE_APPROVAL_RECHECK_S: seconds(0.1, 3600).default(300),
+  GATE_APPROVAL_RECHECK_MAX_S: seconds(0.1, 86_400).default(3600),
+  GATE_WORKER_CACHED_WORKFLOWS: z.coerce
+    .number({ error: 'must be a whole number from 2 to 100000' })
+    .int('must be a whole number from 2 to 100000')
+    .min(2, 'must be a whole number from 2 to 100000')
+    .max(100_000, 'must be a whole number from 2 to 100000')
+    .default(250),
   GATE_STAGE_ACTIVITIES: z.enum(['local', 'remote']).default('local'),
   GATE_EAGER_START: z.enum(['on', 'off']).default('on'),
   GATE_RESERVATION_TTL_S: z.coerce
@@ -122,6 +129,9 @@ export interface GateConfig {
   };
   /** How often a paused call re-reads its approval when no signal wakes it. */
   approvalRecheckS: number;
+  approvalRecheckMaxS: number;
+  /** Workflows a worker keeps in memory between tasks; the rest are replayed when woken. */
+  workerCachedWorkflows: number;
   /** How the cheap gate stages run: local activities, or regular ones on any worker. */
   stageActivities: 'local' | 'remote';
   /** Whether the API hosts a gate worker and starts each call's workflow on it eagerly. */
@@ -171,6 +181,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GateConfig {
       logLevel: e.LOG_LEVEL,
     },
     approvalRecheckS: e.GATE_APPROVAL_RECHECK_S,
+    approvalRecheckMaxS: Math.max(e.GATE_APPROVAL_RECHECK_S, e.GATE_APPROVAL_RECHECK_MAX_S),
+    workerCachedWorkflows: e.GATE_WORKER_CACHED_WORKFLOWS,
     stageActivities: e.GATE_STAGE_ACTIVITIES,
     eagerStart: e.GATE_EAGER_START === 'on',
     sealingKey: e.GATE_SEALING_KEY,

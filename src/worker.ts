@@ -69,6 +69,8 @@ export function createGateWorkerOn(
     dataConverter: gateDataConverter(config.payloadKeys),
     namespace: config.temporal.namespace,
     taskQueue: config.temporal.taskQueue,
+    // Paused calls wait for days; only the ones that move stay in memory (see README).
+    maxCachedWorkflows: config.workerCachedWorkflows,
     activities: createActivities({
       pool,
       publicUrl: config.api.publicUrl,

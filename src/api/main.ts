@@ -37,6 +37,7 @@ export function createApi(
       metrics: createMetrics(pool),
       gateWaitMs,
       approvalRecheckS: config.approvalRecheckS,
+      approvalRecheckMaxS: config.approvalRecheckMaxS,
       stageActivities: config.stageActivities,
       modelProxy: config.modelProxy,
       notifications,

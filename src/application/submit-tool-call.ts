@@ -27,6 +27,7 @@ export interface ToolCallDeps {
   gateWaitMs: number;
   /** How often a paused call re-reads its approval row when no signal arrives. */
   approvalRecheckS: number;
+  approvalRecheckMaxS: number;
   /** How the cheap stages run: local activities, or regular ones on any worker. */
   stageActivities: 'local' | 'remote';
 }
@@ -98,6 +99,7 @@ export async function submitToolCall(
     tool_call_id: toolCallId,
     ...call,
     approval_recheck_s: deps.approvalRecheckS,
+    approval_recheck_max_s: deps.approvalRecheckMaxS,
     stage_activities: deps.stageActivities,
   };
   const answer = await decide(deps, request, requestId);

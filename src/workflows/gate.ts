@@ -173,10 +173,15 @@ async function awaitApproval(
     woken = true;
   });
   let expiryRefused = false;
+  let recheckMs = request.approval_recheck_s * 1000;
+  const longestRecheckMs = (request.approval_recheck_max_s ?? request.approval_recheck_s) * 1000;
   for (;;) {
     const untilExpiry = expiresAt - Date.now();
     if (untilExpiry > 0) {
-      await condition(() => woken, Math.min(request.approval_recheck_s * 1000, untilExpiry));
+      // The signal is the way a decision arrives; the timer only bounds what a lost one costs,
+      // so it backs off: ten thousand paused calls must not keep the worker busy re-reading.
+      await condition(() => woken, Math.min(recheckMs, untilExpiry));
+      recheckMs = Math.max(recheckMs, Math.min(recheckMs * 2, longestRecheckMs));
     } else if (expiryRefused) {
       // PostgreSQL's clock, which settles the race with people, is not there yet: no busy loop.
       await condition(() => woken, 1000);

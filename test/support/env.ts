@@ -11,7 +11,17 @@ export function testConfig(overrides: ConfigOverrides = {}): GateConfig {
     throw new Error('run tests through `npm test`, which starts the services they need');
   }
   const config = loadConfig();
-  return { ...config, ...overrides, temporal: { ...config.temporal, ...overrides.temporal } };
+  // A test that sets how often a paused call re-reads its approval means that period, unchanged.
+  const fixedRecheck =
+    overrides.approvalRecheckS === undefined
+      ? {}
+      : { approvalRecheckMaxS: overrides.approvalRecheckS };
+  return {
+    ...config,
+    ...fixedRecheck,
+    ...overrides,
+    temporal: { ...config.temporal, ...overrides.temporal },
+  };
 }
 
 /** The operator key of the test stack's API. */

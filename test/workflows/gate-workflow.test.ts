@@ -249,6 +249,33 @@ describe('the approval pause', { ...bound, concurrency: true }, () => {
     assert.equal(checks, 3);
   });
 
+  test('unwoken, each re-check waits twice as long as the one before, up to approval_recheck_max_s', async () => {
+    let checks = 0;
+    const call = gate.call(
+      {
+        policy: () => requireApproval,
+        checkApproval: () => {
+          checks += 1;
+          return checks < 3 ? { status: 'pending', expires_at: '' } : approved;
+        },
+      },
+      { approval_recheck_s: 1, approval_recheck_max_s: 2 },
+    );
+    assert.equal((await ask(call)).status, 'pending_approval');
+    assert.deepEqual(await result(call), approved.answer);
+    const at = call.invocations
+      .filter((i) => ['requestApproval', 'checkApproval'].includes(i.activity))
+      .map((i) => i.at);
+    const waits = at.slice(1).map((t, n) => t - at[n]!);
+    // 1 s, 2 s, then 2 s again (the cap) where doubling on would wait 4 s; the server's timers
+    // fire up to about a second late.
+    assert.equal(waits.length, 3, JSON.stringify(waits));
+    [950, 1950, 1950].forEach((least, n) => {
+      assert.ok(waits[n]! >= least, `wait ${n}: ${waits[n]} ms`);
+    });
+    assert.ok(waits[2]! < 3600, `the third wait, ${waits[2]} ms, is past the cap`);
+  });
+
   test('at the expiry the row is settled with on_timeout, by the same compare-and-swap', async () => {
     const expired: ApprovalState = {
       status: 'decided',

@@ -30,8 +30,12 @@ export async function benchPendingApprovals(calls: GateCalls, count: number): Pr
   const seconds = (performance.now() - started) / 1000;
   process.stdout.write(`  opened in ${seconds.toFixed(0)} s (${(count / seconds).toFixed(0)}/s)\n`);
   global.gc?.();
-  const rss = process.memoryUsage().rss;
-  process.stdout.write(`  RSS of the API process: ${mib(rss)} (${mib(rssBefore)} before)\n`);
+  const memory = process.memoryUsage();
+  process.stdout.write(
+    `  RSS of the API process: ${mib(memory.rss)} (${mib(rssBefore)} before); ` +
+      `JavaScript heap ${mib(memory.heapUsed)} of ${mib(memory.heapTotal)}, ` +
+      `outside it ${mib(memory.external)}\n`,
+  );
   const samples: number[] = [];
   for (let i = 0; i < 20; i += 1) {
     const picked = pending[Math.floor(Math.random() * pending.length)];

@@ -52,8 +52,13 @@ export interface GateRequest {
    * more; reported by the gate MCP proxy. It can only deny (stage 2), never allow.
    */
   observed_digest?: string | null;
-  /** How often a paused call re-reads its approval when no signal comes (seconds). */
+  /** How long a paused call waits before it first re-reads its approval unwoken (seconds). */
   approval_recheck_s: number;
+  /**
+   * The longest wait between two unwoken re-reads: each one waits twice the one before, up to
+   * this. Absent (calls started before it existed), every wait is `approval_recheck_s`.
+   */
+  approval_recheck_max_s?: number;
   /** Whether the cheap stages run as local activities (the default) or as regular ones. */
   stage_activities: 'local' | 'remote';
 }
