@@ -24,6 +24,8 @@ const concurrency = 6;
 
 /** Where each file's duration is kept between runs (`.data/` is never committed). */
 const durationsFile = path.join(projectRoot, '.data', 'test-durations.json');
+/** A full run's figures, kept with the code, for a clone that has no runs of its own. */
+const keptDurations = path.join(projectRoot, 'test', 'durations.json');
 
 function testFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
@@ -51,7 +53,11 @@ async function runPhase(phase: Phase): Promise<PhaseResult> {
     `\n▶ ${phase.name}: ${phase.files.length} files, ${phase.concurrency} at a time\n`,
   );
   const stream = run({
-    files: slowestFirst(phase.files, durationsFile),
+    files: slowestFirst(phase.files, {
+      root: projectRoot,
+      kept: keptDurations,
+      local: durationsFile,
+    }),
     concurrency: phase.concurrency,
   });
   const result: PhaseResult = { ok: true, counts: {} };
