@@ -38,7 +38,9 @@ describe('configuration from the environment', () => {
         operatorKey: undefined,
         logLevel: 'info',
       },
-      approvalRecheckS: 10,
+      approvalRecheckS: 300,
+      approvalRecheckMaxS: 3600,
+      workerCachedWorkflows: 250,
       stageActivities: 'local',
       eagerStart: true,
       sealingKey: undefined,
@@ -62,6 +64,8 @@ describe('configuration from the environment', () => {
       GATE_OPERATOR_KEY: 'an-operator-key-of-enough-length',
       GATE_SEALING_KEY: 'c2VhbGluZw==',
       GATE_APPROVAL_RECHECK_S: '0.5',
+      GATE_APPROVAL_RECHECK_MAX_S: '120',
+      GATE_WORKER_CACHED_WORKFLOWS: '64',
       GATE_STAGE_ACTIVITIES: 'remote',
       GATE_EAGER_START: 'off',
       GATE_RESERVATION_TTL_S: '60',
@@ -85,6 +89,8 @@ describe('configuration from the environment', () => {
       logLevel: 'warn',
     });
     assert.equal(config.approvalRecheckS, 0.5);
+    assert.equal(config.approvalRecheckMaxS, 120);
+    assert.equal(config.workerCachedWorkflows, 64);
     assert.equal(config.stageActivities, 'remote');
     assert.equal(config.eagerStart, false);
     assert.equal(config.sealingKey, 'c2VhbGluZw==');
@@ -107,6 +113,7 @@ describe('configuration from the environment', () => {
       GATE_APPROVAL_RECHECK_S: '0',
       GATE_STAGE_ACTIVITIES: 'sometimes',
       GATE_OPERATOR_KEY: 'short',
+      GATE_WORKER_CACHED_WORKFLOWS: '1.5',
     });
     for (const name of [
       'DATABASE_URL',
@@ -116,6 +123,7 @@ describe('configuration from the environment', () => {
       'GATE_STAGE_ACTIVITIES',
       'GATE_OPERATOR_KEY',
       'GATE_PAYLOAD_KEYS',
+      'GATE_WORKER_CACHED_WORKFLOWS',
     ]) {
       assert.match(message, new RegExp(`^  ${name}: `, 'm'), message);
     }

@@ -95,7 +95,7 @@ function quietWorkers(): void {
 
 /** A fresh test stack on its own slot, a worker and an API on it, for `run`; then all stopped. */
 async function onBenchStack(
-  run: (config: GateConfig, base: string, operatorKey: string) => Promise<void>,
+  run: (config: GateConfig, base: string, operatorKey: string, workerPid?: number) => Promise<void>,
 ): Promise<void> {
   quietWorkers();
   process.env.GATE_TEST_SLOT ??= '9';
@@ -103,7 +103,7 @@ async function onBenchStack(
   const worker = startNodeProcess('worker', 'src/worker.ts', stack.env, { quiet: true });
   const config = loadConfig(stack.env);
   try {
-    await withApi(config, (base, key) => run(config, base, key));
+    await withApi(config, (base, key) => run(config, base, key, worker.child.pid));
   } finally {
     await worker.stop();
     await stack.stop();
@@ -157,8 +157,8 @@ async function check(): Promise<number> {
 
 /** `--pending N`: N approvals held at once (see bench/pending-approvals.ts). */
 function pending(count: number): Promise<void> {
-  return onBenchStack(async (_config, base, key) => {
-    await benchPendingApprovals(await gateCalls(base, key), count);
+  return onBenchStack(async (_config, base, key, workerPid) => {
+    await benchPendingApprovals(await gateCalls(base, key), count, workerPid);
   });
 }
 

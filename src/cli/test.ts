@@ -20,7 +20,7 @@ import { bundleWorkflowTo } from '../worker.js';
 import { keepDurations, slowestFirst } from './test-durations.js';
 
 /** Files at once in the first phase: most of their time is spent waiting on services. */
-const concurrency = 6;
+const concurrency = 4;
 
 /** Where each file's duration is kept between runs (`.data/` is never committed). */
 const durationsFile = path.join(projectRoot, '.data', 'test-durations.json');

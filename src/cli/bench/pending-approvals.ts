@@ -1,8 +1,9 @@
 /**
- * `npm run bench -- --pending N`: N calls paused on an approval, all held by the worker in the
+ * `npm run bench -- --pending N`: N calls paused on an approval, held by the worker in the
  * API process (eager start), then the process's RSS, and how long an approver's decision on a few
  * of them, picked at random, takes to reach the runner waiting on it.
  */
+import { readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { figures, show } from './figures.js';
 import { approvalBody, type BenchRun, type GateCalls } from './gate-calls.js';
@@ -10,7 +11,21 @@ import { approvalBody, type BenchRun, type GateCalls } from './gate-calls.js';
 const atOnce = 30;
 const mib = (bytes: number) => `${(bytes / 2 ** 20).toFixed(0)} MiB`;
 
-export async function benchPendingApprovals(calls: GateCalls, count: number): Promise<void> {
+/** A process's resident set, from Linux's /proc; undefined elsewhere. */
+function rssOf(pid: number): number | undefined {
+  try {
+    const kib = /^VmRSS:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
+    return kib === undefined ? undefined : Number(kib) * 1024;
+  } catch {
+    return undefined;
+  }
+}
+
+export async function benchPendingApprovals(
+  calls: GateCalls,
+  count: number,
+  workerPid?: number,
+): Promise<void> {
   process.stdout.write(`\n${count} pending approvals held by the API's worker:\n`);
   const rssBefore = process.memoryUsage().rss;
   const runs = await Promise.all(Array.from({ length: atOnce }, () => calls.newRun()));
@@ -36,6 +51,11 @@ export async function benchPendingApprovals(calls: GateCalls, count: number): Pr
       `JavaScript heap ${mib(memory.heapUsed)} of ${mib(memory.heapTotal)}, ` +
       `outside it ${mib(memory.external)}\n`,
   );
+  const workerRss = workerPid === undefined ? undefined : rssOf(workerPid);
+  if (workerRss !== undefined)
+    process.stdout.write(
+      `  RSS of the worker process (the calls' workflows when eager start is off): ${mib(workerRss)}\n`,
+    );
   const samples: number[] = [];
   for (let i = 0; i < 20; i += 1) {
     const picked = pending[Math.floor(Math.random() * pending.length)];
