@@ -9,10 +9,14 @@
  * `--check` measures a small sample on the stack the environment names (its worker already
  * running) and fails when a gate/floor ratio passes its threshold: the suite's last phase.
  */
+import { existsSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
+import path from 'node:path';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { createApi } from '../api/main.js';
 import { loadConfig, type GateConfig } from '../config.js';
+import { startProcess } from '../devstack/child-process.js';
+import { projectRoot } from '../devstack/stack-config.js';
 import { startNodeProcess, startStack } from '../devstack/stack.js';
 import { benchModelProxy } from './bench-model-proxy.js';
 import { figures, ms, show } from './bench/figures.js';
@@ -93,6 +97,22 @@ function quietWorkers(): void {
   Runtime.install({ logger: new DefaultLogger('WARN') });
 }
 
+/**
+ * The worker process: with `--built-worker`, the compiled one of `npm run build` (node on its
+ * JavaScript, as deployed), else the development one.
+ */
+function startBenchWorker(env: NodeJS.ProcessEnv) {
+  if (!process.argv.includes('--built-worker'))
+    return startNodeProcess('worker', 'src/worker.ts', env, { quiet: true });
+  const built = path.join(projectRoot, 'dist', 'worker.js');
+  if (!existsSync(built)) throw new Error('--built-worker needs `npm run build` first');
+  return startProcess('worker', process.execPath, [built], {
+    env: { ...env, NODE_OPTIONS: '', GATE_WORKFLOW_BUNDLE: '' },
+    cwd: projectRoot,
+    quiet: true,
+  });
+}
+
 /** A fresh test stack on its own slot, a worker and an API on it, for `run`; then all stopped. */
 async function onBenchStack(
   run: (config: GateConfig, base: string, operatorKey: string, workerPid?: number) => Promise<void>,
@@ -100,7 +120,7 @@ async function onBenchStack(
   quietWorkers();
   process.env.GATE_TEST_SLOT ??= '9';
   const stack = await startStack('test', { fresh: true, quietTemporal: true });
-  const worker = startNodeProcess('worker', 'src/worker.ts', stack.env, { quiet: true });
+  const worker = startBenchWorker(stack.env);
   const config = loadConfig(stack.env);
   try {
     await withApi(config, (base, key) => run(config, base, key, worker.child.pid));
