@@ -55,7 +55,7 @@ export class ClientLink {
 
   async write(chunk: Buffer | string): Promise<void> {
     if (this.gone) return;
-    const bytes = Buffer.from(chunk);
+    const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
     if (this.#tail) {
       this.#tail.push(bytes);
       this.#tailBytes += bytes.length;

@@ -2,10 +2,12 @@
  * The API's side of Temporal: starting (or re-attaching to) a call's gate workflow and waking a
  * paused one. The only module outside the worker that talks to Temporal.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import {
   Client,
   WithStartWorkflowOperation,
   WorkflowExecutionAlreadyStartedError,
+  WorkflowNotFoundError,
   WorkflowUpdateRPCTimeoutOrCancelledError,
 } from '@temporalio/client';
 import type { GateConfig } from '../config.js';
@@ -22,8 +24,13 @@ export class GateStillEvaluatingError extends Error {
   }
 }
 
-/** How long a wake-up signal may take before it is given up: the workflow re-checks anyway. */
+/** How long one wake-up signal may take before it is given up. */
 const wakeDeadlineMs = 5_000;
+/**
+ * The pauses before a failed wake-up signal is sent again (a minute in all): Temporal away for a
+ * moment must not leave a decided call waiting for its workflow's re-check, minutes later.
+ */
+const wakeRetryMs = [1_000, 2_000, 4_000, 8_000, 15_000, 30_000];
 /** Under the readiness check's own bound of 2 s. */
 const pingDeadlineMs = 1_500;
 
@@ -46,6 +53,7 @@ function workflowSummary(request: GateRequest) {
 export class GateWorkflowClient {
   /** Wake-up signals sent after a response, awaited before closing. */
   private readonly inFlight = new Set<Promise<unknown>>();
+  private readonly closing = new AbortController();
 
   constructor(
     readonly client: Client,
@@ -152,14 +160,28 @@ export class GateWorkflowClient {
   }
 
   /**
-   * Wakes a call's workflow paused on its approval. Best effort, after commit: the row is the
-   * truth and the workflow re-checks it on a timer anyway.
+   * Wakes a call's workflow paused on its approval. Best effort, after commit, tried again for a
+   * minute while Temporal does not answer: the row is the truth and the workflow re-checks it on
+   * a timer anyway. A workflow that has ended needs no waking.
    */
   wake(sessionId: SessionId, toolCallId: ToolCallId): void {
     const handle = this.client.workflow.getHandle(gateWorkflowId(sessionId, toolCallId));
-    const signal = this.client.connection
-      .withDeadline(Date.now() + wakeDeadlineMs, () => handle.signal(approvalDecidedSignal))
-      .catch(() => undefined)
+    const send = () =>
+      this.client.connection.withDeadline(Date.now() + wakeDeadlineMs, () =>
+        handle.signal(approvalDecidedSignal),
+      );
+    const signal = (async () => {
+      for (const pause of [0, ...wakeRetryMs]) {
+        if (pause > 0) await sleep(pause, undefined, { signal: this.closing.signal });
+        try {
+          await send();
+          return;
+        } catch (err) {
+          if (err instanceof WorkflowNotFoundError) return;
+        }
+      }
+    })()
+      .catch(() => undefined) // closed while waiting to try again
       .finally(() => this.inFlight.delete(signal));
     this.inFlight.add(signal);
   }
@@ -176,6 +198,7 @@ export class GateWorkflowClient {
   }
 
   async close(): Promise<void> {
+    this.closing.abort();
     await Promise.allSettled([...this.inFlight]);
     await this.hosted?.close();
     await this.client.connection.close();

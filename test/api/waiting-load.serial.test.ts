@@ -32,7 +32,9 @@ const opened = new AbortController();
 before(async () => {
   const url = new URL(testConfig().databaseUrl);
   url.searchParams.set('application_name', appName);
-  api = await startTestApi({ databaseUrl: url.toString() });
+  // No worker inside this API: its PostgreSQL connections are then the API's pool and its LISTEN
+  // connection alone, which is what the test counts.
+  api = await startTestApi({ databaseUrl: url.toString(), eagerStart: false });
   seed = await seedWorkspace(api, {
     ...defaultPolicy,
     name: 'ask-for-bash',

@@ -1,6 +1,8 @@
+import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { test } from 'node:test';
 import {
   loadStackConfig,
@@ -10,13 +12,14 @@ import {
 import { startTemporalServer } from '../../src/devstack/temporal-server.js';
 import { startTestApi } from '../support/api.js';
 import { freeLoopbackPort } from '../support/server-everything.js';
+import { testTemporalClient } from '../support/temporal.js';
 import { startWorkerProcess } from '../support/worker-processes.js';
 import { assertEveryRunnerGetsItsDecision, decideAll, openApprovals } from './pending-approvals.js';
 import { useStorePool } from '../support/store-pool.js';
 
 const db = useStorePool(10);
 
-test('the Temporal server restarted (SQLite file kept) while approvals are pending: every runner gets its decision, nothing duplicates', async () => {
+test('the Temporal server restarted (SQLite file kept) while approvals are pending, all decided while it is down: every runner gets its decision at once, every workflow ends with it once Temporal is back (the wake-up signals sent again, long before any re-check), nothing duplicates', async () => {
   const folder = mkdtempSync(path.join(tmpdir(), 'gate-temporal-'));
   const base = stackProfile(loadStackConfig(), 'test');
   const profile: StackProfile = {
@@ -31,16 +34,32 @@ test('the Temporal server restarted (SQLite file kept) while approvals are pendi
   const address = `${profile.temporal.ip}:${profile.temporal.port}`;
   const binary = process.env.GATE_TEST_TEMPORAL_BIN ?? '';
   let server = await startTemporalServer(binary, profile, { quiet: true });
-  const api = await startTestApi({ temporal: { address }, approvalRecheckS: 2 });
+  // The re-check is far away: only the wake-up signals, sent again, can end the workflows.
+  const api = await startTestApi({ temporal: { address }, approvalRecheckS: 600 });
   let worker = await startWorkerProcess('worker-t1', { TEMPORAL_ADDRESS: address });
   try {
     const { seed, calls } = await openApprovals(api, 20);
     await server.stop('SIGTERM', 15_000);
     await worker.stop('SIGKILL');
-    server = await startTemporalServer(binary, profile, { quiet: true });
-    worker = await startWorkerProcess('worker-t2', { TEMPORAL_ADDRESS: address });
     const expected = await decideAll(api, seed.admin.token, calls);
     await assertEveryRunnerGetsItsDecision(api, db.pool, calls, expected);
+    // Down for longer than one wake-up signal may take (5 s): the first try of each has failed.
+    await sleep(7_000);
+    server = await startTemporalServer(binary, profile, { quiet: true });
+    worker = await startWorkerProcess('worker-t2', { TEMPORAL_ADDRESS: address });
+    const client = testTemporalClient({ address });
+    try {
+      const results = await Promise.all(
+        calls.map(({ run, id }) =>
+          client.workflow.getHandle(`gate/${run.session_id}/${id}`).result(),
+        ),
+      );
+      results.forEach((result: any, n) => {
+        assert.equal(result.decision, expected[n]);
+      });
+    } finally {
+      await client.connection.close();
+    }
   } finally {
     await worker.stop();
     await api.close();

@@ -5,10 +5,10 @@ import type { TemporalConfig } from '../../src/config.js';
 import { temporalClient } from '../../src/temporal/connections.js';
 import { testConfig } from './env.js';
 
-/** A Temporal client of the test stack that opens the gate's encrypted payloads. */
-export function testTemporalClient(): Client {
+/** A Temporal client of the test stack (or `temporal` over it) that opens encrypted payloads. */
+export function testTemporalClient(temporal: Partial<TemporalConfig> = {}): Client {
   const config = testConfig();
-  return temporalClient(config.temporal, config.payloadKeys);
+  return temporalClient({ ...config.temporal, ...temporal }, config.payloadKeys);
 }
 
 /** The history as the server stores it, read with the Temporal CLI (no codec given to it). */
