@@ -1,3 +1,4 @@
+import { letPhotographsReachProject } from './photograph-reach.js';
 import { randomBytes } from 'node:crypto';
 import { existsSync, rmSync } from 'node:fs';
 import path from 'node:path';
@@ -35,6 +36,7 @@ export async function startStack(
   const profile = stackProfile(loadStackConfig(), name);
   const temporalBinary = await ensureTemporalCli(profile.cliVersion);
   if (fresh) await wipeData(profile);
+  letPhotographsReachProject();
 
   let postgres: PostgresCluster | undefined;
   const databaseUrl =
