@@ -35,8 +35,9 @@ export async function startStack(
 ): Promise<Stack> {
   const profile = stackProfile(loadStackConfig(), name);
   const temporalBinary = await ensureTemporalCli(profile.cliVersion);
-  if (fresh) await wipeData(profile);
+  // Before any path is chosen: PostgreSQL's data folder stays in the project once reachable.
   letPhotographsReachProject();
+  if (fresh) await wipeData(profile);
 
   let postgres: PostgresCluster | undefined;
   const databaseUrl =
