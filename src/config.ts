@@ -127,7 +127,7 @@ export interface GateConfig {
     operatorKey: string | undefined;
     logLevel: string;
   };
-  /** How often a paused call re-reads its approval when no signal wakes it. */
+  /** When a paused call first re-reads its approval unwoken, and the longest wait later. */
   approvalRecheckS: number;
   approvalRecheckMaxS: number;
   /** Workflows a worker keeps in memory between tasks; the rest are replayed when woken. */

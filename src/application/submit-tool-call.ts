@@ -25,7 +25,7 @@ export interface ToolCallDeps {
   notifications: ToolCallNotices;
   /** How long to wait for the gate before asking the runner to send the call again. */
   gateWaitMs: number;
-  /** How often a paused call re-reads its approval row when no signal arrives. */
+  /** When a paused call first re-reads its approval row unwoken, and the longest wait later. */
   approvalRecheckS: number;
   approvalRecheckMaxS: number;
   /** How the cheap stages run: local activities, or regular ones on any worker. */

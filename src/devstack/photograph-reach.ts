@@ -4,17 +4,9 @@ import path from 'node:path';
 import { photographUser } from '../broker/unprivileged-user.js';
 import { projectRoot } from './stack-config.js';
 
-/** Whether `user` may enter `dir` (tried in a child running as that user). */
+/** Whether `user` may enter `dir` (`test -x`, run as that user). */
 function canEnter(user: { uid: number; gid: number }, dir: string): boolean {
-  const probe = spawnSync(
-    process.execPath,
-    [
-      '-e',
-      'require("node:fs").accessSync(process.argv[1], require("node:fs").constants.X_OK)',
-      dir,
-    ],
-    { uid: user.uid, gid: user.gid, stdio: 'ignore' },
-  );
+  const probe = spawnSync('test', ['-x', dir], { uid: user.uid, gid: user.gid, stdio: 'ignore' });
   return probe.status === 0;
 }
 

@@ -1,4 +1,3 @@
-import { letPhotographsReachProject } from './photograph-reach.js';
 import { randomBytes } from 'node:crypto';
 import { existsSync, rmSync } from 'node:fs';
 import path from 'node:path';
@@ -14,6 +13,7 @@ import { loadStackConfig, projectRoot, stackProfile, type StackProfile } from '.
 import { payloadKeys, sealingKey } from './stack-keys.js';
 import { stackEnvironment } from './stack-environment.js';
 import { ensureTemporalCli, startTemporalServer } from './temporal-server.js';
+import { letPhotographsReachProject } from './photograph-reach.js';
 
 export interface Stack {
   profile: StackProfile;

@@ -1,7 +1,9 @@
 /** Many pending approvals at once, decided together: what the restart tests act out. */
 import assert from 'node:assert/strict';
 import type pg from 'pg';
+import type { TemporalConfig } from '../../src/config.js';
 import type { TestApi } from '../support/api.js';
+import { testTemporalClient } from '../support/temporal.js';
 import {
   createRun,
   defaultPolicy,
@@ -89,4 +91,25 @@ export async function assertEveryRunnerGetsItsDecision(
     [sessions],
   );
   assert.equal(approvals.rows[0]!.n, calls.length);
+}
+
+/** Every call's workflow has closed, and with the decision its runner got. */
+export async function assertEveryWorkflowEndsWith(
+  calls: { run: CreatedRun; id: string }[],
+  expected: string[],
+  temporal: Partial<TemporalConfig> = {},
+) {
+  const client = testTemporalClient(temporal);
+  try {
+    const results = await Promise.all(
+      calls.map(({ run, id }) =>
+        client.workflow.getHandle(`gate/${run.session_id}/${id}`).result(),
+      ),
+    );
+    results.forEach((result: { decision?: string }, n) => {
+      assert.equal(result.decision, expected[n]);
+    });
+  } finally {
+    await client.connection.close();
+  }
 }

@@ -1,4 +1,3 @@
-import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -12,9 +11,13 @@ import {
 import { startTemporalServer } from '../../src/devstack/temporal-server.js';
 import { startTestApi } from '../support/api.js';
 import { freeLoopbackPort } from '../support/server-everything.js';
-import { testTemporalClient } from '../support/temporal.js';
 import { startWorkerProcess } from '../support/worker-processes.js';
-import { assertEveryRunnerGetsItsDecision, decideAll, openApprovals } from './pending-approvals.js';
+import {
+  assertEveryRunnerGetsItsDecision,
+  assertEveryWorkflowEndsWith,
+  decideAll,
+  openApprovals,
+} from './pending-approvals.js';
 import { useStorePool } from '../support/store-pool.js';
 
 const db = useStorePool(10);
@@ -47,19 +50,7 @@ test('the Temporal server restarted (SQLite file kept) while approvals are pendi
     await sleep(7_000);
     server = await startTemporalServer(binary, profile, { quiet: true });
     worker = await startWorkerProcess('worker-t2', { TEMPORAL_ADDRESS: address });
-    const client = testTemporalClient({ address });
-    try {
-      const results = await Promise.all(
-        calls.map(({ run, id }) =>
-          client.workflow.getHandle(`gate/${run.session_id}/${id}`).result(),
-        ),
-      );
-      results.forEach((result: any, n) => {
-        assert.equal(result.decision, expected[n]);
-      });
-    } finally {
-      await client.connection.close();
-    }
+    await assertEveryWorkflowEndsWith(calls, expected, { address });
   } finally {
     await worker.stop();
     await api.close();
