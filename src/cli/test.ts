@@ -3,14 +3,17 @@
  * `test` ports of temporal-dev.yaml (so a running `npm run dev` is untouched) and a shared
  * worker, then runs the test files with Node's test runner in two phases, and stops all it
  * started, also when tests fail:
- *   1. every file that shares nothing with others, several at a time, the slowest first;
- *   2. the `*.serial.test.ts` files, which stop or disturb shared services, one at a time;
+ *   1. every file that shares nothing with others, four at a time in four processes that take
+ *      the files from one queue, the slowest first (test-shard.ts);
+ *   2. the `*.serial.test.ts` files, which stop or disturb shared services, one at a time in one
+ *      process;
  *   3. for the whole suite, the bench's check: the gate against Temporal's floor on a small
  *      sample, failing when a ratio regresses past its threshold.
  */
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { finished } from 'node:stream/promises';
 import { run } from 'node:test';
 import { spec } from 'node:test/reporters';
@@ -18,8 +21,12 @@ import { projectRoot } from '../devstack/stack-config.js';
 import { startNodeProcess, startStack } from '../devstack/stack.js';
 import { bundleWorkflowTo } from '../worker.js';
 import { keepDurations, slowestFirst } from './test-durations.js';
+import type { ShardQueue } from './test-shard.js';
 
-/** Files at once in the first phase: most of their time is spent waiting on services. */
+/**
+ * Files at once in the first phase, each in a process of its own. The phase keeps both cores
+ * busy: more processes measured no faster.
+ */
 const concurrency = 4;
 
 /** Where each file's duration is kept between runs (`.data/` is never committed). */
@@ -47,29 +54,49 @@ interface PhaseResult {
   counts: Record<string, number>;
 }
 
+/**
+ * The processes of a phase: each an entry file that runs files from the phase's queue (see
+ * test-shard.ts) until none is left.
+ */
+function shardEntries(phase: Phase): string[] {
+  const queueDir = path.join(scratch, phase.name);
+  mkdirSync(queueDir);
+  const files = slowestFirst(phase.files, {
+    root: projectRoot,
+    kept: keptDurations,
+    local: durationsFile,
+  });
+  const queue: ShardQueue = { root: projectRoot, files };
+  writeFileSync(path.join(queueDir, 'queue.json'), JSON.stringify(queue));
+  const shardModule = pathToFileURL(path.join(projectRoot, 'src/cli/test-shard.ts')).href;
+  const processes = Math.min(phase.concurrency, files.length);
+  return Array.from({ length: processes }, (_, index) => {
+    const entry = path.join(queueDir, `process-${index + 1}.mjs`);
+    writeFileSync(
+      entry,
+      `import { runShard } from ${JSON.stringify(shardModule)};\n` +
+        `await runShard(${JSON.stringify(queueDir)});\n`,
+    );
+    return entry;
+  });
+}
+
 /** Runs one phase with the spec reporter on stdout; keeps each file's duration for next time. */
 async function runPhase(phase: Phase): Promise<PhaseResult> {
   process.stdout.write(
     `\n▶ ${phase.name}: ${phase.files.length} files, ${phase.concurrency} at a time\n`,
   );
-  const stream = run({
-    files: slowestFirst(phase.files, {
-      root: projectRoot,
-      kept: keptDurations,
-      local: durationsFile,
-    }),
-    concurrency: phase.concurrency,
-  });
+  const entries = shardEntries(phase);
+  const stream = run({ files: entries, concurrency: entries.length });
   const result: PhaseResult = { ok: true, counts: {} };
   const durations: Record<string, number> = {};
+  // Each file is one top-level suite named by its path from the root.
   const addDuration = (test: {
-    file?: string;
+    name: string;
     nesting: number;
     details: { duration_ms: number };
   }) => {
-    if (test.file !== undefined && test.nesting === 0) {
-      durations[test.file] = (durations[test.file] ?? 0) + test.details.duration_ms;
-    }
+    if (test.nesting === 0) durations[path.join(projectRoot, test.name)] = test.details.duration_ms;
   };
   stream.on('test:pass', addDuration);
   stream.on('test:fail', (test) => {
