@@ -12,6 +12,7 @@ import { openSync, closeSync, readFileSync } from 'node:fs';
 import { createRequire, syncBuiltinESMExports } from 'node:module';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { compiledTreeVariable } from '../devstack/node-entry.js';
 
 /** What the runner writes for the processes of one phase. */
 export interface ShardQueue {
@@ -40,7 +41,13 @@ const variants = ['skip', 'todo', 'only'];
  * Makes `node:test`'s top-level functions collectable: while a file loads, its calls are kept and
  * replayed inside the file's suite; at any other time they go straight through.
  */
-function collectTopLevelCalls(): { load: (file: string) => Promise<Registration[]> } {
+function collectTopLevelCalls(root: string): { load: (file: string) => Promise<Registration[]> } {
+  // The run's compiled JavaScript of a file when there is one (test-build.ts), else the file.
+  const compiledTree = process.env[compiledTreeVariable];
+  const loadable = (file: string) =>
+    compiledTree
+      ? path.join(compiledTree, path.relative(root, file)).replace(/\.ts$/, '.js')
+      : file;
   const nodeTest = createRequire(import.meta.url)('node:test') as Record<string, Registrar>;
   let collecting: Registration[] | undefined;
   const deferred =
@@ -67,7 +74,7 @@ function collectTopLevelCalls(): { load: (file: string) => Promise<Registration[
     async load(file) {
       collecting = [];
       try {
-        await import(pathToFileURL(file).href);
+        await import(pathToFileURL(loadable(file)).href);
         return collecting;
       } finally {
         collecting = undefined;
@@ -95,7 +102,7 @@ export async function runShard(queueDir: string): Promise<void> {
   const nodeTest = createRequire(import.meta.url)('node:test') as Record<string, Registrar>;
   const describe = nodeTest.describe as (name: string, fn: () => void) => Promise<void>;
   const test = nodeTest.test as (name: string, fn: () => void) => Promise<void>;
-  const { load } = collectTopLevelCalls();
+  const { load } = collectTopLevelCalls(queue.root);
   let next: number | undefined = 0;
   while ((next = claimNext(queueDir, queue.files.length, next)) !== undefined) {
     const file = queue.files[next] as string;

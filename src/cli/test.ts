@@ -19,7 +19,9 @@ import { run } from 'node:test';
 import { spec } from 'node:test/reporters';
 import { projectRoot } from '../devstack/stack-config.js';
 import { startNodeProcess, startStack } from '../devstack/stack.js';
+import { compiledTreeVariable } from '../devstack/node-entry.js';
 import { bundleWorkflowTo } from '../worker.js';
+import { compileForTests } from './test-build.js';
 import { keepDurations, slowestFirst } from './test-durations.js';
 import type { ShardQueue } from './test-shard.js';
 
@@ -68,7 +70,7 @@ function shardEntries(phase: Phase): string[] {
   });
   const queue: ShardQueue = { root: projectRoot, files };
   writeFileSync(path.join(queueDir, 'queue.json'), JSON.stringify(queue));
-  const shardModule = pathToFileURL(path.join(projectRoot, 'src/cli/test-shard.ts')).href;
+  const shardModule = pathToFileURL(path.join(compiledTree, 'src/cli/test-shard.js')).href;
   const processes = Math.min(phase.concurrency, files.length);
   return Array.from({ length: processes }, (_, index) => {
     const entry = path.join(queueDir, `process-${index + 1}.mjs`);
@@ -140,13 +142,23 @@ const scratch = mkdtempSync(path.join(tmpdir(), 'gate-test-'));
 const bundleFile = path.join(scratch, 'workflow-bundle.js');
 const bundled = bundleWorkflowTo(bundleFile);
 bundled.catch(() => undefined); // awaited below; a failure surfaces there
+// The tree compiled to JavaScript for the run's processes (test-build.ts): inside the project,
+// where its packages resolve, and readable by the `nobody` that runs stdio photographs.
+const compiledTree = path.join(projectRoot, '.data', `test-build-${process.pid}`);
+mkdirSync(compiledTree, { recursive: true, mode: 0o755 });
+const compiled = compileForTests(compiledTree);
+compiled.catch(() => undefined); // awaited below; a failure surfaces there
 const stack = await startStack('test', { fresh: true, quietTemporal: true });
 let exitCode = 1;
 try {
   await bundled;
-  // The test files run in child processes of this one, with its environment.
+  await compiled;
+  // The test files run in child processes of this one, with its environment, on the compiled
+  // tree: without this process's TypeScript loader.
+  process.execArgv = ['--enable-source-maps'];
   Object.assign(process.env, {
     ...stack.env,
+    [compiledTreeVariable]: compiledTree,
     GATE_WORKFLOW_BUNDLE: bundleFile,
     GATE_TEST_TEMPORAL_BIN: stack.temporalBinary,
     GATE_TEST_PROFILE: 'test',
@@ -169,6 +181,7 @@ try {
   }
 } finally {
   rmSync(scratch, { recursive: true, force: true });
+  rmSync(compiledTree, { recursive: true, force: true });
   await stack.stop();
 }
 process.exit(exitCode);

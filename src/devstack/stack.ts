@@ -14,6 +14,7 @@ import { payloadKeys, sealingKey } from './stack-keys.js';
 import { stackEnvironment } from './stack-environment.js';
 import { ensureTemporalCli, startTemporalServer } from './temporal-server.js';
 import { letPhotographsReachProject } from './photograph-reach.js';
+import { nodeEntryArgs } from './node-entry.js';
 
 export interface Stack {
   profile: StackProfile;
@@ -95,7 +96,7 @@ export function startNodeProcess(
     args = [],
   }: { quiet?: boolean; capture?: string[]; args?: string[] } = {},
 ): ManagedProcess {
-  const argv = ['--import', 'tsx', path.join(projectRoot, entry), ...args];
+  const argv = [...nodeEntryArgs(path.join(projectRoot, entry), env), ...args];
   return startProcess(name, process.execPath, argv, {
     env,
     cwd: projectRoot,

@@ -9,6 +9,7 @@ import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { projectRoot } from '../../src/devstack/stack-config.js';
+import { nodeEntryArgs } from '../../src/devstack/node-entry.js';
 import { startTestApi, type TestApi } from '../support/api.js';
 import { expectStatus } from '../support/seed.js';
 
@@ -23,7 +24,7 @@ after(async () => {
 test('examples/agent-sdk-runner.ts --scripted: reads pass, a Bash call waits for a person, then runs', async () => {
   const child = spawn(
     process.execPath,
-    ['--import', 'tsx', path.join(projectRoot, 'examples/agent-sdk-runner.ts'), '--scripted'],
+    [...nodeEntryArgs(path.join(projectRoot, 'examples/agent-sdk-runner.ts')), '--scripted'],
     {
       cwd: projectRoot,
       // Its own process group, so the agent it starts goes with it.

@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { projectRoot } from '../../src/devstack/stack-config.js';
+import { nodeEntryArgs } from '../../src/devstack/node-entry.js';
 import { agentBuiltInTools } from '../../src/domain/tools/agent-built-in-tools.js';
 import {
   agentScript,
@@ -450,7 +451,7 @@ function startRunner(
 ) {
   const child = spawn(
     process.execPath,
-    ['--import', 'tsx', path.join(projectRoot, 'test/support/gated-agent.ts')],
+    nodeEntryArgs(path.join(projectRoot, 'test/support/gated-agent.ts')),
     {
       cwd: projectRoot,
       detached: true,

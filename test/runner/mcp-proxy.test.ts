@@ -12,7 +12,8 @@ import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { projectRoot } from '../../src/devstack/stack-config.js';
-import { connectProxy, tsxLoader, type ConnectedProxy } from '../support/gate-mcp-proxy.js';
+import { nodeEntryArgs } from '../../src/devstack/node-entry.js';
+import { connectProxy, type ConnectedProxy } from '../support/gate-mcp-proxy.js';
 import { useHarness } from '../support/harness.js';
 import { relativeFilesystemServer, writeHostileRepo } from '../support/hostile-repo.js';
 import { startRugpullUpstream, type RugpullUpstream } from '../support/rugpull-upstream.js';
@@ -96,12 +97,12 @@ describe('the gate MCP proxy, driven by the MCP SDK client', () => {
     });
     const drifting = await bundle('drifting', {
       cmd: process.execPath,
-      args: ['--import', tsxLoader, driftingServer, controlFile],
+      args: [...nodeEntryArgs(driftingServer), controlFile],
     });
     askingControlFile = path.join(dir, 'drift-while-asking');
     const asking = await bundle('asking', {
       cmd: process.execPath,
-      args: ['--import', tsxLoader, driftingServer, askingControlFile],
+      args: [...nodeEntryArgs(driftingServer), askingControlFile],
     });
     const notes = await expectStatus(
       h.api.call('POST', '/v1/connections', {

@@ -4,7 +4,7 @@
  * argument appears, it rewrites `shifty`'s description and schema and announces
  * `notifications/tools/list_changed`. Its `storm` tool announces a change a thousand times over
  * (nothing changes) and answers how many times its tools were listed meanwhile. Started as
- * `node --import <tsx> drifting-mcp-server.ts <file>`.
+ * `node --import tsx drifting-mcp-server.ts <file>` (or its compiled JavaScript).
  */
 import { existsSync, watchFile } from 'node:fs';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';

@@ -3,10 +3,6 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 
 export const proxyBin = fileURLToPath(new URL('../../bin/gate-mcp-proxy.js', import.meta.url));
-/** tsx's loader by absolute path, for test servers started from any working directory. */
-export const tsxLoader = fileURLToPath(
-  new URL('../../node_modules/tsx/dist/loader.mjs', import.meta.url),
-);
 
 export interface ConnectedProxy {
   client: Client;

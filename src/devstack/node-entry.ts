@@ -1,0 +1,37 @@
+/**
+ * How the project's own processes start a TypeScript entry: through tsx, or, in a test run that
+ * compiled the tree (src/cli/test-build.ts), its JavaScript on plain Node.
+ */
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { projectRoot } from './stack-config.js';
+
+/** Set by `npm test` in the environment of its processes: where the run's compiled tree is. */
+export const compiledTreeVariable = 'GATE_TEST_COMPILED';
+
+/**
+ * How to start a TypeScript entry of this project as a Node process: its compiled JavaScript
+ * when the run has a compiled tree (with `process.argv[1]` still naming the source, which the
+ * entry's "am I the main module" check compares with its own URL), else through tsx. The
+ * environment decides: the one the process is started with.
+ */
+export function nodeEntryArgs(source: string, env: NodeJS.ProcessEnv = process.env): string[] {
+  const compiledTree = env[compiledTreeVariable];
+  if (compiledTree) {
+    const compiled = path
+      .join(compiledTree, path.relative(projectRoot, source))
+      .replace(/\.ts$/, '.js');
+    if (existsSync(compiled)) {
+      const naming = `process.argv[1] = ${JSON.stringify(source)};`;
+      return [
+        '--enable-source-maps',
+        '--import',
+        `data:text/javascript,${encodeURIComponent(naming)}`,
+        compiled,
+      ];
+    }
+  }
+  // By path, so the entry starts from any working directory.
+  return ['--import', fileURLToPath(import.meta.resolve('tsx')), source];
+}
