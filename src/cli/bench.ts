@@ -49,7 +49,7 @@ const ceilings: Record<string, number> = {
 const throughputAtLeast = 0.3;
 
 const fullSizes: Sizes = { sequential: 150, decisions: 50, runners: 30, callsPerRunner: 20 };
-const checkSizes: Sizes = { sequential: 30, decisions: 5, runners: 10, callsPerRunner: 6 };
+const checkSizes: Sizes = { sequential: 20, decisions: 5, runners: 10, callsPerRunner: 6 };
 
 async function withApi<T>(config: GateConfig, work: (base: string, key: string) => Promise<T>) {
   const operatorKey = config.api.operatorKey ?? '';

@@ -10,10 +10,19 @@ import {
   rmSync,
   symlinkSync,
 } from 'node:fs';
+import { homedir } from 'node:os';
 import path from 'node:path';
 import { projectRoot } from '../../src/devstack/stack-config.js';
 
 const cacheDir = path.join(projectRoot, '.data', 'production');
+/**
+ * Production dependencies are kept per lock file for the user, like npm's own cache, so a new
+ * clone of an unchanged lock file does not install them again; the build is per clone.
+ */
+const modulesCacheDir = path.join(
+  process.env.XDG_CACHE_HOME || path.join(homedir(), '.cache'),
+  'fluidbox-gate',
+);
 
 function digestOf(files: string[]): string {
   const hash = createHash('sha256');
@@ -33,13 +42,18 @@ const run = (command: string, args: string[], cwd: string) =>
   execFileSync(command, args, { cwd, stdio: 'pipe', env: { ...process.env, NODE_OPTIONS: '' } });
 
 /**
- * `npm ci --omit=dev` of the lock file, kept per lock file. Install scripts are skipped and
+ * `npm ci --omit=dev` of the lock file, kept per lock file (the newest one only). Install scripts are skipped and
  * re2's addon is taken from the development tree: the same version built for the same Node
  * (its install compiles C++ for minutes, which proves nothing more).
  */
 function productionModules(): string {
-  const dir = path.join(cacheDir, `modules-${digestOf(['package.json', 'package-lock.json'])}`);
+  const name = `production-modules-${digestOf(['package.json', 'package-lock.json'])}`;
+  const dir = path.join(modulesCacheDir, name);
   if (existsSync(path.join(dir, '.complete'))) return dir;
+  mkdirSync(modulesCacheDir, { recursive: true });
+  for (const old of readdirSync(modulesCacheDir).filter((n) => n.startsWith('production-'))) {
+    rmSync(path.join(modulesCacheDir, old), { recursive: true, force: true });
+  }
   const building = `${dir}.building`;
   rmSync(building, { recursive: true, force: true });
   mkdirSync(building, { recursive: true });

@@ -38,7 +38,8 @@ export const seriesNames = {
 async function sequential(calls: GateCalls, plain: GateCalls, floor: Floor, n: number) {
   const run = await calls.newRun();
   const plainRun = await plain.newRun();
-  const warmUp = Math.min(20, n);
+  // Warm before measuring: workflow code, connections, the JIT (a third of a small sample).
+  const warmUp = Math.min(20, Math.ceil(n / 3));
   for (let i = 0; i < warmUp; i += 1) {
     await floor.updateWithStart();
     await floor.eagerStart();
