@@ -11,27 +11,40 @@ import { projectRoot } from './stack-config.js';
 export const compiledTreeVariable = 'GATE_TEST_COMPILED';
 
 /**
- * How to start a TypeScript entry of this project as a Node process: its compiled JavaScript
- * when the run has a compiled tree (with `process.argv[1]` still naming the source, which the
- * entry's "am I the main module" check compares with its own URL), else through tsx. The
- * environment decides: the one the process is started with.
+ * The arguments that start a TypeScript entry of this project on its compiled JavaScript, when
+ * the run has a compiled tree: `process.argv[1]` still names the source, which the entry's "am
+ * I the main module" check compares with its own URL.
+ */
+export function compiledEntryArgs(
+  source: string,
+  env: NodeJS.ProcessEnv = process.env,
+): string[] | undefined {
+  const compiledTree = env[compiledTreeVariable];
+  if (!compiledTree) return undefined;
+  const compiled = path
+    .join(compiledTree, path.relative(projectRoot, source))
+    .replace(/\.ts$/, '.js');
+  if (!existsSync(compiled)) return undefined;
+  const naming = `process.argv[1] = ${JSON.stringify(source)};`;
+  return [
+    '--enable-source-maps',
+    '--import',
+    `data:text/javascript,${encodeURIComponent(naming)}`,
+    compiled,
+  ];
+}
+
+/**
+ * How to start a TypeScript entry of this project as a Node process: compiled (above), else
+ * through tsx. The environment decides: the one the process is started with.
  */
 export function nodeEntryArgs(source: string, env: NodeJS.ProcessEnv = process.env): string[] {
-  const compiledTree = env[compiledTreeVariable];
-  if (compiledTree) {
-    const compiled = path
-      .join(compiledTree, path.relative(projectRoot, source))
-      .replace(/\.ts$/, '.js');
-    if (existsSync(compiled)) {
-      const naming = `process.argv[1] = ${JSON.stringify(source)};`;
-      return [
-        '--enable-source-maps',
-        '--import',
-        `data:text/javascript,${encodeURIComponent(naming)}`,
-        compiled,
-      ];
-    }
-  }
-  // By path, so the entry starts from any working directory.
-  return ['--import', fileURLToPath(import.meta.resolve('tsx')), source];
+  // tsx by path, so the entry starts from any working directory.
+  return (
+    compiledEntryArgs(source, env) ?? [
+      '--import',
+      fileURLToPath(import.meta.resolve('tsx')),
+      source,
+    ]
+  );
 }

@@ -64,7 +64,8 @@ const call = (proxy: ConnectedProxy, name: string, args: Record<string, unknown>
   }) as Promise<CallToolResult>;
 
 async function proxyFor(origin: string, forRun = run, cwd?: string) {
-  const proxy = await connectProxy(h.api.url, forRun, origin, { ...(cwd && { cwd }) });
+  // From a working directory of its own, the bin itself, as an MCP client starts it.
+  const proxy = await connectProxy(h.api.url, forRun, origin, { ...(cwd && { cwd, bin: true }) });
   proxies.push(proxy);
   return proxy;
 }

@@ -1,8 +1,17 @@
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { compiledEntryArgs } from '../../src/devstack/node-entry.js';
 
 export const proxyBin = fileURLToPath(new URL('../../bin/gate-mcp-proxy.js', import.meta.url));
+/**
+ * How the proxy is started: the bin, as an MCP client starts it, or in a run with a compiled
+ * tree its compiled entry (what the bin runs through tsx); `bin` asks for the bin itself, which
+ * the Agent SDK's tests also start.
+ */
+const proxyArgs = compiledEntryArgs(
+  fileURLToPath(new URL('../../src/runner/mcp-proxy/main.ts', import.meta.url)),
+) ?? [proxyBin];
 
 export interface ConnectedProxy {
   client: Client;
@@ -19,11 +28,11 @@ export async function connectProxy(
   gateUrl: string,
   run: { session_id: string; session_token: string },
   origin: string,
-  options: { cwd?: string } = {},
+  options: { cwd?: string; bin?: boolean } = {},
 ): Promise<ConnectedProxy> {
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: [proxyBin, '--origin', origin],
+    args: [...(options.bin ? [proxyBin] : proxyArgs), '--origin', origin],
     // Where an MCP client starts it: the agent's working directory.
     ...(options.cwd && { cwd: options.cwd }),
     env: {

@@ -87,6 +87,7 @@ export function productionBuild(): string {
   const dir = path.join(cacheDir, `build-${digestOf(sources)}-${path.basename(modules)}`);
   if (existsSync(path.join(dir, '.complete'))) return dir;
   // One build is kept: the one of the source as it is now.
+  mkdirSync(cacheDir, { recursive: true });
   for (const old of readdirSync(cacheDir).filter((name) => name.startsWith('build-'))) {
     rmSync(path.join(cacheDir, old), { recursive: true, force: true });
   }
