@@ -54,6 +54,17 @@ export default tseslint.config(
           ],
         },
       ],
+      // npm test runs several files in one process and gathers each file's tests into a suite of
+      // its own by replacing node:test's named exports (src/cli/test-shard.ts): a default or
+      // namespace import would reach the originals and register at the top of the process.
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector:
+            "ImportDeclaration[source.value='node:test'] > :matches(ImportDefaultSpecifier, ImportNamespaceSpecifier)",
+          message: "Import node:test's functions by name: import { test } from 'node:test'.",
+        },
+      ],
       '@typescript-eslint/no-non-null-assertion': 'off',
       // Response bodies are JSON of the shape under test; the assertions check it.
       '@typescript-eslint/no-explicit-any': 'off',

@@ -9,7 +9,15 @@
  * migrations, fixtures, the workflow code a worker bundles) are the source tree's, and a stack
  * trace points at the TypeScript through an inline source map.
  */
-import { copyFileSync, mkdirSync, readdirSync, readFileSync, symlinkSync } from 'node:fs';
+import {
+  chmodSync,
+  copyFileSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+} from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { build, type Plugin } from 'esbuild';
@@ -26,7 +34,40 @@ function filesUnder(dir: string, keep: (file: string) => boolean): string[] {
   });
 }
 
-/** Gives each module its source file's URL as `import.meta.url`. */
+/** Whether a process of this pid is running (the owner of a compiled tree left behind). */
+function running(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * An empty folder for run `pid`'s compiled tree: in `.data/` inside the project, where packages
+ * resolve, and readable by others (the `nobody` that runs stdio photographs). Trees of runs no
+ * longer running (interrupted) are removed.
+ */
+export function freshCompiledTree(pid: number): string {
+  const data = path.join(projectRoot, '.data');
+  mkdirSync(data, { recursive: true });
+  for (const name of readdirSync(data)) {
+    const owner = /^test-build-(\d+)$/.exec(name)?.[1];
+    if (owner && (Number(owner) === pid || !running(Number(owner))))
+      rmSync(path.join(data, name), { recursive: true, force: true });
+  }
+  const tree = path.join(data, `test-build-${pid}`);
+  mkdirSync(tree);
+  chmodSync(tree, 0o755);
+  return tree;
+}
+
+/**
+ * Gives each module its source file's URL as `import.meta.url`. The replacement is textual, in
+ * comments and strings too: harmless there, except inside a double-quoted string, where it
+ * fails the compile loudly.
+ */
 const sourceUrls: Plugin = {
   name: 'source-urls',
   setup(compiler) {

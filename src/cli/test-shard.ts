@@ -1,7 +1,7 @@
 /**
  * One process of `npm test` that runs many test files in turn, so what they share (the API, the
- * SDKs, the TypeScript loader's work) is loaded once per process instead of once per file: most of
- * a short file's CPU went there. Each file becomes one top-level suite named by its path; the
+ * SDKs) is loaded once per process instead of once per file: most of a short file's CPU went
+ * there. Each file becomes one top-level suite named by its path; the
  * `test`, `describe`, `before` and `after` calls at its top level register inside that suite, so its
  * hooks run around its own tests exactly as they did at the top of a process of its own.
  *
@@ -39,7 +39,8 @@ const variants = ['skip', 'todo', 'only'];
 
 /**
  * Makes `node:test`'s top-level functions collectable: while a file loads, its calls are kept and
- * replayed inside the file's suite; at any other time they go straight through.
+ * replayed inside the file's suite; at any other time they go straight through. Only the named
+ * exports can be replaced: a lint rule keeps test files to those (no default import).
  */
 function collectTopLevelCalls(root: string): { load: (file: string) => Promise<Registration[]> } {
   // The run's compiled JavaScript of a file when there is one (test-build.ts), else the file.
@@ -89,8 +90,9 @@ function claimNext(queueDir: string, count: number, from: number): number | unde
     try {
       closeSync(openSync(path.join(queueDir, `taken-${index}`), 'wx'));
       return index;
-    } catch {
-      // another process took it first
+    } catch (error) {
+      // Another process took it first; any other failure ends this process, failing the phase.
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
     }
   }
   return undefined;

@@ -21,13 +21,13 @@ import { projectRoot } from '../devstack/stack-config.js';
 import { startNodeProcess, startStack } from '../devstack/stack.js';
 import { compiledTreeVariable } from '../devstack/node-entry.js';
 import { bundleWorkflowTo } from '../worker.js';
-import { compileForTests } from './test-build.js';
+import { compileForTests, freshCompiledTree } from './test-build.js';
 import { keepDurations, slowestFirst } from './test-durations.js';
 import type { ShardQueue } from './test-shard.js';
 
 /**
- * Files at once in the first phase, each in a process of its own. The phase keeps both cores
- * busy: more processes measured no faster.
+ * Processes of the first phase, each running one file at a time from the phase's queue. The
+ * phase keeps both cores busy: more processes measured no faster.
  */
 const concurrency = 4;
 
@@ -98,7 +98,9 @@ async function runPhase(phase: Phase): Promise<PhaseResult> {
     nesting: number;
     details: { duration_ms: number };
   }) => {
-    if (test.nesting === 0) durations[path.join(projectRoot, test.name)] = test.details.duration_ms;
+    const file = path.join(projectRoot, test.name);
+    if (test.nesting === 0 && phase.files.includes(file))
+      durations[file] = test.details.duration_ms;
   };
   stream.on('test:pass', addDuration);
   stream.on('test:fail', (test) => {
@@ -113,6 +115,14 @@ async function runPhase(phase: Phase): Promise<PhaseResult> {
   report.pipe(process.stdout, { end: false });
   await finished(report);
   keepDurations(durations, durationsFile);
+  // Every file ran and reported, passing or failing: a process that ended early fails the phase.
+  const unreported = phase.files.filter((file) => durations[file] === undefined);
+  if (unreported.length > 0) {
+    result.ok = false;
+    process.stdout.write(
+      `✖ ${unreported.length} files never reported: ${unreported.map((f) => path.relative(projectRoot, f)).join(', ')}\n`,
+    );
+  }
   return result;
 }
 
@@ -126,6 +136,26 @@ async function runBenchCheck(env: NodeJS.ProcessEnv): Promise<boolean> {
     `bench ratios: ${code === 0 ? 'ok' : 'failed'} in ${Date.now() - started} ms\n`,
   );
   return code === 0;
+}
+
+/** The phases and the bench's check beside the shared worker; the run's exit code. */
+async function runPhases(): Promise<number> {
+  const worker = startNodeProcess('worker', 'src/worker.ts', process.env, { quiet: true });
+  try {
+    const started = Date.now();
+    const results: PhaseResult[] = [];
+    for (const phase of phases) results.push(await runPhase(phase));
+    const benchHeld = only.length > 0 || (await runBenchCheck(process.env));
+    const sum = (key: string) => results.reduce((n, r) => n + (r.counts[key] ?? 0), 0);
+    process.stdout.write(
+      `\nall phases: ℹ tests ${sum('tests')}  ℹ pass ${sum('pass')}  ℹ fail ${sum('fail')}  ` +
+        `ℹ cancelled ${sum('cancelled')}  ℹ duration_ms ${sum('duration_ms').toFixed(0)}  ` +
+        `ℹ wall_ms ${Date.now() - started}\n`,
+    );
+    return benchHeld && results.every((r) => r.ok) ? 0 : 1;
+  } finally {
+    await worker.stop();
+  }
 }
 
 const only = process.argv.slice(2).map((f) => path.resolve(f));
@@ -142,46 +172,32 @@ const scratch = mkdtempSync(path.join(tmpdir(), 'gate-test-'));
 const bundleFile = path.join(scratch, 'workflow-bundle.js');
 const bundled = bundleWorkflowTo(bundleFile);
 bundled.catch(() => undefined); // awaited below; a failure surfaces there
-// The tree compiled to JavaScript for the run's processes (test-build.ts): inside the project,
-// where its packages resolve, and readable by the `nobody` that runs stdio photographs.
-const compiledTree = path.join(projectRoot, '.data', `test-build-${process.pid}`);
-mkdirSync(compiledTree, { recursive: true, mode: 0o755 });
+// The tree compiled to JavaScript for the run's processes (test-build.ts).
+const compiledTree = freshCompiledTree(process.pid);
 const compiled = compileForTests(compiledTree);
 compiled.catch(() => undefined); // awaited below; a failure surfaces there
-const stack = await startStack('test', { fresh: true, quietTemporal: true });
 let exitCode = 1;
 try {
-  await bundled;
-  await compiled;
-  // The test files run in child processes of this one, with its environment, on the compiled
-  // tree: without this process's TypeScript loader.
-  process.execArgv = ['--enable-source-maps'];
-  Object.assign(process.env, {
-    ...stack.env,
-    [compiledTreeVariable]: compiledTree,
-    GATE_WORKFLOW_BUNDLE: bundleFile,
-    GATE_TEST_TEMPORAL_BIN: stack.temporalBinary,
-    GATE_TEST_PROFILE: 'test',
-  });
-  const worker = startNodeProcess('worker', 'src/worker.ts', process.env, { quiet: true });
+  const stack = await startStack('test', { fresh: true, quietTemporal: true });
   try {
-    const started = Date.now();
-    const results: PhaseResult[] = [];
-    for (const phase of phases) results.push(await runPhase(phase));
-    const benchHeld = only.length > 0 || (await runBenchCheck(process.env));
-    const sum = (key: string) => results.reduce((n, r) => n + (r.counts[key] ?? 0), 0);
-    process.stdout.write(
-      `\nall phases: ℹ tests ${sum('tests')}  ℹ pass ${sum('pass')}  ℹ fail ${sum('fail')}  ` +
-        `ℹ cancelled ${sum('cancelled')}  ℹ duration_ms ${sum('duration_ms').toFixed(0)}  ` +
-        `ℹ wall_ms ${Date.now() - started}\n`,
-    );
-    exitCode = benchHeld && results.every((r) => r.ok) ? 0 : 1;
+    await bundled;
+    await compiled;
+    // The test files run in child processes of this one, with its environment, on the compiled
+    // tree: without this process's TypeScript loader.
+    process.execArgv = ['--enable-source-maps'];
+    Object.assign(process.env, {
+      ...stack.env,
+      [compiledTreeVariable]: compiledTree,
+      GATE_WORKFLOW_BUNDLE: bundleFile,
+      GATE_TEST_TEMPORAL_BIN: stack.temporalBinary,
+      GATE_TEST_PROFILE: 'test',
+    });
+    exitCode = await runPhases();
   } finally {
-    await worker.stop();
+    await stack.stop();
   }
 } finally {
   rmSync(scratch, { recursive: true, force: true });
   rmSync(compiledTree, { recursive: true, force: true });
-  await stack.stop();
 }
 process.exit(exitCode);

@@ -4,11 +4,14 @@ import {
   cpSync,
   existsSync,
   mkdirSync,
+  mkdtempSync,
   readFileSync,
   readdirSync,
   renameSync,
   rmSync,
+  statSync,
   symlinkSync,
+  utimesSync,
 } from 'node:fs';
 import { homedir } from 'node:os';
 import path from 'node:path';
@@ -16,8 +19,9 @@ import { projectRoot } from '../../src/devstack/stack-config.js';
 
 const cacheDir = path.join(projectRoot, '.data', 'production');
 /**
- * Production dependencies are kept per lock file for the user, like npm's own cache, so a new
- * clone of an unchanged lock file does not install them again; the build is per clone.
+ * Production dependencies are kept per lock file for the user, like npm's own cache
+ * (`$XDG_CACHE_HOME`, else `~/.cache`), so a new clone of an unchanged lock file does not install
+ * them again; the build is per clone.
  */
 const modulesCacheDir = path.join(
   process.env.XDG_CACHE_HOME || path.join(homedir(), '.cache'),
@@ -41,38 +45,55 @@ function sourceFiles(dir: string): string[] {
 const run = (command: string, args: string[], cwd: string) =>
   execFileSync(command, args, { cwd, stdio: 'pipe', env: { ...process.env, NODE_OPTIONS: '' } });
 
+/** Kept modules not used for this long are removed (another clone may still use a recent one). */
+const unusedForMs = 14 * 24 * 3600 * 1000;
+
 /**
- * `npm ci --omit=dev` of the lock file, kept per lock file (the newest one only). Install scripts are skipped and
- * re2's addon is taken from the development tree: the same version built for the same Node
- * (its install compiles C++ for minutes, which proves nothing more).
+ * `npm ci --omit=dev` of the lock file, kept per lock file and Node (its ABI, platform and
+ * architecture). Install scripts are skipped and re2's addon is taken from the development tree:
+ * the same version built for the same Node (its install compiles C++ for minutes, which proves
+ * nothing more). Built in a folder of its own and renamed into place, so runs in several clones
+ * at once never see half an install.
  */
 function productionModules(): string {
-  const name = `production-modules-${digestOf(['package.json', 'package-lock.json'])}`;
+  const node = `${process.versions.modules}-${process.platform}-${process.arch}`;
+  const name = `production-modules-${digestOf(['package.json', 'package-lock.json'])}-${node}`;
   const dir = path.join(modulesCacheDir, name);
-  if (existsSync(path.join(dir, '.complete'))) return dir;
+  const complete = path.join(dir, '.complete');
   mkdirSync(modulesCacheDir, { recursive: true });
   for (const old of readdirSync(modulesCacheDir).filter((n) => n.startsWith('production-'))) {
-    rmSync(path.join(modulesCacheDir, old), { recursive: true, force: true });
+    const kept = path.join(modulesCacheDir, old);
+    if (old !== name && Date.now() - statSync(kept).mtimeMs > unusedForMs)
+      rmSync(kept, { recursive: true, force: true });
   }
-  const building = `${dir}.building`;
-  rmSync(building, { recursive: true, force: true });
-  mkdirSync(building, { recursive: true });
-  for (const file of ['package.json', 'package-lock.json']) {
-    cpSync(path.join(projectRoot, file), path.join(building, file));
+  if (existsSync(complete)) {
+    utimesSync(dir, new Date(), new Date()); // in use
+    return dir;
   }
-  run(
-    'npm',
-    ['ci', '--omit=dev', '--ignore-scripts', '--prefer-offline', '--no-audit', '--no-fund'],
-    building,
-  );
-  cpSync(
-    path.join(projectRoot, 'node_modules/re2/build'),
-    path.join(building, 'node_modules/re2/build'),
-    { recursive: true },
-  );
-  cpSync(path.join(building, 'package.json'), path.join(building, '.complete'));
-  rmSync(dir, { recursive: true, force: true });
-  renameSync(building, dir);
+  const building = mkdtempSync(`${dir}.building-`);
+  try {
+    for (const file of ['package.json', 'package-lock.json']) {
+      cpSync(path.join(projectRoot, file), path.join(building, file));
+    }
+    run(
+      'npm',
+      ['ci', '--omit=dev', '--ignore-scripts', '--prefer-offline', '--no-audit', '--no-fund'],
+      building,
+    );
+    cpSync(
+      path.join(projectRoot, 'node_modules/re2/build'),
+      path.join(building, 'node_modules/re2/build'),
+      { recursive: true },
+    );
+    cpSync(path.join(building, 'package.json'), path.join(building, '.complete'));
+    try {
+      renameSync(building, dir);
+    } catch (error) {
+      if (!existsSync(complete)) throw error; // else another run put the same install in place
+    }
+  } finally {
+    rmSync(building, { recursive: true, force: true });
+  }
   return dir;
 }
 

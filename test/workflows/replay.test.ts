@@ -22,7 +22,26 @@ import { createRun, defaultPolicy, expectStatus, toolCall } from '../support/see
 
 const recorded = path.join(projectRoot, 'test/fixtures/histories');
 
-/** The shape of a history: its events' types, with the activity, signal or marker each names. */
+/** What a marker names: the local activity it records, or the patch. */
+function markerSubject(event: proto.temporal.api.history.v1.IHistoryEvent): string | undefined {
+  const details = event.markerRecordedEventAttributes?.details ?? {};
+  for (const key of ['data', 'patch_data']) {
+    const data = details[key]?.payloads?.[0]?.data;
+    if (!data) continue;
+    try {
+      const parsed = JSON.parse(Buffer.from(data).toString('utf8')) as {
+        activity_type?: string;
+        id?: string;
+      };
+      return parsed.activity_type ?? parsed.id;
+    } catch {
+      return undefined; // not JSON: the marker's name alone
+    }
+  }
+  return undefined;
+}
+
+/** The shape of a history: its events' types, with the activity, signal, marker or update each names. */
 function shapeOf(folder: string, file: string): string {
   const history = temporal.api.history.v1.History.decode(readFileSync(path.join(folder, file)));
   return history.events
@@ -32,6 +51,7 @@ function shapeOf(folder: string, file: string): string {
         e.activityTaskScheduledEventAttributes?.activityType?.name,
         e.workflowExecutionSignaledEventAttributes?.signalName,
         e.markerRecordedEventAttributes?.markerName,
+        markerSubject(e),
         e.workflowExecutionUpdateAcceptedEventAttributes?.acceptedRequest?.input?.name,
       ].join(':'),
     )
