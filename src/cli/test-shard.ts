@@ -1,9 +1,9 @@
 /**
  * One process of `npm test` that runs many test files in turn, so what they share (the API, the
  * SDKs) is loaded once per process instead of once per file: most of a short file's CPU went
- * there. Each file becomes one top-level suite named by its path; the
- * `test`, `describe`, `before` and `after` calls at its top level register inside that suite, so its
- * hooks run around its own tests exactly as they did at the top of a process of its own.
+ * there. Each file becomes one top-level suite named by its path; the `test`, `describe`,
+ * `before` and `after` calls at its top level register inside that suite, so its hooks run around
+ * its own tests exactly as they did at the top of a process of its own.
  *
  * The processes of a phase take files from one queue, slowest first, so they finish together.
  * Files run one at a time in a process: a file still has the process to itself while it runs.
@@ -12,7 +12,7 @@ import { openSync, closeSync, readFileSync } from 'node:fs';
 import { createRequire, syncBuiltinESMExports } from 'node:module';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { compiledTreeVariable } from '../devstack/node-entry.js';
+import { compiledPath } from '../devstack/node-entry.js';
 
 /** What the runner writes for the processes of one phase. */
 export interface ShardQueue {
@@ -23,6 +23,7 @@ export interface ShardQueue {
 }
 
 type Registration = () => unknown;
+type Suite = (name: string, fn: () => void) => Promise<void>;
 type Registrar = ((...args: unknown[]) => unknown) & Record<string, unknown>;
 
 const registrars = [
@@ -42,14 +43,15 @@ const variants = ['skip', 'todo', 'only'];
  * replayed inside the file's suite; at any other time they go straight through. Only the named
  * exports can be replaced: a lint rule keeps test files to those (no default import).
  */
-function collectTopLevelCalls(root: string): { load: (file: string) => Promise<Registration[]> } {
-  // The run's compiled JavaScript of a file when there is one (test-build.ts), else the file.
-  const compiledTree = process.env[compiledTreeVariable];
-  const loadable = (file: string) =>
-    compiledTree
-      ? path.join(compiledTree, path.relative(root, file)).replace(/\.ts$/, '.js')
-      : file;
+function collectTopLevelCalls(): {
+  load: (file: string) => Promise<Registration[]>;
+  /** The original `describe` and `test`, for the runner's own suites. */
+  describe: Suite;
+  test: Suite;
+} {
   const nodeTest = createRequire(import.meta.url)('node:test') as Record<string, Registrar>;
+  const describe = nodeTest.describe as Suite;
+  const test = nodeTest.test as Suite;
   let collecting: Registration[] | undefined;
   const deferred =
     (real: (...args: unknown[]) => unknown) =>
@@ -72,10 +74,13 @@ function collectTopLevelCalls(root: string): { load: (file: string) => Promise<R
   // ES modules importing `node:test` see the collecting functions from now on.
   syncBuiltinESMExports();
   return {
+    describe,
+    test,
     async load(file) {
       collecting = [];
       try {
-        await import(pathToFileURL(loadable(file)).href);
+        // The run's compiled JavaScript of the file when there is one (test-build.ts).
+        await import(pathToFileURL(compiledPath(file) ?? file).href);
         return collecting;
       } finally {
         collecting = undefined;
@@ -101,10 +106,7 @@ function claimNext(queueDir: string, count: number, from: number): number | unde
 /** Runs files from the queue in `queueDir` until none is left. */
 export async function runShard(queueDir: string): Promise<void> {
   const queue = JSON.parse(readFileSync(path.join(queueDir, 'queue.json'), 'utf8')) as ShardQueue;
-  const nodeTest = createRequire(import.meta.url)('node:test') as Record<string, Registrar>;
-  const describe = nodeTest.describe as (name: string, fn: () => void) => Promise<void>;
-  const test = nodeTest.test as (name: string, fn: () => void) => Promise<void>;
-  const { load } = collectTopLevelCalls(queue.root);
+  const { load, describe, test } = collectTopLevelCalls();
   let next: number | undefined = 0;
   while ((next = claimNext(queueDir, queue.files.length, next)) !== undefined) {
     const file = queue.files[next] as string;

@@ -10,6 +10,19 @@ import { projectRoot } from './stack-config.js';
 /** Set by `npm test` in the environment of its processes: where the run's compiled tree is. */
 export const compiledTreeVariable = 'GATE_TEST_COMPILED';
 
+/** A source file's compiled JavaScript, when the run has a compiled tree that holds it. */
+export function compiledPath(
+  source: string,
+  env: NodeJS.ProcessEnv = process.env,
+): string | undefined {
+  const compiledTree = env[compiledTreeVariable];
+  if (!compiledTree) return undefined;
+  const compiled = path
+    .join(compiledTree, path.relative(projectRoot, source))
+    .replace(/\.ts$/, '.js');
+  return existsSync(compiled) ? compiled : undefined;
+}
+
 /**
  * The arguments that start a TypeScript entry of this project on its compiled JavaScript, when
  * the run has a compiled tree: `process.argv[1]` still names the source, which the entry's "am
@@ -19,12 +32,8 @@ export function compiledEntryArgs(
   source: string,
   env: NodeJS.ProcessEnv = process.env,
 ): string[] | undefined {
-  const compiledTree = env[compiledTreeVariable];
-  if (!compiledTree) return undefined;
-  const compiled = path
-    .join(compiledTree, path.relative(projectRoot, source))
-    .replace(/\.ts$/, '.js');
-  if (!existsSync(compiled)) return undefined;
+  const compiled = compiledPath(source, env);
+  if (!compiled) return undefined;
   const naming = `process.argv[1] = ${JSON.stringify(source)};`;
   return [
     '--enable-source-maps',

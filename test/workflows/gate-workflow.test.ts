@@ -12,6 +12,7 @@ import type {
   DecidedAnswer,
   DenySource,
   GateAnswer,
+  GateRequest,
   PolicyOutcome,
   StageOutcome,
 } from '../../src/domain/gate/vocabulary.js';
@@ -59,6 +60,24 @@ const requireApproval: PolicyOutcome = {
   rule_id: 'ask',
 } as PolicyOutcome;
 const stages = ['budget', 'capability', 'schema', 'trustTier', 'policy'] as const;
+
+/** A call asking for approval that no signal wakes, whose row reads decided on its third check. */
+const approvedOnThirdCheck = async (request: Partial<GateRequest>) => {
+  let checks = 0;
+  const call = gate.call(
+    {
+      policy: () => requireApproval,
+      checkApproval: () => {
+        checks += 1;
+        return checks < 3 ? { status: 'pending', expires_at: '' } : approved;
+      },
+    },
+    request,
+  );
+  assert.equal((await ask(call)).status, 'pending_approval');
+  assert.deepEqual(await result(call), approved.answer);
+  return { call, checks: () => checks };
+};
 
 describe('the stages, in order', bound, () => {
   test('a call every stage passes is allowed by policy and recorded once', async () => {
@@ -233,36 +252,15 @@ describe('the approval pause', { ...bound, concurrency: true }, () => {
   });
 
   test('without any signal, the re-check timer reads the row until it is decided', async () => {
-    let checks = 0;
-    const call = gate.call(
-      {
-        policy: () => requireApproval,
-        checkApproval: () => {
-          checks += 1;
-          return checks < 3 ? { status: 'pending', expires_at: '' } : approved;
-        },
-      },
-      { approval_recheck_s: 0.2 },
-    );
-    assert.equal((await ask(call)).status, 'pending_approval');
-    assert.deepEqual(await result(call), approved.answer);
-    assert.equal(checks, 3);
+    const { checks } = await approvedOnThirdCheck({ approval_recheck_s: 0.2 });
+    assert.equal(checks(), 3);
   });
 
   test('unwoken, each re-check waits twice as long as the one before, up to approval_recheck_max_s', async () => {
-    let checks = 0;
-    const call = gate.call(
-      {
-        policy: () => requireApproval,
-        checkApproval: () => {
-          checks += 1;
-          return checks < 3 ? { status: 'pending', expires_at: '' } : approved;
-        },
-      },
-      { approval_recheck_s: 1, approval_recheck_max_s: 2 },
-    );
-    assert.equal((await ask(call)).status, 'pending_approval');
-    assert.deepEqual(await result(call), approved.answer);
+    const { call } = await approvedOnThirdCheck({
+      approval_recheck_s: 1,
+      approval_recheck_max_s: 2,
+    });
     const at = call.invocations
       .filter((i) => ['requestApproval', 'checkApproval'].includes(i.activity))
       .map((i) => i.at);
