@@ -71,6 +71,10 @@ export function createGateWorkerOn(
     taskQueue: config.temporal.taskQueue,
     // Paused calls wait for days; only the ones that move stay in memory (see README).
     maxCachedWorkflows: config.workerCachedWorkflows,
+    // As many tasks at once as workflows in memory (the SDK's default is 40): an eager start
+    // needs a free slot on the API's worker, and a start refused one goes through the server's
+    // dispatch to any worker, at twice the cost (see README, "What a decision costs").
+    maxConcurrentWorkflowTaskExecutions: config.workerCachedWorkflows,
     activities: createActivities({
       pool,
       publicUrl: config.api.publicUrl,

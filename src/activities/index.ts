@@ -8,7 +8,7 @@ import { recordDecisionActivity } from './decision.js';
 import { FrozenRuns } from './frozen-runs.js';
 import { policyStage } from './policy.js';
 import { schemaStage } from './schema.js';
-import { stagesActivity } from './stages.js';
+import { decideActivity, stagesActivity } from './stages.js';
 import { trustTierStage } from './trust-tier.js';
 import { webhookActivities } from './webhook-delivery.js';
 
@@ -31,10 +31,13 @@ export function createActivities({ pool, publicUrl, sealer }: ActivityDeps) {
     trustTier: trustTierStage(frozen),
     policy: policyStage(frozen),
   };
+  const stages = stagesActivity(checks);
+  const recordDecision = recordDecisionActivity(pool);
   return {
     ...checks,
-    stages: stagesActivity(checks),
-    recordDecision: recordDecisionActivity(pool),
+    stages,
+    recordDecision,
+    decide: decideActivity(stages, recordDecision),
     requestApproval: approval.requestApproval,
     checkApproval: approval.checkApproval,
     expireApproval: approval.expireApproval,

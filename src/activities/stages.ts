@@ -1,7 +1,10 @@
 import { performance } from 'node:perf_hooks';
 import { ApplicationFailure } from '@temporalio/activity';
+import { evaluationOf, recordFailedType, type Decided } from '../domain/gate/decisions.js';
 import type {
+  DecidedAnswer,
   DenySource,
+  GateDecision,
   GateRequest,
   PolicyOutcome,
   StageOutcome,
@@ -56,5 +59,33 @@ export function stagesActivity(checks: StageChecks) {
       if (outcome.outcome === 'deny') return outcome;
     }
     return named('policy', () => checks.policy(request));
+  };
+}
+
+/**
+ * The stages and the recording of their decision in one local activity: the whole of an
+ * undisputed call is one hand-over between the workflow and its activities. A stage that cannot
+ * answer fails this activity (retried under the stages' policy, then closed by the workflow, as
+ * with `stages`); a decision that cannot be written is handed back, never evaluated again, for
+ * the workflow's recorder to write under its own bound.
+ */
+export function decideActivity(
+  stages: (request: GateRequest) => Promise<PolicyOutcome>,
+  recordDecision: (request: GateRequest, decision: GateDecision) => Promise<DecidedAnswer>,
+) {
+  return async function decide(request: GateRequest): Promise<Decided> {
+    const evaluation = evaluationOf(await stages(request));
+    if ('approval' in evaluation) return evaluation;
+    try {
+      return { recorded: await recordDecision(request, evaluation) };
+    } catch (err) {
+      const retryable = !(err instanceof ApplicationFailure && err.nonRetryable);
+      throw ApplicationFailure.nonRetryable(
+        err instanceof Error ? err.message : String(err),
+        recordFailedType,
+        evaluation,
+        retryable,
+      );
+    }
   };
 }

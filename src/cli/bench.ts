@@ -49,8 +49,20 @@ const ceilings: Record<string, number> = {
 /** Throughput is a floor, not a ceiling: the gate must keep at least this share of the floor's. */
 const throughputAtLeast = 0.3;
 
-const fullSizes: Sizes = { sequential: 150, decisions: 50, runners: 30, callsPerRunner: 20 };
-const checkSizes: Sizes = { sequential: 20, decisions: 5, runners: 10, callsPerRunner: 6 };
+const fullSizes: Sizes = {
+  sequential: 150,
+  decisions: 50,
+  runners: 30,
+  callsPerRunner: 10,
+  rounds: 4,
+};
+const checkSizes: Sizes = {
+  sequential: 20,
+  decisions: 5,
+  runners: 10,
+  callsPerRunner: 3,
+  rounds: 2,
+};
 
 async function withApi<T>(config: GateConfig, work: (base: string, key: string) => Promise<T>) {
   const operatorKey = config.api.operatorKey ?? '';
@@ -84,8 +96,10 @@ function print(m: Measurement, sizes: Sizes): void {
   );
   for (const name of Object.values(seriesNames)) show(name, m.series[name] ?? figures([]));
   const { throughput: t } = m;
-  const total = sizes.runners * sizes.callsPerRunner;
-  process.stdout.write(`\n${sizes.runners} runners at once, ${total} calls in all:\n`);
+  const total = sizes.rounds * sizes.runners * sizes.callsPerRunner;
+  process.stdout.write(
+    `\n${sizes.runners} runners at once, ${total} calls of each in ${sizes.rounds} rounds taken in turn:\n`,
+  );
   show(`floor: update-with-start, ${t.floor.toFixed(0)}/s`, t.floorLatency);
   show(`gate: allow, ${t.gate.toFixed(0)}/s`, t.gateLatency);
   process.stdout.write('\nRatios, gate / floor:\n');

@@ -22,45 +22,63 @@ export interface AppendResult {
 /** The channel appends notify (on commit) so stream readers wake without polling. */
 export const ledgerChannel = 'ledger_appended';
 
+const lockHeadSql =
+  'select head_seq, head_hash from ledger_streams where stream_id = $1 for update';
+
+/** The stream's head row, created on the stream's first append, locked to the transaction. */
+async function lockHead(tx: pg.PoolClient, streamId: string): Promise<StreamHeadRow> {
+  const found = await tx.query<StreamHeadRow>(lockHeadSql, [streamId]);
+  if (found.rows[0]) return found.rows[0];
+  await tx.query(
+    `insert into ledger_streams (stream_id, head_seq, head_hash) values ($1, 0, $2)
+     on conflict (stream_id) do nothing`,
+    [streamId, genesisHash],
+  );
+  const created = await tx.query<StreamHeadRow>(lockHeadSql, [streamId]);
+  if (!created.rows[0]) throw new Error(`ledger stream ${streamId} has no head`);
+  return created.rows[0];
+}
+
+interface StreamHeadRow {
+  head_seq: number;
+  head_hash: string;
+}
+
 /**
  * Appends one redacted event to a stream, inside the caller's transaction: the event commits or
  * rolls back with the state change it describes. The stream's head row is locked for the rest of
  * the transaction, so seq is gapless and commit order is seq order. Only `Redacted` envelopes
- * are accepted; the redactor is the only maker of those.
+ * are accepted; the redactor is the only maker of those. Two round trips: the head locked, then
+ * the event, the head's move and the notice in one statement (an event already appended under
+ * the same idempotency key adds nothing and is read back instead).
  */
 export async function appendEvent(
   tx: pg.PoolClient,
   streamId: string,
   event: Redacted,
 ): Promise<AppendResult> {
-  await tx.query(
-    `insert into ledger_streams (stream_id, head_seq, head_hash) values ($1, 0, $2)
-     on conflict (stream_id) do nothing`,
-    [streamId, genesisHash],
-  );
-  const head = await tx.query<{ head_seq: number; head_hash: string }>(
-    'select head_seq, head_hash from ledger_streams where stream_id = $1 for update',
-    [streamId],
-  );
-  const existing = await tx.query<{ seq: number; hash: string }>(
-    'select seq, hash from ledger_events where stream_id = $1 and idempotency_key = $2',
-    [streamId, event.idempotencyKey],
-  );
-  if (existing.rows[0]) return { ...existing.rows[0], appended: false };
-
-  const { head_seq, head_hash } = head.rows[0] ?? { head_seq: 0, head_hash: genesisHash };
+  const head = await lockHead(tx, streamId);
   const chained = {
     stream_id: streamId,
-    seq: head_seq + 1,
+    seq: head.head_seq + 1,
     type: event.type,
     at: new Date().toISOString(),
     data: event.data,
     idempotency_key: event.idempotencyKey,
   };
-  const hash = eventHash(head_hash, chained);
-  await tx.query(
-    `insert into ledger_events (stream_id, seq, type, at, data, idempotency_key, prev_hash, hash)
-     values ($1, $2, $3, $4, $5, $6, $7, $8)`,
+  const hash = eventHash(head.head_hash, chained);
+  const appended = await tx.query(
+    `with appended as (
+       insert into ledger_events (stream_id, seq, type, at, data, idempotency_key, prev_hash, hash)
+       values ($1, $2, $3, $4, $5, $6, $7, $8)
+       on conflict (stream_id, idempotency_key) do nothing
+       returning stream_id, seq, hash
+     ), moved as (
+       update ledger_streams s set head_seq = a.seq, head_hash = a.hash
+       from appended a where s.stream_id = a.stream_id
+       returning s.stream_id
+     )
+     select pg_notify($9, stream_id) from moved`,
     [
       streamId,
       chained.seq,
@@ -68,17 +86,18 @@ export async function appendEvent(
       chained.at,
       JSON.stringify(chained.data),
       chained.idempotency_key,
-      head_hash,
+      head.head_hash,
       hash,
+      ledgerChannel,
     ],
   );
-  await tx.query('update ledger_streams set head_seq = $2, head_hash = $3 where stream_id = $1', [
-    streamId,
-    chained.seq,
-    hash,
-  ]);
-  await tx.query('select pg_notify($1, $2)', [ledgerChannel, streamId]);
-  return { seq: chained.seq, hash, appended: true };
+  if (appended.rowCount === 1) return { seq: chained.seq, hash, appended: true };
+  const existing = await tx.query<{ seq: number; hash: string }>(
+    'select seq, hash from ledger_events where stream_id = $1 and idempotency_key = $2',
+    [streamId, event.idempotencyKey],
+  );
+  if (!existing.rows[0]) throw new Error(`ledger event ${event.idempotencyKey} was not appended`);
+  return { ...existing.rows[0], appended: false };
 }
 
 const eventColumns = `seq, type, to_char(at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as at,

@@ -34,7 +34,10 @@ interface Reading {
 /** The fields of a result that may be logged and counted. */
 function readingOf(result: unknown): Reading {
   const r = (result ?? {}) as Record<string, unknown>;
-  const answer = (r.status === 'decided' && typeof r.answer === 'object' ? r.answer : r) as Record<
+  // A recorded answer as such, inside an approval's state, or inside `decide`'s result.
+  const inner =
+    typeof r.recorded === 'object' ? r.recorded : r.status === 'decided' ? r.answer : undefined;
+  const answer = (typeof inner === 'object' && inner !== null ? inner : r) as Record<
     string,
     unknown
   >;
@@ -85,7 +88,7 @@ function instruments(meter: MetricMeter) {
 
 let made: ReturnType<typeof instruments> | undefined;
 
-const decidingActivities = new Set(['recordDecision', 'checkApproval', 'expireApproval']);
+const decidingActivities = new Set(['decide', 'recordDecision', 'checkApproval', 'expireApproval']);
 
 function brokerFailed(result: unknown): boolean {
   return (result as { result?: { isError?: unknown } } | undefined)?.result?.isError === true;

@@ -10,10 +10,12 @@ import {
   WorkflowNotFoundError,
   WorkflowUpdateRPCTimeoutOrCancelledError,
 } from '@temporalio/client';
+import type { SearchAttributePair } from '@temporalio/common';
 import type { GateConfig } from '../config.js';
 import { gateWorkflowId, type SessionId, type ToolCallId } from '../domain/gate/ids.js';
 import type { GateAnswer, GateRequest } from '../domain/gate/vocabulary.js';
 import { approvalDecidedSignal, gateWorkflowType, toolCallUpdate } from '../workflows/messages.js';
+import { sessionIdAttribute, toolAttribute } from '../workflows/search-attributes.js';
 import { temporalClient } from './connections.js';
 import type { HostedWorker } from './hosted-worker.js';
 
@@ -91,6 +93,11 @@ export class GateWorkflowClient {
       args: [request] as [GateRequest],
       workflowIdConflictPolicy: 'USE_EXISTING',
       workflowIdReusePolicy: 'REJECT_DUPLICATE',
+      // What the Temporal UI filters by, set by the start: no event of the workflow's own.
+      typedSearchAttributes: [
+        { key: sessionIdAttribute, value: request.session_id as string },
+        { key: toolAttribute, value: request.tool },
+      ] satisfies SearchAttributePair[],
       ...workflowSummary(request),
     } as const;
   }

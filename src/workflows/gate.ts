@@ -12,8 +12,11 @@ import type { GateActivities } from '../activities/index.js';
 import {
   brokerFailed,
   decisionFromDenial,
-  decisionFromPolicy,
+  evaluationOf,
   failedClosed,
+  recordFailedType,
+  type Decided,
+  type Evaluation,
 } from '../domain/gate/decisions.js';
 import type {
   DecidedAnswer,
@@ -22,7 +25,6 @@ import type {
   GateDecision,
   GateRequest,
   PendingAnswer,
-  PolicyOutcome,
   PolicyRuling,
   StageOutcome,
 } from '../domain/gate/vocabulary.js';
@@ -40,6 +42,7 @@ const remoteStages = proxyActivities<GateActivities>(stageOptions);
 const localStages = proxyLocalActivities<GateActivities>(stageOptions);
 type Stages = typeof remoteStages;
 const stagesInOneActivity = 'stages-in-one-local-activity';
+const decisionInOneActivity = 'stages-and-record-in-one-local-activity';
 
 // A brokered call is claimed before the upstream is called, so a retry never calls twice. Three
 // attempts bound it (three minutes at most, plus three seconds of backoff); then the failure is
@@ -77,29 +80,32 @@ function causeOf(err: unknown): string {
   return err instanceof ActivityFailure ? (err.cause?.message ?? err.message) : String(err);
 }
 
-type Evaluation = GateDecision | { approval: PolicyRuling };
-
 /**
- * Records the decision. If it cannot be recorded within the recorder's bound, a plain deny is
- * recorded in its place (what failed may have been the decision's own content); if that fails
- * too, the deny is answered unrecorded, and the API records it when the call is sent again.
+ * Records the decision. If it cannot be recorded within the recorder's bound (or `refused` says
+ * the state of record refused it already), a plain deny is recorded in its place (what failed may
+ * have been the decision's own content); if that fails too, the deny is answered unrecorded, and
+ * the API records it when the call is sent again.
  */
 async function recordFailingClosed(
   request: GateRequest,
   decision: GateDecision,
+  refused?: unknown,
 ): Promise<DecidedAnswer> {
-  try {
-    return await recorder.recordDecision(request, decision);
-  } catch (err) {
-    const fallback = failedClosed(
-      decision.stage,
-      `the decision could not be recorded: ${causeOf(err)}`,
-    );
+  if (refused === undefined) {
     try {
-      return await recorder.recordDecision(request, fallback);
-    } catch {
-      return fallback.answer;
+      return await recorder.recordDecision(request, decision);
+    } catch (err) {
+      refused = err;
     }
+  }
+  const fallback = failedClosed(
+    decision.stage,
+    `the decision could not be recorded: ${causeOf(refused)}`,
+  );
+  try {
+    return await recorder.recordDecision(request, fallback);
+  } catch {
+    return fallback.answer;
   }
 }
 
@@ -111,26 +117,43 @@ function failedSource(err: unknown): DenySource {
   return typeof named === 'string' ? (named as DenySource) : 'budget';
 }
 
-function fromPolicy(policy: PolicyOutcome): Evaluation {
-  if (policy.outcome === 'deny') return decisionFromDenial(policy);
-  if (policy.verdict === 'require_approval') return { approval: policy };
-  return decisionFromPolicy({ ...policy, verdict: policy.verdict });
-}
-
 /** The stages in order, in one local activity: the first denial decides; a failing stage denies. */
 async function evaluateAtOnce(request: GateRequest): Promise<Evaluation> {
   try {
-    return fromPolicy(await localStages.stages(request));
+    return evaluationOf(await localStages.stages(request));
   } catch (err) {
     return failedClosed(failedSource(err), causeOf(err));
   }
 }
 
+/**
+ * The stages in order and their decision recorded, in one local activity. A stage that cannot
+ * answer denies with its source; a decision the activity could not write goes to the recorder
+ * (straight to its fail-closed replacement when the state of record refused it).
+ */
+async function decideAtOnce(request: GateRequest): Promise<Decided> {
+  try {
+    return await localStages.decide(request);
+  } catch (err) {
+    const failure = err instanceof ActivityFailure ? err.cause : err;
+    const notRecorded = failure instanceof ApplicationFailure && failure.type === recordFailedType;
+    if (!notRecorded) {
+      const closed = failedClosed(failedSource(err), causeOf(err));
+      return { recorded: await recordFailingClosed(request, closed) };
+    }
+    const [decision, retryable] = (failure.details ?? []) as [GateDecision, boolean];
+    return { recorded: await recordFailingClosed(request, decision, retryable ? undefined : err) };
+  }
+}
+
 /** The stages in order: the first denial decides; a stage that cannot answer denies. */
-async function evaluate(request: GateRequest): Promise<Evaluation> {
-  // Histories recorded before the stages ran in one local activity replay one activity a stage.
-  if (request.stage_activities === 'local' && patched(stagesInOneActivity))
-    return evaluateAtOnce(request);
+async function evaluate(request: GateRequest): Promise<Evaluation | Decided> {
+  if (request.stage_activities === 'local') {
+    // Histories recorded before the decision was written by the stages' activity replay the
+    // stages in one activity and the recorder in another; older ones, one activity a stage.
+    if (patched(decisionInOneActivity)) return decideAtOnce(request);
+    if (patched(stagesInOneActivity)) return evaluateAtOnce(request);
+  }
   const stages = request.stage_activities === 'remote' ? remoteStages : localStages;
   for (const check of checks(stages)) {
     let outcome: StageOutcome;
@@ -147,7 +170,7 @@ async function evaluate(request: GateRequest): Promise<Evaluation> {
   } catch (err) {
     return failedClosed('policy', causeOf(err));
   }
-  return fromPolicy(policy);
+  return evaluationOf(policy);
 }
 
 /**
@@ -220,7 +243,9 @@ export async function gate(request: GateRequest): Promise<GateAnswer> {
 
   const evaluation = await evaluate(request);
   let decided: GateAnswer;
-  if ('answer' in evaluation) {
+  if ('recorded' in evaluation) {
+    decided = evaluation.recorded;
+  } else if ('answer' in evaluation) {
     decided = await recordFailingClosed(request, evaluation);
   } else {
     decided = await awaitApproval(request, evaluation.approval, (pending) => {

@@ -1,4 +1,4 @@
-import { patched, upsertSearchAttributes } from '@temporalio/workflow';
+import { patched, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
 import type { GateRequest } from '../domain/gate/vocabulary.js';
 import {
   decisionAttribute,
@@ -21,13 +21,18 @@ const patches = {
 /** Publishes the call's decision for the Temporal UI, where the patch applies. */
 export type ShowDecision = (decision: VisibleDecision) => void;
 
-/** The session and tool published at once; the decision when known. */
+/**
+ * The session and tool published at once (set by the start itself since it carries them, which
+ * saves Temporal an event and a visibility write; histories from before it upsert them here);
+ * the decision when known.
+ */
 export function visibility(request: GateRequest): ShowDecision {
   if (!patched(patches.searchAttributes)) return () => undefined;
-  upsertSearchAttributes([
-    { key: sessionIdAttribute, value: request.session_id },
-    { key: toolAttribute, value: request.tool },
-  ]);
+  if (workflowInfo().typedSearchAttributes.get(sessionIdAttribute) === undefined)
+    upsertSearchAttributes([
+      { key: sessionIdAttribute, value: request.session_id },
+      { key: toolAttribute, value: request.tool },
+    ]);
   return (decision) => {
     upsertSearchAttributes([{ key: decisionAttribute, value: decision }]);
   };

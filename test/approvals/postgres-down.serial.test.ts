@@ -35,7 +35,7 @@ test('PostgreSQL briefly down: calls answer 503 (never 500) while it is away, a 
   const worker = await startWorkerProcess(
     'worker-pg',
     { GATE_TASK_QUEUE: taskQueue },
-    { faults: { delayMs: { stages: 1500 } } },
+    { faults: { delayMs: { decide: 1500 } } },
   );
   try {
     const seed = await seedWorkspace(api, {

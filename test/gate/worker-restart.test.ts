@@ -51,8 +51,9 @@ test('a worker killed after the workflow started and before it answered: the ret
   const body = { tool: 'Read', arguments: { file_path: 'README.md' } };
   const workflowId = gateWorkflowId(asSessionId(run.session_id), asToolCallId('c1'));
 
-  // Worker A stalls inside the stages activity, so the workflow has started and not answered.
-  const workerA = await startWorker('worker-a', { delayMs: { stages: 600_000 } });
+  // Worker A stalls inside the activity that runs the stages and records their decision, so the
+  // workflow has started and not answered.
+  const workerA = await startWorker('worker-a', { delayMs: { decide: 600_000 } });
   const firstPut = toolCall(api, run, 'c1', body);
   // The cheap stages are local activities: they leave no pending activity to see, so wait for
   // worker A to have started the workflow task that runs them, and let it reach the stall.

@@ -8,7 +8,7 @@ import { after, before } from 'node:test';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
 import type { GateActivities } from '../../src/activities/index.js';
-import { stagesActivity } from '../../src/activities/stages.js';
+import { decideActivity, stagesActivity } from '../../src/activities/stages.js';
 import type { ApprovalState } from '../../src/activities/approval.js';
 import { asRunId, asSessionId, asToolCallId, gateWorkflowId } from '../../src/domain/gate/ids.js';
 import type {
@@ -22,8 +22,11 @@ import { GateWorkflowClient } from '../../src/temporal/gate-workflow-client.js';
 import { testConfig } from './env.js';
 import { gateWorkflowBundle } from './workflow-bundle.js';
 
-/** `stages` is not scripted: it runs the scripted stages, each recorded, as the real one does. */
-type Activities = Omit<GateActivities, 'stages'>;
+/**
+ * `stages` and `decide` are not scripted: they run the scripted stages and recorder, each
+ * recorded, as the real ones do.
+ */
+type Activities = Omit<GateActivities, 'stages' | 'decide'>;
 type ActivityName = keyof Activities;
 
 /** What one call's activities do; anything not scripted passes, allows, or records as given. */
@@ -134,7 +137,12 @@ export function useInProcessGate(): InProcessGate {
       },
     ]),
   ) as unknown as Activities;
-  const activities = { ...scripted, stages: stagesActivity(scripted) };
+  const stages = stagesActivity(scripted);
+  const activities = {
+    ...scripted,
+    stages,
+    decide: decideActivity(stages, scripted.recordDecision),
+  };
 
   before(async () => {
     // Activities fail here on purpose: only the worker's errors belong in the test report.

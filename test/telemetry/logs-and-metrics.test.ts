@@ -139,7 +139,7 @@ describe('logs and metrics', () => {
       assert.ok(workflowLines.every((l) => typeof l.workflowId === 'string'));
       const activityLines = lines.filter((l) => l.sdkComponent === 'activity');
       assert.ok(
-        activityLines.some((l) => l.activityType === 'stages' && l.msg === 'activity completed'),
+        activityLines.some((l) => l.activityType === 'decide' && l.msg === 'activity completed'),
         `activity log of ${id}`,
       );
     }
@@ -213,7 +213,7 @@ describe('logs and metrics', () => {
     assert.match(workerMetrics, /^temporal_workflow_completed/m);
     assert.match(
       workerMetrics,
-      /^temporal_local_activity_execution_latency_bucket\{[^}]*activity_type="stages"/m,
+      /^temporal_local_activity_execution_latency_bucket\{[^}]*activity_type="decide"/m,
     );
   });
 });

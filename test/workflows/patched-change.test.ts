@@ -103,10 +103,11 @@ test('a call waiting on its approval when the change is deployed completes on th
       const waited = gateWorkflowId(asSessionId(run.session_id), asToolCallId('waits'));
       const result = await client.workflow.getHandle(waited).result();
       assert.equal(result.decision, 'allow');
-      // Replayed on the old path: the new worker published nothing for it.
+      // Replayed on the old path: the new worker published no decision for it (the session and
+      // the tool came with the start, which sets them now whatever worker runs the call).
       assert.deepEqual(await searchAttributes(client, waited), {
-        session: undefined,
-        tool: undefined,
+        session: run.session_id,
+        tool: 'Bash',
         decision: undefined,
       });
 

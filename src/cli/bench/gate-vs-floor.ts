@@ -15,9 +15,10 @@ export interface Sizes {
   sequential: number;
   /** Pending calls decided while their runner waits. */
   decisions: number;
-  /** Runners at once, and calls each, for throughput. */
+  /** Runners at once, and calls each, for throughput; in rounds, the floor's and the gate's in turn. */
   runners: number;
   callsPerRunner: number;
+  rounds: number;
 }
 
 export interface Measurement {
@@ -92,24 +93,52 @@ export async function measure(
 ): Promise<Measurement> {
   const { samples } = await sequential(calls, plain, floor, sizes.sequential);
   samples[seriesNames.decision] = await decisionToRunner(calls, sizes.decisions);
-  const floorLoad = await concurrently(sizes.runners, sizes.callsPerRunner, () =>
-    Promise.resolve(() => floor.updateWithStart()),
-  );
-  const gateLoad = await concurrently(sizes.runners, sizes.callsPerRunner, async () => {
-    const run = await calls.newRun();
-    return () => calls.submit(run, allowBody);
-  });
+  const load = await throughput(calls, floor, sizes);
   const series: Record<string, Figures> = {};
   for (const [name, values] of Object.entries(samples)) series[name] = figures(values);
   return {
     series,
     throughput: {
-      floor: floorLoad.perSecond,
-      gate: gateLoad.perSecond,
-      floorLatency: figures(floorLoad.samples),
-      gateLatency: figures(gateLoad.samples),
+      floor: load.floor.perSecond,
+      gate: load.gate.perSecond,
+      floorLatency: figures(load.floor.samples),
+      gateLatency: figures(load.gate.samples),
     },
   };
+}
+
+/**
+ * Calls per second with many runners at once, the floor's and the gate's. Measured in rounds,
+ * each taking the other's place first in the next (floor, gate, gate, floor, ...): the server's
+ * histories grow and the machine's other load comes and goes, and both touch each series alike.
+ */
+async function throughput(calls: GateCalls, floor: Floor, sizes: Sizes) {
+  const totals = {
+    floor: { samples: [] as number[], ms: 0, perSecond: 0 },
+    gate: { samples: [] as number[], ms: 0, perSecond: 0 },
+  };
+  const rounds = {
+    floor: () =>
+      concurrently(sizes.runners, sizes.callsPerRunner, () =>
+        Promise.resolve(() => floor.updateWithStart()),
+      ),
+    gate: () =>
+      concurrently(sizes.runners, sizes.callsPerRunner, async () => {
+        const run = await calls.newRun();
+        return () => calls.submit(run, allowBody);
+      }),
+  };
+  for (let round = 0; round < sizes.rounds; round += 1) {
+    const order = round % 2 === 0 ? (['floor', 'gate'] as const) : (['gate', 'floor'] as const);
+    for (const kind of order) {
+      const { samples, ms } = await rounds[kind]();
+      totals[kind].samples.push(...samples);
+      totals[kind].ms += ms;
+    }
+  }
+  const perSeries = sizes.rounds * sizes.runners * sizes.callsPerRunner;
+  for (const total of Object.values(totals)) total.perSecond = (perSeries * 1000) / total.ms;
+  return totals;
 }
 
 /** The ratios the gate is held to, gate over floor. */

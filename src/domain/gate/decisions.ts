@@ -7,6 +7,7 @@ import type {
   Denial,
   DenySource,
   GateDecision,
+  PolicyOutcome,
   PolicyRuling,
 } from './vocabulary.js';
 
@@ -62,6 +63,25 @@ export function decisionFromPolicy(
     stage: 'policy',
     ...trail,
   };
+}
+
+/** What the stages come to: a decision, or a ruling that asks a person first. */
+export type Evaluation = GateDecision | { approval: PolicyRuling };
+
+/** What the stages come to once a decision is recorded: its answer, or the ruling for a person. */
+export type Decided = { recorded: DecidedAnswer } | { approval: PolicyRuling };
+
+/**
+ * The failure type of a decision reached but not recorded; its details are the decision and
+ * whether writing it may succeed when tried again.
+ */
+export const recordFailedType = 'DecisionNotRecorded';
+
+/** The evaluation of what the policy stage answered (or the earlier stage that denied). */
+export function evaluationOf(policy: PolicyOutcome): Evaluation {
+  if (policy.outcome === 'deny') return decisionFromDenial(policy);
+  if (policy.verdict === 'require_approval') return { approval: policy };
+  return decisionFromPolicy({ ...policy, verdict: policy.verdict });
 }
 
 /** An allowed brokered call the control plane could not carry out: a tool error, never a retry. */
