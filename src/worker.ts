@@ -7,7 +7,7 @@ import {
   type NativeConnection,
   type WorkerOptions,
 } from '@temporalio/worker';
-import { createActivities } from './activities/index.js';
+import { createActivities, type ActivityDeps } from './activities/index.js';
 import { CredentialSealer } from './broker/sealing.js';
 import { configOrExit, type GateConfig } from './config.js';
 import { startReservationSweeper } from './store/budget.js';
@@ -31,7 +31,8 @@ const builtBundlePath = path.join(path.dirname(here), 'workflow-bundle.js');
 
 /** What a caller may add to a gate worker: a prebuilt bundle, or activity interceptors. */
 export type GateWorkerExtras = Partial<
-  Pick<WorkerOptions, 'workflowBundle' | 'workflowsPath' | 'interceptors'>
+  Pick<WorkerOptions, 'workflowBundle' | 'workflowsPath' | 'interceptors'> &
+    Pick<ActivityDeps, 'onAnswerRecorded'>
 >;
 
 /** The workflow code a worker runs: a bundle given or built beforehand, else the source. */
@@ -79,6 +80,7 @@ export function createGateWorkerOn(
       pool,
       publicUrl: config.api.publicUrl,
       sealer: CredentialSealer.fromBase64(config.sealingKey),
+      onAnswerRecorded: extra.onAnswerRecorded,
     }),
     ...code,
     interceptors: {

@@ -12,6 +12,7 @@ import { appendEvent } from '../store/ledger.js';
 import { withTransaction, type Pool } from '../store/pool.js';
 import { enqueueApprovalNotices } from '../store/webhooks.js';
 import { findToolCall, recordPendingApproval } from '../store/tool-calls.js';
+import type { AnswerRecorded } from './decision.js';
 import type { FrozenRuns } from './frozen-runs.js';
 import { startApprovalDeliveries } from './webhook-delivery.js';
 
@@ -38,7 +39,12 @@ async function decidedAnswer(
   return { status: 'decided', answer: call.answer };
 }
 
-export function approvalActivities(pool: Pool, frozen: FrozenRuns, publicUrl: string) {
+export function approvalActivities(
+  pool: Pool,
+  frozen: FrozenRuns,
+  publicUrl: string,
+  onRecorded: AnswerRecorded = () => undefined,
+) {
   /**
    * Writes the pending approval (once), marks the call pending and emits approval.requested,
    * in one transaction. Who may decide is fixed here: the personal connection's owner, or the
@@ -80,15 +86,17 @@ export function approvalActivities(pool: Pool, frozen: FrozenRuns, publicUrl: st
         );
         await enqueueApprovalNotices(tx, 'approval.requested', row, answer.approval.url);
       }
-      return answer;
+      return { answer, created };
     });
+    // Only the transaction that wrote it knows the call's record reads pending.
+    if (pending.created) onRecorded(request, pending.answer);
     await startApprovalDeliveries(
       pool,
       request.session_id,
       request.tool_call_id,
       'approval.requested',
     );
-    return pending;
+    return pending.answer;
   }
 
   /** A decided approval's notices go out once the workflow sees it (whoever decided it). */

@@ -1,19 +1,30 @@
-import type { DecidedAnswer, GateDecision, GateRequest } from '../domain/gate/vocabulary.js';
+import type {
+  DecidedAnswer,
+  GateAnswer,
+  GateDecision,
+  GateRequest,
+} from '../domain/gate/vocabulary.js';
 import { toolDecisionEvent } from '../domain/gate/decision-event.js';
 import { appendEvent } from '../store/ledger.js';
 import { withTransaction, type Pool } from '../store/pool.js';
 import { recordToolCallDecision } from '../store/tool-calls.js';
 
 /**
+ * Told each answer a call's record takes (a decision, or pending on a person) once its
+ * transaction has committed, with the answer as recorded.
+ */
+export type AnswerRecorded = (request: GateRequest, answer: GateAnswer) => void;
+
+/**
  * Writes the decision to the state of record and tool.decision to the ledger, in one
  * transaction. Idempotent: a retry returns what was recorded and appends nothing.
  */
-export function recordDecisionActivity(pool: Pool) {
+export function recordDecisionActivity(pool: Pool, onRecorded: AnswerRecorded = () => undefined) {
   return async function recordDecision(
     request: GateRequest,
     decision: GateDecision,
   ): Promise<DecidedAnswer> {
-    return withTransaction(pool, async (tx) => {
+    const answer = await withTransaction(pool, async (tx) => {
       const recorded = await recordToolCallDecision(
         tx,
         request.session_id,
@@ -23,5 +34,7 @@ export function recordDecisionActivity(pool: Pool) {
       await appendEvent(tx, request.session_id, toolDecisionEvent(request, decision, recorded));
       return recorded;
     });
+    onRecorded(request, answer);
+    return answer;
   };
 }

@@ -4,7 +4,7 @@ import { approvalActivities } from './approval.js';
 import { brokerActivity, brokerFailureActivity } from './broker.js';
 import { budgetStage } from './budget.js';
 import { capabilityStage } from './capability.js';
-import { recordDecisionActivity } from './decision.js';
+import { recordDecisionActivity, type AnswerRecorded } from './decision.js';
 import { FrozenRuns } from './frozen-runs.js';
 import { policyStage } from './policy.js';
 import { schemaStage } from './schema.js';
@@ -18,12 +18,14 @@ export interface ActivityDeps {
   publicUrl: string;
   /** Opens connection credentials, for brokered calls only. */
   sealer: CredentialSealer;
+  /** Told each answer recorded, after its commit (the API hands it to the waiting request). */
+  onAnswerRecorded?: AnswerRecorded;
 }
 
 /** Every activity the gate workflow calls, bound to its dependencies. */
-export function createActivities({ pool, publicUrl, sealer }: ActivityDeps) {
+export function createActivities({ pool, publicUrl, sealer, onAnswerRecorded }: ActivityDeps) {
   const frozen = new FrozenRuns(pool);
-  const approval = approvalActivities(pool, frozen, publicUrl);
+  const approval = approvalActivities(pool, frozen, publicUrl, onAnswerRecorded);
   const checks = {
     budget: budgetStage(pool),
     capability: capabilityStage(frozen, pool),
@@ -32,7 +34,7 @@ export function createActivities({ pool, publicUrl, sealer }: ActivityDeps) {
     policy: policyStage(frozen),
   };
   const stages = stagesActivity(checks);
-  const recordDecision = recordDecisionActivity(pool);
+  const recordDecision = recordDecisionActivity(pool, onAnswerRecorded);
   return {
     ...checks,
     stages,

@@ -1,6 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { CredentialSealer } from '../broker/sealing.js';
 import { configOrExit, type GateConfig } from '../config.js';
+import { LocalAnswers } from '../application/local-answers.js';
 import { createPool } from '../store/pool.js';
 import { GateWorkflowClient } from '../temporal/gate-workflow-client.js';
 import { EncryptionCodec } from '../temporal/payload-codec.js';
@@ -22,8 +23,15 @@ export function createApi(
   // The API hosts a gate worker so that each call's workflow starts on it eagerly; its stages
   // read through a pool of their own, so a burst of calls never starves the API's requests.
   const workerPool = config.eagerStart ? createPool(config.databaseUrl) : undefined;
+  const localAnswers = new LocalAnswers();
   const hosted = workerPool
-    ? new HostedWorker(config, (connection) => createGateWorkerOn(connection, config, workerPool))
+    ? new HostedWorker(config, (connection) =>
+        createGateWorkerOn(connection, config, workerPool, {
+          onAnswerRecorded: (request, answer) => {
+            localAnswers.deliver(request.session_id, request.tool_call_id, answer);
+          },
+        }),
+      )
     : undefined;
   const gate = GateWorkflowClient.lazy(config, hosted);
   const notifications = new WaitNotifications(config.databaseUrl, pool);
@@ -41,6 +49,7 @@ export function createApi(
       stageActivities: config.stageActivities,
       modelProxy: config.modelProxy,
       notifications,
+      localAnswers,
       slots: new CallerSlots(),
       sealer: CredentialSealer.fromBase64(config.sealingKey),
       codec: new EncryptionCodec(config.payloadKeys),

@@ -17,12 +17,15 @@ import {
 import type { GateWorkflowClient } from '../temporal/gate-workflow-client.js';
 import { awaitGateAnswer, type ToolCallNotices } from './await-gate-answer.js';
 import { ConflictError } from './errors.js';
+import type { LocalAnswers } from './local-answers.js';
 
 export interface ToolCallDeps {
   pool: Pool;
   gate: GateWorkflowClient;
   /** Wakes the wait for an eagerly started call's recorded answer. */
   notifications: ToolCallNotices;
+  /** Answers this process's own worker records, handed over without a read back. */
+  localAnswers?: LocalAnswers;
   /** How long to wait for the gate before asking the runner to send the call again. */
   gateWaitMs: number;
   /** When a paused call first re-reads its approval row unwoken, and the longest wait later. */
@@ -157,7 +160,21 @@ async function decide(
   if (request.execute || !deps.gate.startsEagerly)
     return deps.gate.ask(request, deps.gateWaitMs, requestId);
   const started = Date.now();
-  if ((await deps.gate.start(request, deps.gateWaitMs, requestId)) === 'closed') return 'closed';
-  const left = Math.max(0, deps.gateWaitMs - (Date.now() - started));
-  return awaitGateAnswer(deps, request.session_id, request.tool_call_id, left);
+  const left = () => Math.max(0, deps.gateWaitMs - (Date.now() - started));
+  const local = deps.localAnswers?.expect(request.session_id, request.tool_call_id);
+  try {
+    const start = await deps.gate.start(request, deps.gateWaitMs, requestId);
+    if (start === 'closed') return 'closed';
+    // Started here: the answer is recorded in this process and handed over. A task that moved
+    // elsewhere (this worker stopping), or a record slow to take it, is read from the record.
+    const answer =
+      start === 'eager' ? await local?.within(Math.min(left(), localWaitMs)) : undefined;
+    if (answer) return answer;
+  } finally {
+    local?.cancel();
+  }
+  return awaitGateAnswer(deps, request.session_id, request.tool_call_id, left());
 }
+
+/** How long an eagerly started call waits for its answer in this process before reading. */
+const localWaitMs = 1000;

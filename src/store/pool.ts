@@ -47,10 +47,12 @@ export async function withTransaction<T>(
 /** Errors that mean "PostgreSQL is not reachable right now" rather than "this query is wrong". */
 export function isUnavailableError(err: unknown): boolean {
   if (!(err instanceof Error)) return false;
-  const code = (err as Error & { code?: unknown }).code;
+  const { code, syscall } = err as Error & { code?: unknown; syscall?: unknown };
   if (typeof code === 'string') {
     if (['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND'].includes(code))
       return true;
+    // A Unix socket that is not there: the server is not running.
+    if (code === 'ENOENT' && syscall === 'connect') return true;
     // 08: connection exception; 57P01-03: admin shutdown, crash shutdown, cannot connect now.
     if (code.startsWith('08') || ['57P01', '57P02', '57P03'].includes(code)) return true;
   }

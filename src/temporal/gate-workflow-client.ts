@@ -104,23 +104,24 @@ export class GateWorkflowClient {
 
   /**
    * Starts the call's gate workflow eagerly on the hosted worker, or re-attaches to the running
-   * one (USE_EXISTING); the answer is then read from the state of record. A closed gate is
-   * never started again (REJECT_DUPLICATE): the caller answers from the record.
+   * one (USE_EXISTING); the answer is then read from the state of record. `eager` says the first
+   * task came back in the start's response, to this process's worker. A closed gate is never
+   * started again (REJECT_DUPLICATE): the caller answers from the record.
    */
   async start(
     request: GateRequest,
     waitMs: number,
     requestId?: string,
-  ): Promise<'started' | 'closed'> {
+  ): Promise<'eager' | 'started' | 'closed'> {
     const client = this.hosted?.client ?? this.client;
     try {
-      await client.connection.withDeadline(Date.now() + waitMs, () =>
+      const handle = await client.connection.withDeadline(Date.now() + waitMs, () =>
         client.workflow.start(gateWorkflowType, {
           ...this.startOptions(request, requestId),
           requestEagerStart: client !== this.client,
         }),
       );
-      return 'started';
+      return handle.eagerlyStarted ? 'eager' : 'started';
     } catch (err) {
       if (err instanceof WorkflowExecutionAlreadyStartedError) return 'closed';
       throw err;

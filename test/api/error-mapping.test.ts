@@ -49,6 +49,12 @@ const cases: [string, unknown, number, string?][] = [
   ],
   ['the gate still evaluating', new GateStillEvaluatingError(), 503],
   ['PostgreSQL away', withCode('connect ECONNREFUSED', 'ECONNREFUSED'), 503],
+  [
+    'PostgreSQL away, its Unix socket gone',
+    Object.assign(withCode('connect ENOENT /pg/.s.PGSQL.5432', 'ENOENT'), { syscall: 'connect' }),
+    503,
+  ],
+  ['a file that is not there', withCode('open ENOENT /etc/gate.yaml', 'ENOENT'), 500],
   ['Temporal away', new ServiceError('unavailable'), 503],
   [
     'a body too large',
