@@ -29,9 +29,15 @@ export const workflowInterceptorModules = [
 /** `npm run build` bundles the workflows beside the compiled worker, which then loads it. */
 const builtBundlePath = path.join(path.dirname(here), 'workflow-bundle.js');
 
-/** What a caller may add to a gate worker: a prebuilt bundle, or activity interceptors. */
+/**
+ * What a caller may add to a gate worker: a prebuilt bundle, activity interceptors, how many
+ * workflow tasks it takes at once (the API's, for eager starts), whom to tell of answers recorded.
+ */
 export type GateWorkerExtras = Partial<
-  Pick<WorkerOptions, 'workflowBundle' | 'workflowsPath' | 'interceptors'> &
+  Pick<
+    WorkerOptions,
+    'workflowBundle' | 'workflowsPath' | 'interceptors' | 'maxConcurrentWorkflowTaskExecutions'
+  > &
     Pick<ActivityDeps, 'onAnswerRecorded'>
 >;
 
@@ -72,10 +78,9 @@ export function createGateWorkerOn(
     taskQueue: config.temporal.taskQueue,
     // Paused calls wait for days; only the ones that move stay in memory (see README).
     maxCachedWorkflows: config.workerCachedWorkflows,
-    // As many tasks at once as workflows in memory (the SDK's default is 40): an eager start
-    // needs a free slot on the API's worker, and a start refused one goes through the server's
-    // dispatch to any worker, at twice the cost (see README, "What a decision costs").
-    maxConcurrentWorkflowTaskExecutions: config.workerCachedWorkflows,
+    ...(extra.maxConcurrentWorkflowTaskExecutions !== undefined && {
+      maxConcurrentWorkflowTaskExecutions: extra.maxConcurrentWorkflowTaskExecutions,
+    }),
     activities: createActivities({
       pool,
       publicUrl: config.api.publicUrl,

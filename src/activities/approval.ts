@@ -72,8 +72,9 @@ export function approvalActivities(
         timeout_s: policy.approval.timeout_s,
       });
       const answer = pendingAnswer(publicUrl, row);
+      let marked = false;
       if (created) {
-        await recordPendingApproval(tx, request.session_id, request.tool_call_id, answer);
+        marked = await recordPendingApproval(tx, request.session_id, request.tool_call_id, answer);
         await appendEvent(
           tx,
           request.session_id,
@@ -86,10 +87,10 @@ export function approvalActivities(
         );
         await enqueueApprovalNotices(tx, 'approval.requested', row, answer.approval.url);
       }
-      return { answer, created };
+      return { answer, marked };
     });
-    // Only the transaction that wrote it knows the call's record reads pending.
-    if (pending.created) onRecorded(request, pending.answer);
+    // Handed over only when this transaction is what made the call's record read pending.
+    if (pending.marked) onRecorded(request, pending.answer);
     await startApprovalDeliveries(
       pool,
       request.session_id,

@@ -7,7 +7,7 @@ import type {
 import { toolDecisionEvent } from '../domain/gate/decision-event.js';
 import { appendEvent } from '../store/ledger.js';
 import { withTransaction, type Pool } from '../store/pool.js';
-import { recordToolCallDecision } from '../store/tool-calls.js';
+import { findToolCall, recordToolCallDecision } from '../store/tool-calls.js';
 
 /**
  * Told each answer a call's record takes (a decision, or pending on a person) once its
@@ -37,4 +37,13 @@ export function recordDecisionActivity(pool: Pool, onRecorded: AnswerRecorded = 
     onRecorded(request, answer);
     return answer;
   };
+}
+
+/** The call's decision as recorded, if it is decided. */
+export async function recordedAnswer(
+  pool: Pool,
+  request: GateRequest,
+): Promise<DecidedAnswer | undefined> {
+  const row = await findToolCall(pool, request.session_id, request.tool_call_id);
+  return row?.status === 'decided' && row.answer?.status === 'decided' ? row.answer : undefined;
 }

@@ -4,7 +4,7 @@ import { approvalActivities } from './approval.js';
 import { brokerActivity, brokerFailureActivity } from './broker.js';
 import { budgetStage } from './budget.js';
 import { capabilityStage } from './capability.js';
-import { recordDecisionActivity, type AnswerRecorded } from './decision.js';
+import { recordDecisionActivity, recordedAnswer, type AnswerRecorded } from './decision.js';
 import { FrozenRuns } from './frozen-runs.js';
 import { policyStage } from './policy.js';
 import { schemaStage } from './schema.js';
@@ -39,7 +39,7 @@ export function createActivities({ pool, publicUrl, sealer, onAnswerRecorded }: 
     ...checks,
     stages,
     recordDecision,
-    decide: decideActivity(stages, recordDecision),
+    decide: decideActivity(stages, recordDecision, (request) => recordedAnswer(pool, request)),
     requestApproval: approval.requestApproval,
     checkApproval: approval.checkApproval,
     expireApproval: approval.expireApproval,

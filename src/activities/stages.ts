@@ -1,5 +1,5 @@
 import { performance } from 'node:perf_hooks';
-import { ApplicationFailure } from '@temporalio/activity';
+import { ApplicationFailure, Context } from '@temporalio/activity';
 import { evaluationOf, recordFailedType, type Decided } from '../domain/gate/decisions.js';
 import type {
   DecidedAnswer,
@@ -67,13 +67,19 @@ export function stagesActivity(checks: StageChecks) {
  * undisputed call is one hand-over between the workflow and its activities. A stage that cannot
  * answer fails this activity (retried under the stages' policy, then closed by the workflow, as
  * with `stages`); a decision that cannot be written is handed back, never evaluated again, for
- * the workflow's recorder to write under its own bound.
+ * the workflow's recorder to write under its own bound. An attempt after one that timed out
+ * (whose transaction may have committed since) answers with what is recorded, if anything is.
  */
 export function decideActivity(
   stages: (request: GateRequest) => Promise<PolicyOutcome>,
   recordDecision: (request: GateRequest, decision: GateDecision) => Promise<DecidedAnswer>,
+  recordedAnswer: (request: GateRequest) => Promise<DecidedAnswer | undefined>,
 ) {
   return async function decide(request: GateRequest): Promise<Decided> {
+    if (Context.current().info.attempt > 1) {
+      const recorded = await recordedAnswer(request);
+      if (recorded) return { recorded };
+    }
     const evaluation = evaluationOf(await stages(request));
     if ('approval' in evaluation) return evaluation;
     try {

@@ -70,21 +70,27 @@ function prepareDataDir(dataDir: string) {
 }
 
 /**
- * Where the stack's own processes reach the cluster: its Unix socket, in the data folder, which
- * costs each statement less CPU than loopback TCP (see README, "What a decision costs"); loopback
- * TCP, which the cluster also listens on for any other client, when the socket's path would
- * pass the system's limit.
+ * The folder of the cluster's Unix socket: its data folder, unless the socket's path would pass
+ * the system's limit (108 bytes with its terminating zero, Linux's sun_path) or holds characters
+ * the server's option list would need quoted; then the cluster listens on loopback TCP only.
  */
 function socketDir(profile: StackProfile): string | undefined {
   const dir = clusterDataDir(profile);
-  return `${dir}/.s.PGSQL.${profile.postgres.port}`.length <= maxSocketPath ? dir : undefined;
+  const socket = path.join(dir, `.s.PGSQL.${profile.postgres.port}`);
+  return /^[\w./-]+$/.test(dir) && Buffer.byteLength(socket) <= 107 ? dir : undefined;
 }
-/** A Unix socket's path fits in 108 bytes with its terminating zero (Linux's sun_path). */
-const maxSocketPath = 107;
 
+/**
+ * Where the stack's own processes reach the cluster: its Unix socket while it is there (each
+ * statement costs less CPU than over loopback TCP; see README, "What a decision costs"), else
+ * loopback TCP, which the cluster also listens on, for any other client and for a cluster
+ * started without a socket.
+ */
 export function postgresUrl(profile: StackProfile, database = profile.postgres.database): string {
   const dir = socketDir(profile);
-  const host = dir === undefined ? '127.0.0.1' : encodeURIComponent(dir);
+  const viaSocket =
+    dir !== undefined && existsSync(path.join(dir, `.s.PGSQL.${profile.postgres.port}`));
+  const host = viaSocket ? encodeURIComponent(dir) : '127.0.0.1';
   return `postgres://postgres@${host}:${profile.postgres.port}/${database}`;
 }
 

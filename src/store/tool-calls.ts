@@ -107,18 +107,22 @@ export function stateOf(row: ToolCallRow): ToolCallState {
   return answer;
 }
 
-/** Marks a call as waiting for a person; the answer a retried PUT gets until it is decided. */
+/**
+ * Marks a call as waiting for a person; the answer a retried PUT gets until it is decided.
+ * False when the call was no longer evaluating (decided already): its record did not change.
+ */
 export async function recordPendingApproval(
   db: Queryable,
   sessionId: SessionId,
   toolCallId: ToolCallId,
   answer: PendingAnswer,
-): Promise<void> {
-  await db.query(
+): Promise<boolean> {
+  const { rowCount } = await db.query(
     `update tool_calls set status = 'pending_approval', answer = $3
      where session_id = $1 and tool_call_id = $2 and status = 'evaluating'`,
     [sessionId, toolCallId, JSON.stringify(answer)],
   );
+  return rowCount === 1;
 }
 
 /** Adds the brokered result to a decided allow, once. */

@@ -141,7 +141,11 @@ async function decideAtOnce(request: GateRequest): Promise<Decided> {
       const closed = failedClosed(failedSource(err), causeOf(err));
       return { recorded: await recordFailingClosed(request, closed) };
     }
-    const [decision, retryable] = (failure.details ?? []) as [GateDecision, boolean];
+    const [decision, retryable] = (failure.details ?? []) as [GateDecision?, boolean?];
+    // A decision that did not come back whole is not guessed at: it fails closed.
+    if (!decision?.answer) {
+      return { recorded: await recordFailingClosed(request, failedClosed('policy', causeOf(err))) };
+    }
     return { recorded: await recordFailingClosed(request, decision, retryable ? undefined : err) };
   }
 }

@@ -16,19 +16,24 @@ import {
 const patches = {
   /** The session, tool and decision as search attributes (histories before it have none). */
   searchAttributes: 'gate-search-attributes',
+  /**
+   * The start sets the session and tool, so the workflow does not upsert them. A call the new
+   * API started but a worker before this change ran upserted them anyway: its history replays so.
+   */
+  attributesFromStart: 'gate-search-attributes-from-start',
 } as const;
 
 /** Publishes the call's decision for the Temporal UI, where the patch applies. */
 export type ShowDecision = (decision: VisibleDecision) => void;
 
 /**
- * The session and tool published at once (set by the start itself since it carries them, which
- * saves Temporal an event and a visibility write; histories from before it upsert them here);
- * the decision when known.
+ * The session and tool published at once (by the start itself when it carries them, which saves
+ * Temporal an event and a visibility write); the decision when known.
  */
 export function visibility(request: GateRequest): ShowDecision {
   if (!patched(patches.searchAttributes)) return () => undefined;
-  if (workflowInfo().typedSearchAttributes.get(sessionIdAttribute) === undefined)
+  const setByStart = workflowInfo().typedSearchAttributes.get(sessionIdAttribute) !== undefined;
+  if (!(setByStart && patched(patches.attributesFromStart)))
     upsertSearchAttributes([
       { key: sessionIdAttribute, value: request.session_id },
       { key: toolAttribute, value: request.tool },

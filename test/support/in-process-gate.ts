@@ -141,7 +141,8 @@ export function useInProcessGate(): InProcessGate {
   const activities = {
     ...scripted,
     stages,
-    decide: decideActivity(stages, scripted.recordDecision),
+    // Nothing is recorded but through the script: a retried attempt finds no decision.
+    decide: decideActivity(stages, scripted.recordDecision, () => Promise.resolve(undefined)),
   };
 
   before(async () => {
