@@ -12,7 +12,7 @@ import {
   sessionIdAttribute,
   toolAttribute,
 } from '../../src/workflows/search-attributes.js';
-import { startTestApi } from '../support/api.js';
+import { startTestApi, type TestApi } from '../support/api.js';
 import { testConfig } from '../support/env.js';
 import {
   createRun,
@@ -20,6 +20,8 @@ import {
   expectStatus,
   seedWorkspace,
   toolCall,
+  type CreatedRun,
+  type Seed,
 } from '../support/seed.js';
 import { testTemporalClient } from '../support/temporal.js';
 import { gateDataConverter } from '../../src/temporal/connections.js';
@@ -55,6 +57,34 @@ async function bundleBefore(module: './visibility.js' | './gate.js', replacement
   return { code };
 }
 
+/** Runs `work` with a gate worker on `bundle` polling the config's task queue, then stops it. */
+async function withWorker<T>(
+  config: ReturnType<typeof testConfig>,
+  workflowBundle: Awaited<ReturnType<typeof gateWorkflowBundle>>,
+  work: () => Promise<T>,
+): Promise<T> {
+  const gate = await createGateWorker(config, { workflowBundle });
+  const running = gate.worker.run();
+  try {
+    return await work();
+  } finally {
+    gate.worker.shutdown();
+    await running;
+    await gate.close();
+  }
+}
+
+/** The workspace's admin approves the call. */
+async function approve(api: TestApi, seed: Seed, run: CreatedRun, call: string) {
+  await expectStatus(
+    api.call('POST', `/v1/approvals/${run.session_id}/${call}/decision`, {
+      token: seed.admin.token,
+      body: { decision: 'approve' },
+    }),
+    200,
+  );
+}
+
 /** The gate's search attributes on a workflow, as Temporal lists them. */
 async function searchAttributes(client: Client, workflowId: string) {
   const { typedSearchAttributes: found } = await client.workflow.getHandle(workflowId).describe();
@@ -65,40 +95,42 @@ async function searchAttributes(client: Client, workflowId: string) {
   };
 }
 
-test('a call waiting on its approval when the change is deployed completes on the new worker, on its old path', async () => {
+/** A workspace with `rules`, a run and an API on a task queue of their own, for `work`. */
+async function onOwnQueue(
+  rules: Record<string, unknown>[],
+  work: (stack: {
+    config: ReturnType<typeof testConfig>;
+    api: TestApi;
+    client: Client;
+    seed: Seed;
+    run: CreatedRun;
+  }) => Promise<void>,
+) {
   const taskQueue = `patch-${randomUUID()}`;
   const config = testConfig({ temporal: { taskQueue }, approvalRecheckS: 1 });
   const api = await startTestApi({ temporal: { taskQueue }, approvalRecheckS: 1 });
   const client = testTemporalClient();
   try {
-    const seed = await seedWorkspace(api, {
-      ...defaultPolicy,
-      rules: [{ id: 'bash-asks', match: { tool: 'Bash' }, verdict: 'require_approval' }],
-    });
-    const run = await createRun(api, seed);
+    const seed = await seedWorkspace(api, { ...defaultPolicy, rules });
+    await work({ config, api, client, seed, run: await createRun(api, seed) });
+  } finally {
+    await client.connection.close();
+    await api.close();
+  }
+}
 
-    const old = await createGateWorker(config, {
-      workflowBundle: await bundleBefore('./visibility.js', beforeChange),
-    });
-    const oldRunning = old.worker.run();
-    await expectStatus(
-      toolCall(api, run, 'waits', { tool: 'Bash', arguments: { command: 'ls' } }),
-      202,
+test('a call waiting on its approval when the change is deployed completes on the new worker, on its old path', async () => {
+  const rules = [{ id: 'bash-asks', match: { tool: 'Bash' }, verdict: 'require_approval' }];
+  await onOwnQueue(rules, async ({ config, api, client, seed, run }) => {
+    await withWorker(config, await bundleBefore('./visibility.js', beforeChange), () =>
+      expectStatus(
+        toolCall(api, run, 'waits', { tool: 'Bash', arguments: { command: 'ls' } }),
+        202,
+      ),
     );
-    old.worker.shutdown();
-    await oldRunning;
-    await old.close();
 
-    const current = await createGateWorker(config, { workflowBundle: await gateWorkflowBundle() });
-    const running = current.worker.run();
-    try {
-      await expectStatus(
-        api.call('POST', `/v1/approvals/${run.session_id}/waits/decision`, {
-          token: seed.admin.token,
-          body: { decision: 'approve' },
-        }),
-        200,
-      );
+    await withWorker(config, await gateWorkflowBundle(), async () => {
+      await approve(api, seed, run, 'waits');
       const answer = await expectStatus(
         api.call('GET', `/v1/sessions/${run.session_id}/tool-calls/waits?wait=20`, {
           token: run.session_token,
@@ -128,50 +160,30 @@ test('a call waiting on its approval when the change is deployed completes on th
         tool: 'Bash',
         decision: 'pending',
       });
-    } finally {
-      current.worker.shutdown();
-      await running;
-      await current.close();
-    }
-  } finally {
-    await client.connection.close();
-    await api.close();
-  }
+    });
+  });
 });
 
 test('calls the new API started on a worker of the previous release: a paused one completes on the new worker as it began, a decided one replays', async () => {
-  const taskQueue = `previous-${randomUUID()}`;
-  const config = testConfig({ temporal: { taskQueue }, approvalRecheckS: 1 });
-  const api = await startTestApi({ temporal: { taskQueue }, approvalRecheckS: 1 });
-  const client = testTemporalClient();
-  try {
-    const seed = await seedWorkspace(api, {
-      ...defaultPolicy,
-      rules: [
-        { id: 'reads', match: { tool: 'Read' }, verdict: 'allow' },
-        { id: 'bash-asks', match: { tool: 'Bash' }, verdict: 'require_approval' },
-      ],
-    });
-    const run = await createRun(api, seed);
+  const rules = [
+    { id: 'reads', match: { tool: 'Read' }, verdict: 'allow' },
+    { id: 'bash-asks', match: { tool: 'Bash' }, verdict: 'require_approval' },
+  ];
+  await onOwnQueue(rules, async ({ config, api, client, seed, run }) => {
     const id = (call: string) => gateWorkflowId(asSessionId(run.session_id), asToolCallId(call));
 
     // The new API's start carries the session and tool; the previous worker upserts them too.
-    const old = await createGateWorker(config, {
-      workflowBundle: await bundleBefore('./gate.js', previousRelease),
+    await withWorker(config, await bundleBefore('./gate.js', previousRelease), async () => {
+      await expectStatus(
+        toolCall(api, run, 'waits', { tool: 'Bash', arguments: { command: 'ls' } }),
+        202,
+      );
+      const read = await expectStatus(
+        toolCall(api, run, 'reads', { tool: 'Read', arguments: { file_path: 'a' } }),
+        200,
+      );
+      assert.equal(read.decision, 'allow');
     });
-    const oldRunning = old.worker.run();
-    await expectStatus(
-      toolCall(api, run, 'waits', { tool: 'Bash', arguments: { command: 'ls' } }),
-      202,
-    );
-    const read = await expectStatus(
-      toolCall(api, run, 'reads', { tool: 'Read', arguments: { file_path: 'a' } }),
-      200,
-    );
-    assert.equal(read.decision, 'allow');
-    old.worker.shutdown();
-    await oldRunning;
-    await old.close();
 
     // The decided call's history (stages and recorder apart) replays on the new code.
     const history = await client.workflow.getHandle(id('reads')).fetchHistory();
@@ -184,16 +196,8 @@ test('calls the new API started on a worker of the previous release: a paused on
       id('reads'),
     );
 
-    const current = await createGateWorker(config, { workflowBundle: await gateWorkflowBundle() });
-    const running = current.worker.run();
-    try {
-      await expectStatus(
-        api.call('POST', `/v1/approvals/${run.session_id}/waits/decision`, {
-          token: seed.admin.token,
-          body: { decision: 'approve' },
-        }),
-        200,
-      );
+    await withWorker(config, await gateWorkflowBundle(), async () => {
+      await approve(api, seed, run, 'waits');
       const result = await client.workflow.getHandle(id('waits')).result();
       assert.equal(result.decision, 'allow');
       assert.deepEqual(await searchAttributes(client, id('waits')), {
@@ -201,13 +205,6 @@ test('calls the new API started on a worker of the previous release: a paused on
         tool: 'Bash',
         decision: 'allow',
       });
-    } finally {
-      current.worker.shutdown();
-      await running;
-      await current.close();
-    }
-  } finally {
-    await client.connection.close();
-    await api.close();
-  }
+    });
+  });
 });
