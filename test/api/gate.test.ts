@@ -53,6 +53,16 @@ describe('the gate answers each tool call', () => {
     assert.match(answer.reason, /not in the run's frozen tool set/);
   });
 
+  test('the longest tool name a runner may send, in four-byte characters, is denied, not refused by Temporal', async () => {
+    // The start carries the tool as a search attribute: 256 characters (zod counts code points),
+    // 1021 bytes here, inside Temporal's limit for a value.
+    const run = await createRun(h.api, h.seed);
+    const tool = `${'\u{1F600}'.repeat(255)}\n`;
+    const answer = await expectStatus(toolCall(h.api, run, 'c1', { tool, arguments: {} }), 200);
+    assert.equal(answer.decision, 'deny');
+    assert.equal(answer.source, 'capability');
+  });
+
   test('no matching rule gives the policy default', async () => {
     const op = { token: h.api.operatorKey };
     const policy = await expectStatus(
