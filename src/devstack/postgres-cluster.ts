@@ -70,14 +70,14 @@ function prepareDataDir(dataDir: string) {
 }
 
 /**
- * The folder of the cluster's Unix socket: its data folder, unless the socket's path would pass
- * the system's limit (108 bytes with its terminating zero, Linux's sun_path) or holds characters
- * the server's option list would need quoted; then the cluster listens on loopback TCP only.
+ * The cluster's Unix socket, in its data folder, unless its path would pass the system's limit
+ * (108 bytes with its terminating zero, Linux's sun_path) or the folder holds characters the
+ * server's option list would need quoted; then the cluster listens on loopback TCP only.
  */
-function socketDir(profile: StackProfile): string | undefined {
+function socketPath(profile: StackProfile): string | undefined {
   const dir = clusterDataDir(profile);
   const socket = path.join(dir, `.s.PGSQL.${profile.postgres.port}`);
-  return /^[\w./-]+$/.test(dir) && Buffer.byteLength(socket) <= 107 ? dir : undefined;
+  return /^[\w./-]+$/.test(dir) && Buffer.byteLength(socket) <= 107 ? socket : undefined;
 }
 
 /**
@@ -87,10 +87,11 @@ function socketDir(profile: StackProfile): string | undefined {
  * started without a socket.
  */
 export function postgresUrl(profile: StackProfile, database = profile.postgres.database): string {
-  const dir = socketDir(profile);
-  const viaSocket =
-    dir !== undefined && existsSync(path.join(dir, `.s.PGSQL.${profile.postgres.port}`));
-  const host = viaSocket ? encodeURIComponent(dir) : '127.0.0.1';
+  const socket = socketPath(profile);
+  const host =
+    socket !== undefined && existsSync(socket)
+      ? encodeURIComponent(path.dirname(socket))
+      : '127.0.0.1';
   return `postgres://postgres@${host}:${profile.postgres.port}/${database}`;
 }
 
@@ -139,6 +140,8 @@ export async function ensurePostgresCluster(profile: StackProfile): Promise<Post
   prepareDataDir(dataDir);
   let startedHere = false;
   if (!(await isReady(profile))) {
+    const socket = socketPath(profile);
+    const socketDirectory = socket === undefined ? '' : path.dirname(socket);
     await run(
       ...asClusterOwner('pg_ctl', [
         '-D',
@@ -149,7 +152,7 @@ export async function ensurePostgresCluster(profile: StackProfile): Promise<Post
         '-t',
         '60',
         '-o',
-        `-c listen_addresses=127.0.0.1 -c port=${port} -c unix_socket_directories='${socketDir(profile) ?? ''}' -c unix_socket_permissions=0700 -c max_connections=300 -c fsync=${profile.name === 'test' ? 'off' : 'on'}`,
+        `-c listen_addresses=127.0.0.1 -c port=${port} -c unix_socket_directories='${socketDirectory}' -c unix_socket_permissions=0700 -c max_connections=300 -c fsync=${profile.name === 'test' ? 'off' : 'on'}`,
         'start',
       ]),
     );

@@ -128,25 +128,22 @@ async function evaluateAtOnce(request: GateRequest): Promise<Evaluation> {
 
 /**
  * The stages in order and their decision recorded, in one local activity. A stage that cannot
- * answer denies with its source; a decision the activity could not write goes to the recorder
- * (straight to its fail-closed replacement when the state of record refused it).
+ * answer denies with its source, and a decision the activity could not write is handed back: the
+ * caller records either as any decision, but a decision the state of record refused goes
+ * straight to its fail-closed replacement.
  */
-async function decideAtOnce(request: GateRequest): Promise<Decided> {
+async function decideAtOnce(request: GateRequest): Promise<Evaluation | Decided> {
   try {
     return await localStages.decide(request);
   } catch (err) {
     const failure = err instanceof ActivityFailure ? err.cause : err;
-    const notRecorded = failure instanceof ApplicationFailure && failure.type === recordFailedType;
-    if (!notRecorded) {
-      const closed = failedClosed(failedSource(err), causeOf(err));
-      return { recorded: await recordFailingClosed(request, closed) };
-    }
+    if (!(failure instanceof ApplicationFailure && failure.type === recordFailedType))
+      return failedClosed(failedSource(err), causeOf(err));
     const [decision, retryable] = (failure.details ?? []) as [GateDecision?, boolean?];
     // A decision that did not come back whole is not guessed at: it fails closed.
-    if (!decision?.answer) {
-      return { recorded: await recordFailingClosed(request, failedClosed('policy', causeOf(err))) };
-    }
-    return { recorded: await recordFailingClosed(request, decision, retryable ? undefined : err) };
+    if (!decision?.answer) return failedClosed('policy', causeOf(err));
+    if (retryable) return decision;
+    return { recorded: await recordFailingClosed(request, decision, err) };
   }
 }
 
