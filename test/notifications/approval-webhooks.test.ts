@@ -161,16 +161,27 @@ describe('approval notifications', () => {
     assert.equal(decided.data.decision, 'allow');
     assert.equal(decided.data.decided_by, h.seed.admin.user_id);
 
-    // The delivery record: attempts and the last status, per delivery.
-    const deliveries = await expectStatus(
-      h.api.call('GET', `/v1/workspaces/${h.seed.workspace}/webhooks/${flaky.id}/deliveries`, {
-        token: h.api.operatorKey,
-      }),
-      200,
-    );
-    const mine = deliveries.deliveries.filter(
-      (d: { session_id: string }) => d.session_id === run.session_id,
-    );
+    // The delivery record: attempts and the last status, per delivery. An attempt is recorded
+    // once its POST has been answered, so the receiver may have the last one first.
+    type Delivery = { session_id: string; status: string; attempts: number; last_status: number };
+    const listed = async (): Promise<Delivery[]> => {
+      const { deliveries } = await expectStatus(
+        h.api.call('GET', `/v1/workspaces/${h.seed.workspace}/webhooks/${flaky.id}/deliveries`, {
+          token: h.api.operatorKey,
+        }),
+        200,
+      );
+      return (deliveries as Delivery[]).filter((d) => d.session_id === run.session_id);
+    };
+    let mine = await listed();
+    for (
+      let waited = 0;
+      mine.some((d) => d.status === 'pending') && waited < 10_000;
+      waited += 50
+    ) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      mine = await listed();
+    }
     assert.equal(mine.length, 2);
     for (const d of mine) {
       assert.equal(d.status, 'delivered');
