@@ -69,3 +69,37 @@ export class EventStreams {
     };
   }
 }
+
+/** What one read of a followed stream found. */
+export type FollowStep = 'caught-up' | 'more' | 'end';
+
+/**
+ * Sends what `read` finds on every wake-up until the stream ends: `read` answers `more` to be
+ * called again at once, `end` to stop. The next wake-up is listened for before each read, so a
+ * notice that lands while reading wakes the loop again at once instead of being lost until the
+ * next re-check (seconds later).
+ */
+export async function follow(
+  stream: EventStream,
+  listen: (signal: AbortSignal) => Promise<void>,
+  read: () => Promise<FollowStep>,
+): Promise<void> {
+  while (!stream.signal.aborted) {
+    const round = new AbortController();
+    const endRound = () => {
+      round.abort();
+    };
+    stream.signal.addEventListener('abort', endRound);
+    const woken = listen(round.signal);
+    try {
+      const step = await read();
+      if (step === 'end') return;
+      if (step === 'more') continue;
+      stream.heartbeatIfIdle();
+      await woken;
+    } finally {
+      stream.signal.removeEventListener('abort', endRound);
+      endRound();
+    }
+  }
+}

@@ -27,7 +27,14 @@ const pendingCalls = 10;
 let api: TestApi;
 let seed: Seed;
 let db: pg.Pool;
-const opened = new AbortController();
+// Every wait and stream this file opens, ended after it: a signal each (one shared signal
+// would carry thousands of listeners, which Node reports as a leak).
+const opened: AbortController[] = [];
+const openedSignal = () => {
+  const abort = new AbortController();
+  opened.push(abort);
+  return abort.signal;
+};
 
 before(async () => {
   const url = new URL(testConfig().databaseUrl);
@@ -46,7 +53,7 @@ before(async () => {
   db = new pg.Pool({ connectionString: testConfig().databaseUrl, max: 2 });
 });
 after(async () => {
-  opened.abort();
+  for (const abort of opened) abort.abort();
   await api.close();
   await db.end();
 });
@@ -109,12 +116,12 @@ describe('waiting is cheap', { timeout: 180_000 }, () => {
     for (let i = 0; i < callerLimits.waits; i += 1) {
       if (i % 100 === 0) await new Promise((resolve) => setTimeout(resolve, 50));
       const id = ids[i % ids.length] as string;
-      waits.push(fetch(waitUrl(id), { headers: auth, signal: opened.signal }));
+      waits.push(fetch(waitUrl(id), { headers: auth, signal: openedSignal() }));
     }
     const streamUrl = `${api.url}/v1/sessions/${loud.session_id}/events/stream`;
     const streams = await Promise.all(
       Array.from({ length: callerLimits.streams }, () =>
-        fetch(streamUrl, { headers: auth, signal: opened.signal }),
+        fetch(streamUrl, { headers: auth, signal: openedSignal() }),
       ),
     );
     for (const stream of streams) assert.equal(stream.status, 200);

@@ -7,7 +7,7 @@ import { findRunBySessionId } from '../../store/runs.js';
 import type { Principal } from '../auth.js';
 import { callerKey } from '../caller-slots.js';
 import type { ApiContext } from '../context.js';
-import { EventStreams } from '../event-stream.js';
+import { EventStreams, follow } from '../event-stream.js';
 import { notFound } from '../problem.js';
 import { sessionIdParam, validate } from '../validation.js';
 
@@ -71,21 +71,23 @@ export function eventRoutes(app: FastifyInstance, ctx: ApiContext) {
 
     const release = ctx.slots.take('streams', callerKey(principal));
     const stream = streams.start(request, reply, release);
-    while (!stream.signal.aborted) {
-      let events: LedgerEvent[];
-      try {
-        events = await readEvents(ctx.pool, session_id, cursor, 500);
-      } catch {
-        events = []; // PostgreSQL away: keep the stream, try again on the next tick.
-      }
-      for (const event of events) {
-        stream.send({ id: event.seq, event: event.type, data: JSON.stringify(event) });
-        cursor = event.seq;
-      }
-      if (events.length === 500) continue;
-      stream.heartbeatIfIdle();
-      await ctx.notifications.waitForAppend(session_id, cursor, idleMs, stream.signal);
-    }
+    await follow(
+      stream,
+      (signal) => ctx.notifications.waitForAppend(session_id, cursor, idleMs, signal),
+      async () => {
+        let events: LedgerEvent[];
+        try {
+          events = await readEvents(ctx.pool, session_id, cursor, 500);
+        } catch {
+          return 'caught-up'; // PostgreSQL away: keep the stream, try again on the next tick.
+        }
+        for (const event of events) {
+          stream.send({ id: event.seq, event: event.type, data: JSON.stringify(event) });
+          cursor = event.seq;
+        }
+        return events.length === 500 ? 'more' : 'caught-up';
+      },
+    );
     stream.end();
   });
 }

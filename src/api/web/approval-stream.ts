@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { listPendingApprovalsFor } from '../../store/approvals.js';
 import { callerKey } from '../caller-slots.js';
 import type { ApiContext } from '../context.js';
-import { EventStreams } from '../event-stream.js';
+import { EventStreams, follow } from '../event-stream.js';
 import { Problem } from '../problem.js';
 import { pendingVersion } from './approval-list-page.js';
 import { sessionMember, signedIn } from './session.js';
@@ -29,25 +29,28 @@ export function approvalStreamRoute(web: FastifyInstance, ctx: ApiContext) {
     const release = ctx.slots.take('streams', callerKey({ kind: 'user', member: session.member }));
     const stream = streams.start(request, reply, release);
     let sent: string | undefined;
-    while (!stream.signal.aborted) {
-      try {
-        // The session is checked on every wake-up: a suspension or sign-out notifies at once.
-        const member = await sessionMember(ctx, session.sessionId);
-        if (!member) {
-          stream.send({ event: 'signed-out', data: '' });
-          break;
+    await follow(
+      stream,
+      (signal) => ctx.notifications.waitForApprovals(session.member.workspace_id, idleMs, signal),
+      async () => {
+        try {
+          // The session is checked on every wake-up: a suspension or sign-out notifies at once.
+          const member = await sessionMember(ctx, session.sessionId);
+          if (!member) {
+            stream.send({ event: 'signed-out', data: '' });
+            return 'end';
+          }
+          const version = pendingVersion(await listPendingApprovalsFor(ctx.pool, member));
+          if (version !== sent) {
+            stream.send({ event: 'pending', data: version });
+            sent = version;
+          }
+        } catch {
+          // PostgreSQL away: keep the stream open and read again on the next tick.
         }
-        const version = pendingVersion(await listPendingApprovalsFor(ctx.pool, member));
-        if (version !== sent) {
-          stream.send({ event: 'pending', data: version });
-          sent = version;
-        }
-      } catch {
-        // PostgreSQL away: keep the stream open and read again on the next tick.
-      }
-      stream.heartbeatIfIdle();
-      await ctx.notifications.waitForApprovals(session.member.workspace_id, idleMs, stream.signal);
-    }
+        return 'caught-up';
+      },
+    );
     stream.end();
   });
 }
