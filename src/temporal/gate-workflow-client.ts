@@ -2,6 +2,7 @@
  * The API's side of Temporal: starting (or re-attaching to) a call's gate workflow and waking a
  * paused one. The only module outside the worker that talks to Temporal.
  */
+import { setMaxListeners } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
 import {
   Client,
@@ -61,7 +62,11 @@ export class GateWorkflowClient {
     readonly client: Client,
     private readonly taskQueue: string,
     private readonly hosted?: HostedWorker,
-  ) {}
+  ) {
+    // Every wake-up waiting to try again listens here: while Temporal is away that is one per
+    // approval decided meanwhile, each gone after its last try, so no count is a leak.
+    setMaxListeners(0, this.closing.signal);
+  }
 
   /**
    * A client on a lazy connection: the API starts, and answers 503, while Temporal is down. With
