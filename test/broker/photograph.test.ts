@@ -216,7 +216,7 @@ describe('photographing over Streamable HTTP fails closed', () => {
         photographHttp(`http://127.0.0.1:${port}/mcp`, bearer, { timeoutMs: 1_000 }),
         'timeout',
       );
-      assert.ok(Date.now() - started < 1_000 + 500, `took ${Date.now() - started} ms`);
+      assert.ok(Date.now() - started < 1_000 + 2_000, `took ${Date.now() - started} ms`);
     } finally {
       for (const socket of sockets) socket.destroy();
       await new Promise((resolve) => silent.close(resolve));
