@@ -72,11 +72,18 @@ const environmentSchema = z.object({
   GATE_RESERVATION_TTL_S: z.coerce
     .number({ error: 'must be a positive number of seconds' })
     .positive('must be a positive number of seconds')
-    .default(900),
+    .optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   GATE_WORKFLOW_BUNDLE: z.string().optional(),
   GATE_MODEL_IDLE_TIMEOUT_S: seconds(0.1, 3600).default(120),
   GATE_MODEL_TIMEOUT_S: seconds(0.1, 86_400).default(900),
+  GATE_MODEL_WRITE_DEADLINE_S: seconds(0.1, 3600).default(30),
+  GATE_MODEL_COUNT_TOKENS_PER_MINUTE: z.coerce
+    .number({ error: 'must be a whole number from 1 to 100000' })
+    .int('must be a whole number from 1 to 100000')
+    .min(1, 'must be a whole number from 1 to 100000')
+    .max(100_000, 'must be a whole number from 1 to 100000')
+    .default(60),
   GATE_PAYLOAD_KEYS: z
     .string({ error: 'must be set to the payload keys, id:base64 of 32 bytes, current first' })
     .transform((text, ctx) => {
@@ -138,12 +145,18 @@ export interface GateConfig {
   eagerStart: boolean;
   /** 32 random bytes, base64: seals connection credentials at rest. */
   sealingKey: string | undefined;
-  /** When an undrained model reservation expires and its hold is released. */
+  /**
+   * When an unsettled model reservation expires, charged at its booking: always past the
+   * longest proxied request the configuration allows, so a request in flight is never expired.
+   */
   reservationTtlS: number;
   /** A workflow bundle built beforehand (`npm run bundle`): the worker starts without bundling. */
   workflowBundlePath: string | undefined;
-  /** The bounds of one proxied model request: without a byte from the provider, and in all. */
-  modelProxy: { idleTimeoutMs: number; totalTimeoutMs: number };
+  /**
+   * The bounds of one proxied model request: without a byte from the provider, in all, and for
+   * a client to take one write; and how many count_tokens requests a run may make a minute.
+   */
+  modelProxy: ModelProxyLimits;
   /** The keys that encrypt payloads in Temporal history: the first encrypts, all decrypt. */
   payloadKeys: PayloadKey[];
   /** The origins (the Temporal UI's) allowed to call the codec endpoint from a browser. */
@@ -151,6 +164,16 @@ export interface GateConfig {
   /** Where a worker serves its Prometheus metrics (the SDK's and the gate's); unset: nowhere. */
   workerMetrics: { host: string; port: number } | undefined;
 }
+
+export interface ModelProxyLimits {
+  idleTimeoutMs: number;
+  totalTimeoutMs: number;
+  writeDeadlineMs: number;
+  countTokensPerMinute: number;
+}
+
+/** What a reservation outlives beyond the longest request: the settlement's own retries. */
+export const reservationSettleMarginS = 60;
 
 export class ConfigError extends Error {
   override name = 'ConfigError';
@@ -170,6 +193,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GateConfig {
     throw new ConfigError(`the environment has wrong or missing values:\n${lines.join('\n')}`);
   }
   const e = result.data;
+  const longestRequestS = e.GATE_MODEL_TIMEOUT_S + reservationSettleMarginS;
+  if (e.GATE_RESERVATION_TTL_S !== undefined && e.GATE_RESERVATION_TTL_S < longestRequestS) {
+    throw new ConfigError(
+      `the environment has wrong or missing values:\n  GATE_RESERVATION_TTL_S: must be at least GATE_MODEL_TIMEOUT_S + ${reservationSettleMarginS} (${longestRequestS}): a reservation must outlive the longest model request`,
+    );
+  }
   return {
     databaseUrl: e.DATABASE_URL,
     temporal: temporalConfig(e),
@@ -186,11 +215,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GateConfig {
     stageActivities: e.GATE_STAGE_ACTIVITIES,
     eagerStart: e.GATE_EAGER_START === 'on',
     sealingKey: e.GATE_SEALING_KEY,
-    reservationTtlS: e.GATE_RESERVATION_TTL_S,
+    reservationTtlS: e.GATE_RESERVATION_TTL_S ?? longestRequestS,
     workflowBundlePath: e.GATE_WORKFLOW_BUNDLE,
     modelProxy: {
       idleTimeoutMs: e.GATE_MODEL_IDLE_TIMEOUT_S * 1000,
       totalTimeoutMs: e.GATE_MODEL_TIMEOUT_S * 1000,
+      writeDeadlineMs: e.GATE_MODEL_WRITE_DEADLINE_S * 1000,
+      countTokensPerMinute: e.GATE_MODEL_COUNT_TOKENS_PER_MINUTE,
     },
     payloadKeys: e.GATE_PAYLOAD_KEYS,
     codecCorsOrigins: e.GATE_CODEC_CORS_ORIGINS,

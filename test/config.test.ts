@@ -44,9 +44,14 @@ describe('configuration from the environment', () => {
       stageActivities: 'local',
       eagerStart: true,
       sealingKey: undefined,
-      reservationTtlS: 900,
+      reservationTtlS: 960,
       workflowBundlePath: undefined,
-      modelProxy: { idleTimeoutMs: 120_000, totalTimeoutMs: 900_000 },
+      modelProxy: {
+        idleTimeoutMs: 120_000,
+        totalTimeoutMs: 900_000,
+        writeDeadlineMs: 30_000,
+        countTokensPerMinute: 60,
+      },
       payloadKeys: [{ id: 'k1', key: Buffer.alloc(32, 7) }],
       codecCorsOrigins: [],
       workerMetrics: undefined,
@@ -68,11 +73,13 @@ describe('configuration from the environment', () => {
       GATE_WORKER_CACHED_WORKFLOWS: '64',
       GATE_STAGE_ACTIVITIES: 'remote',
       GATE_EAGER_START: 'off',
-      GATE_RESERVATION_TTL_S: '60',
+      GATE_RESERVATION_TTL_S: '700',
       LOG_LEVEL: 'warn',
       GATE_WORKFLOW_BUNDLE: '/srv/gate/workflow-bundle.js',
       GATE_MODEL_IDLE_TIMEOUT_S: '30',
       GATE_MODEL_TIMEOUT_S: '600',
+      GATE_MODEL_WRITE_DEADLINE_S: '5',
+      GATE_MODEL_COUNT_TOKENS_PER_MINUTE: '20',
       GATE_WORKER_METRICS_HOST: '0.0.0.0',
       GATE_WORKER_METRICS_PORT: '9464',
     });
@@ -94,10 +101,23 @@ describe('configuration from the environment', () => {
     assert.equal(config.stageActivities, 'remote');
     assert.equal(config.eagerStart, false);
     assert.equal(config.sealingKey, 'c2VhbGluZw==');
-    assert.equal(config.reservationTtlS, 60);
+    assert.equal(config.reservationTtlS, 700);
     assert.equal(config.workflowBundlePath, '/srv/gate/workflow-bundle.js');
-    assert.deepEqual(config.modelProxy, { idleTimeoutMs: 30_000, totalTimeoutMs: 600_000 });
+    assert.deepEqual(config.modelProxy, {
+      idleTimeoutMs: 30_000,
+      totalTimeoutMs: 600_000,
+      writeDeadlineMs: 5_000,
+      countTokensPerMinute: 20,
+    });
     assert.deepEqual(config.workerMetrics, { host: '0.0.0.0', port: 9464 });
+  });
+
+  test('a reservation lives past the longest model request: a TTL shorter than the model timeout plus the settlement margin stops start-up', () => {
+    assert.throws(
+      () => loadConfig({ ...required, GATE_MODEL_TIMEOUT_S: '600', GATE_RESERVATION_TTL_S: '620' }),
+      /GATE_RESERVATION_TTL_S: must be at least GATE_MODEL_TIMEOUT_S \+ 60 \(660\)/,
+    );
+    assert.equal(loadConfig({ ...required, GATE_MODEL_TIMEOUT_S: '60' }).reservationTtlS, 120);
   });
 
   test('an empty variable counts as unset', () => {

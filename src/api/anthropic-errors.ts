@@ -11,6 +11,8 @@ export class AnthropicError extends Error {
     readonly status: number,
     readonly type: string,
     message: string,
+    /** Seconds after which the same request may succeed (a rate limit). */
+    readonly retryAfterS?: number,
   ) {
     super(message);
   }
@@ -19,8 +21,13 @@ export class AnthropicError extends Error {
     return { type: 'error', error: { type: this.type, message: this.message }, request_id: null };
   }
 
-  /** The gate's refusals are final: retrying the same request cannot change the answer. */
+  /**
+   * The gate's refusals are final (retrying the same request cannot change the answer), but for
+   * a rate limit, which says when to come back.
+   */
   headers(): Record<string, string> {
+    if (this.retryAfterS !== undefined)
+      return { 'content-type': 'application/json', 'retry-after': String(this.retryAfterS) };
     return {
       'content-type': 'application/json',
       ...(this.status < 500 && { 'x-should-retry': 'false' }),

@@ -1,5 +1,6 @@
 import type { ToolCallDeps } from '../application/submit-tool-call.js';
 import type { CredentialSealer } from '../broker/sealing.js';
+import type { ModelProxyLimits } from '../config.js';
 import type { Pool } from '../store/pool.js';
 import type { GateWorkflowClient } from '../temporal/gate-workflow-client.js';
 import type { EncryptionCodec } from '../temporal/payload-codec.js';
@@ -21,7 +22,7 @@ export interface ApiContext extends ToolCallDeps {
   slots: CallerSlots;
   sealer: CredentialSealer;
   /** The bounds of one proxied model request. */
-  modelProxy: { idleTimeoutMs: number; totalTimeoutMs: number };
+  modelProxy: ModelProxyLimits;
   /** Temporal's payload encryption, served to the Temporal UI at /codec. */
   codec: EncryptionCodec;
   /** Browser origins allowed to call /codec (the Temporal UI's). */

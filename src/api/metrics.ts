@@ -7,6 +7,7 @@ export interface GateMetrics {
   decisions: Counter<'decision' | 'source'>;
   httpDuration: Histogram<'method' | 'route' | 'status'>;
   budgetRefusals: Counter<'where'>;
+  modelSettlementFailures: Counter<'reason'>;
 }
 
 /**
@@ -45,6 +46,12 @@ export function createMetrics(pool: Pool): GateMetrics {
       name: 'gate_budget_refusals_total',
       help: 'Model requests refused for budget (402), by where they were refused.',
       labelNames: ['where'],
+      registers: [registry],
+    }),
+    modelSettlementFailures: new Counter({
+      name: 'gate_model_settlement_failures_total',
+      help: 'Proxied model requests whose settlement found the reservation settled already, or could not be written (the sweep then charges the booking).',
+      labelNames: ['reason'],
       registers: [registry],
     }),
   };

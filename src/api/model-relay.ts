@@ -16,6 +16,7 @@ import {
   type UsageReport,
 } from '../domain/budget/upstream-usage.js';
 import type { ExchangeEnd } from '../application/model-access/settle-proxied-request.js';
+import type { Billing } from '../domain/budget/upstream-usage.js';
 import { AnthropicError } from './anthropic-errors.js';
 
 /**
@@ -35,6 +36,10 @@ const maxHeldTailBytes = 1024 * 1024;
  * held, and a stream's end (from its final usage on) with it, until `finish`: the route settles
  * the budget first, so a client holding the complete answer never sees the budget, or the
  * thinking blocks its next turn sends back, before the settlement that records them.
+ *
+ * A client that stops reading does not stop the exchange: what waits for it is bounded (one
+ * write beyond the socket's buffer, and the held tail), and one write it has not taken within
+ * `writeDeadlineMs` drops it, so the upstream is read to its end and settled either way.
  */
 export class ClientLink {
   gone = false;
@@ -42,7 +47,10 @@ export class ClientLink {
   #tail: Buffer[] | undefined;
   #tailBytes = 0;
 
-  constructor(readonly res: ServerResponse) {
+  constructor(
+    readonly res: ServerResponse,
+    private readonly writeDeadlineMs: number,
+  ) {
     res.on('close', () => {
       if (!res.writableFinished) this.gone = true;
     });
@@ -71,15 +79,27 @@ export class ClientLink {
 
   async #send(chunk: Buffer): Promise<void> {
     if (this.gone || this.res.write(chunk)) return;
-    await new Promise<void>((resolve) => {
-      const done = () => {
-        this.res.off('drain', done);
-        this.res.off('close', done);
-        resolve();
+    const drained = await new Promise<boolean>((resolve) => {
+      const done = (took: boolean) => () => {
+        clearTimeout(deadline);
+        this.res.off('drain', onDrain);
+        this.res.off('close', onClose);
+        resolve(took);
       };
-      this.res.on('drain', done);
-      this.res.on('close', done);
+      const onDrain = done(true);
+      const onClose = done(false);
+      const deadline = setTimeout(done(false), this.writeDeadlineMs);
+      this.res.on('drain', onDrain);
+      this.res.on('close', onClose);
     });
+    if (!drained) this.drop();
+  }
+
+  /** The client is not reading: it is cut off, and nothing more is written or held for it. */
+  drop(): void {
+    this.gone = true;
+    this.#tail = undefined;
+    this.res.destroy();
   }
 
   hold(status: number, headers: Record<string, string>, body: Buffer): void {
@@ -131,7 +151,7 @@ async function readAll(body: AsyncIterable<Buffer>, cap: number): Promise<Buffer
 }
 
 interface Relayed {
-  answered: boolean;
+  billing: Billing;
   report: UsageReport;
   outcome: string;
 }
@@ -164,30 +184,34 @@ async function relayStream(answer: UpstreamAnswer, client: ClientLink): Promise<
   if (outcome === 'completed' && client.gone) outcome = 'client_disconnected';
   // A report the gate could not follow (an event past its size limit) counts as not reported.
   const report = splitter.overflowed ? emptyReport() : reader.report;
-  return { answered: true, report, outcome };
+  return { billing: 'billable', report, outcome };
 }
 
-/** Reads a JSON answer (or an error) whole, then passes it on as it came. */
+/**
+ * Reads a JSON answer (or an error) whole, then passes it on as it came. A 2xx answer may be
+ * billed even when its body breaks off; an error status is the provider refusing the request.
+ */
 async function relayWhole(answer: UpstreamAnswer, client: ClientLink): Promise<Relayed> {
   const answered = answer.status >= 200 && answer.status < 300;
+  const billing: Billing = answered ? 'billable' : 'not_billed';
   let body: Buffer;
   try {
     body = await readAll(answer.body, maxJsonAnswerBytes);
   } catch (err) {
     const failure = err instanceof UpstreamError ? err.failure : 'broken';
     client.holdError(failureError(failure));
-    return { answered, report: emptyReport(), outcome: failure };
+    return { billing, report: emptyReport(), outcome: failure };
   }
   // The provider refusing the gate's own key is the operator's to fix, not the runner's.
   if (answer.status === 401 || answer.status === 403) {
     client.holdError(
       new AnthropicError(502, 'api_error', "the model provider refused the gate's credential"),
     );
-    return { answered: false, report: emptyReport(), outcome: 'refused' };
+    return { billing, report: emptyReport(), outcome: 'refused' };
   }
   client.hold(answer.status, downstreamHeaders(answer.headers), body);
   const report = answered ? readJsonAnswer(body.toString('utf8')) : emptyReport();
-  return { answered, report, outcome: answered ? 'completed' : 'refused' };
+  return { billing, report, outcome: answered ? 'completed' : 'refused' };
 }
 
 /**
@@ -204,9 +228,11 @@ export async function relayExchange(
   try {
     answer = await callUpstream(call);
   } catch (err) {
+    // No answer: a request that had left may have been taken, and is charged at its booking.
     const failure = err instanceof UpstreamError ? err.failure : 'unreachable';
+    const billing: Billing = err instanceof UpstreamError && !err.sent ? 'not_billed' : 'billable';
     client.holdError(failureError(failure));
-    return end(false, emptyReport(), failure, null, null, started);
+    return end(billing, emptyReport(), failure, null, null, started);
   }
   const streamed =
     meter &&
@@ -215,7 +241,7 @@ export async function relayExchange(
     (answer.headers['content-type'] ?? '').startsWith('text/event-stream');
   const relayed = streamed ? await relayStream(answer, client) : await relayWhole(answer, client);
   return end(
-    relayed.answered,
+    relayed.billing,
     relayed.report,
     relayed.outcome,
     answer.status,
@@ -225,7 +251,7 @@ export async function relayExchange(
 }
 
 function end(
-  answered: boolean,
+  billing: Billing,
   report: UsageReport,
   outcome: string,
   status: number | null,
@@ -233,7 +259,7 @@ function end(
   started: number,
 ): ExchangeEnd {
   return {
-    answered,
+    billing,
     report,
     facts: {
       outcome,

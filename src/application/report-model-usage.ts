@@ -4,8 +4,9 @@ import type { FrozenRun } from '../store/runs.js';
 import { ConflictError, NotFoundError } from './errors.js';
 
 /**
- * Reconciles a model request with its real usage, once: the hold is released and the usage
- * counted. Reporting the same figures again changes nothing; other figures are a conflict.
+ * Reconciles a model request the runner booked with its real usage, once: the hold is released
+ * and the usage counted. Reporting the same figures again changes nothing; other figures are a
+ * conflict, and so is a report on a request the gate's model endpoint booked (it settles those).
  */
 export async function reportModelUsage(
   pool: Pool,
@@ -13,12 +14,18 @@ export async function reportModelUsage(
   report: { request_id: string; input_tokens: number; output_tokens: number },
 ): Promise<{ reservation: ReservationRow; usage: UsageRow }> {
   const result = await reconcileModelRequest(pool, {
+    by: 'runner',
     sessionId: run.session_id,
     requestId: report.request_id,
     inputTokens: report.input_tokens,
     outputTokens: report.output_tokens,
   });
   if (result.kind === 'unknown') throw new NotFoundError(`model request ${report.request_id}`);
+  if (result.kind === 'not_maker') {
+    throw new ConflictError(
+      `model request ${report.request_id} was booked by the gate's model endpoint, which settles it from what it relayed; a runner reports only the requests it booked with POST …/model-requests`,
+    );
+  }
   if (result.kind === 'refused') {
     throw new ConflictError(
       `model request ${report.request_id} was refused admission; there is no reservation to reconcile`,

@@ -12,38 +12,30 @@ const agents = {
   'https:': new https.Agent({ keepAlive: true }),
 };
 
-/** Headers that belong to one hop, or that the gate sets itself. */
-const notForwarded = new Set([
-  'connection',
-  'keep-alive',
-  'proxy-authenticate',
-  'proxy-authorization',
-  'te',
-  'trailer',
-  'transfer-encoding',
-  'upgrade',
-  'host',
-  'content-length',
-  'cookie',
-  'authorization',
-  'x-api-key',
-  // The gate reads the answer to meter it, so it asks for it uncompressed.
-  'accept-encoding',
+/**
+ * The client's headers the provider gets: an allow list. Anything else a sandbox sends (a
+ * gateway's routing or billing headers, `x-forwarded-for`, cookies, its own key) stays here.
+ */
+const forwardedHeaders = new Set([
+  'accept',
+  'anthropic-beta',
+  'anthropic-version',
+  'content-type',
+  'user-agent',
 ]);
 
-/** The client's headers as the provider gets them: auth replaced, hop-by-hop dropped. */
+/** The headers the provider gets: the allowed client headers, then the gate's own. */
 export function upstreamHeaders(
   client: IncomingHttpHeaders,
   apiKey: string,
   bodyBytes: number,
 ): Record<string, string | string[]> {
-  const named = (client.connection ?? '').split(',').map((name) => name.trim().toLowerCase());
   const headers: Record<string, string | string[]> = {};
   for (const [name, value] of Object.entries(client)) {
-    if (value === undefined || notForwarded.has(name) || named.includes(name)) continue;
-    headers[name] = value;
+    if (value !== undefined && forwardedHeaders.has(name)) headers[name] = value;
   }
   headers['x-api-key'] = apiKey;
+  // The gate reads the answer to meter it, so it asks for it uncompressed.
   headers['accept-encoding'] = 'identity';
   headers['content-length'] = String(bodyBytes);
   return headers;
@@ -85,6 +77,8 @@ export class UpstreamError extends Error {
   constructor(
     readonly failure: UpstreamFailure,
     message: string,
+    /** The whole request had left the gate: the provider may have taken (and billed) it. */
+    readonly sent = true,
   ) {
     super(message);
   }
@@ -112,7 +106,11 @@ export function callUpstream(call: UpstreamCall): Promise<UpstreamAnswer> {
   const transport = call.url.protocol === 'https:' ? https : http;
   const agent = agents[call.url.protocol as keyof typeof agents];
   let failure: UpstreamError | undefined;
+  let sent = false;
   const request = transport.request(call.url, { method: 'POST', headers: call.headers, agent });
+  request.on('finish', () => {
+    sent = true;
+  });
   const fail = (error: UpstreamError) => {
     failure ??= error;
     request.destroy(failure);
@@ -133,6 +131,7 @@ export function callUpstream(call: UpstreamCall): Promise<UpstreamAnswer> {
         new UpstreamError(
           'timeout',
           `the model provider sent nothing for ${call.idleTimeoutMs} ms`,
+          sent,
         ),
       );
     }, call.idleTimeoutMs);
@@ -150,6 +149,7 @@ export function callUpstream(call: UpstreamCall): Promise<UpstreamAnswer> {
           new UpstreamError(
             'unreachable',
             `the model provider could not be reached: ${err.message}`,
+            sent,
           ),
       );
     });

@@ -24,6 +24,8 @@ export interface BudgetFigures {
 }
 
 export type ReservationStatus = 'refused' | 'held' | 'expired' | 'reconciled';
+/** Who books, and so who settles: the runner's own report, or the gate's model endpoint. */
+export type ReservationMaker = 'runner' | 'proxy';
 
 export interface ReservationRow {
   id: string;
@@ -36,6 +38,9 @@ export interface ReservationRow {
   input_bound_tokens: number;
   booked_tokens: number;
   status: ReservationStatus;
+  made_by: ReservationMaker;
+  /** What the sweep charged when the hold expired unsettled (the booking); null otherwise. */
+  expiry_charged_tokens: number | null;
   created_at: Date;
   expired_at: Date | null;
   reconciled_at: Date | null;
@@ -51,8 +56,8 @@ export interface UsageRow {
 }
 
 const reservationColumns = `id, session_id, request_id, run_id, request_digest, model,
-  max_output_tokens, input_bound_tokens, booked_tokens, status, created_at, expired_at,
-  reconciled_at`;
+  max_output_tokens, input_bound_tokens, booked_tokens, status, made_by, expiry_charged_tokens,
+  created_at, expired_at, reconciled_at`;
 const usageColumns = `external_id, input_tokens, output_tokens, used_tokens, released_tokens,
   recorded_at`;
 
@@ -97,8 +102,8 @@ export interface AdmissionRequest {
   model: string;
   maxOutputTokens: number;
   inputBoundTokens: number;
-  /** Who meters the request: the gate's model proxy, or the runner's own report (default). */
-  via?: 'proxy' | 'runner';
+  /** Who meters and settles the request: the gate's model proxy, or the runner (default). */
+  via?: ReservationMaker;
 }
 
 export interface Admission {
@@ -140,8 +145,8 @@ export async function admitModelRequest(pool: Pool, request: AdmissionRequest): 
       (
         await tx.query<ReservationRow>(
           `insert into model_reservations (id, session_id, request_id, run_id, request_digest,
-             model, max_output_tokens, input_bound_tokens, booked_tokens, status)
-           values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+             model, max_output_tokens, input_bound_tokens, booked_tokens, status, made_by)
+           values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
            returning ${reservationColumns}`,
           [
             reservationKey(request.sessionId, request.requestId),
@@ -154,6 +159,7 @@ export async function admitModelRequest(pool: Pool, request: AdmissionRequest): 
             request.inputBoundTokens,
             booked,
             admitted ? 'held' : 'refused',
+            request.via ?? 'runner',
           ],
         )
       ).rows,
@@ -195,6 +201,8 @@ export interface MeteredFacts {
 }
 
 export interface UsageReport {
+  /** Who settles: only the reservation's maker may. */
+  by: ReservationMaker;
   sessionId: string;
   requestId: string;
   inputTokens: number;
@@ -208,6 +216,8 @@ export interface UsageReport {
 export type Reconciliation =
   | { kind: 'unknown' }
   | { kind: 'refused'; reservation: ReservationRow }
+  /** Made by the other party, which settles it: nothing changed. */
+  | { kind: 'not_maker'; reservation: ReservationRow }
   | { kind: 'reconciled'; reservation: ReservationRow; usage: UsageRow; created: boolean };
 
 /**
@@ -224,6 +234,7 @@ export async function reconcileModelRequest(
     const reservation = await lockReservation(tx, id);
     if (!reservation) return { kind: 'unknown' };
     if (reservation.status === 'refused') return { kind: 'refused', reservation };
+    if (reservation.made_by !== report.by) return { kind: 'not_maker', reservation };
     if (reservation.status === 'reconciled') {
       const { rows } = await tx.query<UsageRow>(
         `select ${usageColumns} from model_usage where external_id = $1`,
@@ -233,6 +244,8 @@ export async function reconcileModelRequest(
     }
 
     const released = reservation.status === 'held' ? reservation.booked_tokens : 0;
+    // Real usage replaces what an expiry charged in its place.
+    const replacedCharge = reservation.expiry_charged_tokens ?? 0;
     const usage = one(
       (
         await tx.query<UsageRow>(
@@ -247,7 +260,7 @@ export async function reconcileModelRequest(
     await tx.query(
       `update run_budgets set held_tokens = held_tokens - $2, used_tokens = used_tokens + $3
        where run_id = $1`,
-      [reservation.run_id, released, usage.used_tokens],
+      [reservation.run_id, released, usage.used_tokens - replacedCharge],
     );
     const settled = one(
       (
@@ -268,7 +281,8 @@ export async function reconcileModelRequest(
         output_tokens: usage.output_tokens,
         used_tokens: usage.used_tokens,
         released_tokens: released,
-        via: report.metered ? 'proxy' : 'runner',
+        ...(replacedCharge > 0 && { replaced_charge_tokens: replacedCharge }),
+        via: report.by,
         ...report.metered,
       }),
     );
@@ -278,8 +292,9 @@ export async function reconcileModelRequest(
 }
 
 /**
- * Expires the oldest hold older than `expireAfterMs`, releasing it. `skip locked` lets several
- * sweepers share the work: none waits on another or on a reconciliation in flight.
+ * Expires the oldest hold older than `expireAfterMs`: its spend was never learned, so it is
+ * charged at its booking (moved from held to used). `skip locked` lets several sweepers share
+ * the work: none waits on another or on a reconciliation in flight.
  */
 async function expireOneStaleReservation(pool: Pool, expireAfterMs: number): Promise<boolean> {
   return withTransaction(pool, async (tx) => {
@@ -294,20 +309,23 @@ async function expireOneStaleReservation(pool: Pool, expireAfterMs: number): Pro
     const reservation = rows[0];
     if (!reservation) return false;
     await tx.query(
-      `update model_reservations set status = 'expired', expired_at = clock_timestamp()
+      `update model_reservations set status = 'expired', expired_at = clock_timestamp(),
+         expiry_charged_tokens = booked_tokens
        where id = $1`,
       [reservation.id],
     );
-    await tx.query('update run_budgets set held_tokens = held_tokens - $2 where run_id = $1', [
-      reservation.run_id,
-      reservation.booked_tokens,
-    ]);
+    await tx.query(
+      `update run_budgets set held_tokens = held_tokens - $2, used_tokens = used_tokens + $2
+       where run_id = $1`,
+      [reservation.run_id, reservation.booked_tokens],
+    );
     await appendEvent(
       tx,
       reservation.session_id,
       redact('model.expired', {
         request_id: reservation.request_id,
         released_tokens: reservation.booked_tokens,
+        charged_tokens: reservation.booked_tokens,
       }),
     );
     return true;
@@ -315,8 +333,8 @@ async function expireOneStaleReservation(pool: Pool, expireAfterMs: number): Pro
 }
 
 /**
- * The sweep: expires every hold never drained within `expireAfterMs` (up to `limit` per call)
- * and releases what they held. Idempotent and safe to run from several processes at once.
+ * The sweep: expires every hold never settled within `expireAfterMs` (up to `limit` per call),
+ * charging each its booking. Idempotent and safe to run from several processes at once.
  * Returns how many it expired.
  */
 export async function expireStaleReservations(

@@ -26,8 +26,8 @@ const store = useStorePool(30);
 const input = modelInput();
 const inputBound = boundOf(input);
 
-describe('reservations never drained expire', () => {
-  test('the sweep expires a stale hold and releases it once, with several sweepers at once', async () => {
+describe('reservations never settled expire, charged at their booking', () => {
+  test('the sweep expires a stale hold once, charging its booking (spend never learned counts as the worst case, never zero), with several sweepers at once', async () => {
     const run = await createRun(h.api, h.seed, { budget: { max_tokens: 100_000 } });
     for (const id of ['e1', 'e2', 'e3'])
       await expectStatus(admit(h.api, run, modelRequest(id, 1_000)), 201);
@@ -43,29 +43,40 @@ describe('reservations never drained expire', () => {
       rows.map((r) => r.status),
       ['expired', 'expired', 'expired'],
     );
-    for (const row of rows) assert.ok(row.expired_at instanceof Date);
+    for (const row of rows) {
+      assert.ok(row.expired_at instanceof Date);
+      assert.equal(Number(row.expiry_charged_tokens), 1_000 + inputBound);
+    }
     assert.deepEqual(await budgetOf(h.db, run.run_id), {
       max_tokens: 100_000,
       held_tokens: 0,
-      used_tokens: 0,
+      used_tokens: 3 * (1_000 + inputBound),
     });
     const expired = await eventsOf(h.db, run.session_id, 'model.expired');
     assert.deepEqual(
       expired
         .map((e) => e.data)
         .sort((a, b) => String(a.request_id).localeCompare(String(b.request_id))),
-      ['e1', 'e2', 'e3'].map((id) => ({ request_id: id, released_tokens: 1_000 + inputBound })),
+      ['e1', 'e2', 'e3'].map((id) => ({
+        request_id: id,
+        released_tokens: 1_000 + inputBound,
+        charged_tokens: 1_000 + inputBound,
+      })),
     );
 
     await expireStaleReservations(store.pool, { expireAfterMs: 0 });
     assert.equal((await eventsOf(h.db, run.session_id, 'model.expired')).length, 3);
   });
 
-  test('a late drain after expiry reconciles exactly once, counting usage and releasing nothing twice', async () => {
+  test('a late report after expiry reconciles exactly once: the real usage replaces the charge, nothing released or counted twice', async () => {
     const run = await createRun(h.api, h.seed, { budget: { max_tokens: 100_000 } });
     await expectStatus(admit(h.api, run, modelRequest('late', 2_000)), 201);
     await expireStaleReservations(store.pool, { expireAfterMs: 0 });
-    assert.equal((await budgetOf(h.db, run.run_id)).held_tokens, 0);
+    assert.deepEqual(await budgetOf(h.db, run.run_id), {
+      max_tokens: 100_000,
+      held_tokens: 0,
+      used_tokens: 2_000 + inputBound,
+    });
 
     const usage = { input_tokens: 70, output_tokens: 700 };
     const answers = await Promise.all(
@@ -89,15 +100,17 @@ describe('reservations never drained expire', () => {
     const [row] = await reservationsOf(h.db, run.session_id);
     assert.equal(row.status, 'reconciled');
     assert.ok(row.expired_at <= row.reconciled_at);
+    const events = (await eventsOf(h.db, run.session_id)).filter((e) =>
+      e.type.startsWith('model.'),
+    );
     assert.deepEqual(
-      (await eventsOf(h.db, run.session_id))
-        .filter((e) => e.type.startsWith('model.'))
-        .map((e) => e.type),
+      events.map((e) => e.type),
       ['model.reserved', 'model.expired', 'model.reconciled'],
     );
+    assert.equal(events[2]!.data.replaced_charge_tokens, 2_000 + inputBound);
   });
 
-  test('a sweep racing the drains: every hold is released exactly once and all usage counted', async () => {
+  test('a sweep racing the reports: every hold is released exactly once and all usage counted, each charge replaced by its report', async () => {
     const run = await createRun(h.api, h.seed, { budget: { max_tokens: 1_000_000 } });
     const ids = Array.from({ length: 30 }, (_, i) => `race${i}`);
     for (const id of ids) await expectStatus(admit(h.api, run, modelRequest(id, 500)), 201);
@@ -138,6 +151,10 @@ describe('reservations never drained expire', () => {
       await stop();
     }
     assert.deepEqual(errors, []);
-    assert.equal((await budgetOf(h.db, run.run_id)).held_tokens, 0);
+    assert.deepEqual(await budgetOf(h.db, run.run_id), {
+      max_tokens: 100_000,
+      held_tokens: 0,
+      used_tokens: 100 + inputBound,
+    });
   });
 });

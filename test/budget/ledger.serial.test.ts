@@ -99,7 +99,11 @@ describe('the ledger records model requests with counts only', () => {
       },
       {
         type: 'model.expired',
-        data: { request_id: 'abandoned', released_tokens: 512 + bound },
+        data: {
+          request_id: 'abandoned',
+          released_tokens: 512 + bound,
+          charged_tokens: 512 + bound,
+        },
       },
     ]);
 

@@ -9,6 +9,7 @@ import {
   SseSplitter,
   StreamUsageReader,
   usageToReconcile,
+  type Billing,
 } from '../../src/domain/budget/upstream-usage.js';
 import { thinkingDigest } from '../../src/domain/budget/input-token-bound.js';
 
@@ -172,27 +173,37 @@ describe('what a proxied request is reconciled with', () => {
   const cases: [
     string,
     Parameters<typeof usageToReconcile>[0],
-    boolean,
+    Billing,
     { input: number; output: number },
   ][] = [
-    ['refused or never answered: nothing', emptyReport(), false, { input: 0, output: 0 }],
-    ['answered, nothing reported: the booking', emptyReport(), true, { input: 1_000, output: 500 }],
+    [
+      'refused with a whole error answer, or never sent: nothing',
+      emptyReport(),
+      'not_billed',
+      { input: 0, output: 0 },
+    ],
+    [
+      'billable, nothing reported (answered, or no answer after it was sent): the booking',
+      emptyReport(),
+      'billable',
+      { input: 1_000, output: 500 },
+    ],
     [
       'input reported, output never: the output at its booking',
       started,
-      true,
+      'billable',
       { input: 64, output: 500 },
     ],
     [
       'both reported: as reported',
       { ...started, outputReported: true, usage: { ...started.usage, output_tokens: 12 } },
-      true,
+      'billable',
       { input: 64, output: 12 },
     ],
   ];
-  for (const [what, report, answered, figures] of cases) {
+  for (const [what, report, billing, figures] of cases) {
     test(what, () => {
-      assert.deepEqual(usageToReconcile(report, answered, booking), figures);
+      assert.deepEqual(usageToReconcile(report, billing, booking), figures);
     });
   }
 });

@@ -17,6 +17,7 @@ describe('model providers', () => {
       200,
     );
     assert.deepEqual(Object.keys(view).sort(), [
+      'allow_url_sources',
       'base_url',
       'created_at',
       'id',

@@ -8,7 +8,14 @@ import { budgetOf, eventsOf, reservationsOf } from '../budget/support.js';
 import { startTestApi, type TestApi } from '../support/api.js';
 import { startFakeAnthropic, text, type FakeAnthropic } from '../support/fake-anthropic.js';
 import { useHarness } from '../support/harness.js';
-import { createModelRun, createProvider, drain, gateClient, smallRequest } from './support.js';
+import {
+  createModelRun,
+  createProvider,
+  drain,
+  gateClient,
+  proxyLimits,
+  smallRequest,
+} from './support.js';
 
 const h = useHarness();
 let fake: FakeAnthropic;
@@ -17,7 +24,7 @@ let impatient: TestApi;
 
 before(async () => {
   fake = await startFakeAnthropic();
-  impatient = await startTestApi({ modelProxy: { idleTimeoutMs: 1000, totalTimeoutMs: 900_000 } });
+  impatient = await startTestApi({ modelProxy: proxyLimits({ idleTimeoutMs: 1000 }) });
 });
 after(async () => {
   // The SDK stops reading a stream once it sees an error event but keeps the connection open;
@@ -121,7 +128,7 @@ describe('every proxied request reconciles once, however it ends', () => {
     await settledOnce(run, usage.input_tokens + maxTokens, 'broken');
   });
 
-  test('an upstream that never answers: a 504 timeout_error after the idle bound, the whole hold released', async () => {
+  test('an upstream that never answers a stream: a 504 timeout_error after the idle bound, and the request it may have billed is charged its whole booking', async () => {
     const provider = await createProvider(impatient, h.seed, fake.url);
     const run = await createModelRun(impatient, h.seed, provider.id, 1_000_000);
     fake.setScript(() => ({ ...text('never'), hang: true }));
@@ -129,7 +136,21 @@ describe('every proxied request reconciles once, however it ends', () => {
     const error = await streamUntilError(impatient, run.session_token);
     assert.equal(error?.status, 504);
     assert.ok(Date.now() - started < 10_000);
-    await settledOnce(run, 0, 'timeout');
+    await settledOnce(run, maxTokens + inputBound, 'timeout');
+  });
+
+  test('a non-streamed request past the idle bound before the upstream headers: a 504, charged its whole booking, never zero', async () => {
+    const provider = await createProvider(impatient, h.seed, fake.url);
+    const run = await createModelRun(impatient, h.seed, provider.id, 1_000_000);
+    fake.setScript(() => ({ ...text('never'), hang: true }));
+    const error = await gateClient(impatient, run.session_token)
+      .messages.create(smallRequest(maxTokens) as never)
+      .then(
+        () => undefined,
+        (err: unknown) => err as { status?: number },
+      );
+    assert.equal(error?.status, 504);
+    await settledOnce(run, maxTokens + inputBound, 'timeout');
   });
 
   test('an upstream that stalls mid-stream: the client gets a timeout error event; the reported input counts, the output at its booking', async () => {
@@ -162,7 +183,7 @@ describe('every proxied request reconciles once, however it ends', () => {
     await settledOnce(other, 0, 'refused');
   });
 
-  test('an unreachable provider: a 502 and the whole hold released', async () => {
+  test('an unreachable provider (the request never left the gate): a 502 and the whole hold released', async () => {
     const closed = await startFakeAnthropic();
     await closed.close();
     const provider = await createProvider(h.api, h.seed, closed.url);

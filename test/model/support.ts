@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import Anthropic from '@anthropic-ai/sdk';
 import type { TestApi } from '../support/api.js';
+import type { ModelProxyLimits } from '../../src/config.js';
+import { testConfig } from '../support/env.js';
 import { createRun, expectStatus, type Seed } from '../support/seed.js';
 
 /** A provider pointing at `baseUrl`, with a key made up for this test. */
@@ -69,4 +71,9 @@ export async function drain(stream: unknown): Promise<number> {
   let events = 0;
   while (!(await iterator.next()).done) events += 1;
   return events;
+}
+
+/** The test stack's model-proxy limits with some changed, for an API of a test's own. */
+export function proxyLimits(changes: Partial<ModelProxyLimits>): ModelProxyLimits {
+  return { ...testConfig().modelProxy, ...changes };
 }

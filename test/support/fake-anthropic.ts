@@ -95,6 +95,54 @@ export function agentScript(steps: FakeReply[], done = 'done'): FakeScript {
 
 const defaultUsage = { input_tokens: 11, output_tokens: 7 };
 
+const bytes = (value: unknown) =>
+  Buffer.byteLength(typeof value === 'string' ? value : JSON.stringify(value), 'utf8');
+
+/**
+ * The input tokens a provider could bill for these bytes, at their most: one token per UTF-8
+ * byte of what the model reads (texts as they are, structured parts as compact JSON), plus
+ * markup per message and block and a tool-use prompt. Read from the bytes as received (JSON.parse
+ * keeps a "__proto__" member as data), so a member the gate did not count is billed here.
+ * Images, documents and thinking blocks are not modelled.
+ */
+export function billedInputTokens(raw: Buffer): number {
+  const body = JSON.parse(raw.toString('utf8')) as Record<string, any>;
+  const markup = 8;
+  const blocks = (content: unknown): number =>
+    typeof content === 'string'
+      ? markup + bytes(content)
+      : (content as Record<string, any>[]).reduce((sum, block) => {
+          if (block.type === 'text') return sum + markup + bytes(block.text);
+          if (block.type === 'tool_use')
+            return sum + markup + bytes(block.id) + bytes(block.name) + bytes(block.input);
+          if (block.type === 'tool_result')
+            return (
+              sum + markup + bytes(block.tool_use_id) + (block.content ? blocks(block.content) : 0)
+            );
+          return sum + bytes(block);
+        }, 0);
+  let tokens = 2 * markup;
+  let usesTools = false;
+  for (const [name, value] of Object.entries(body)) {
+    if (name === 'system') tokens += markup + blocks(value);
+    else if (name === 'messages') {
+      for (const message of value as { content: unknown }[]) {
+        tokens += markup + blocks(message.content);
+        if (JSON.stringify(message.content).includes('"tool_')) usesTools = true;
+      }
+    } else if (name === 'tools') {
+      for (const tool of value as unknown[]) tokens += markup + bytes(tool);
+      usesTools ||= (value as unknown[]).length > 0;
+    } else if (
+      ['tool_choice', 'thinking', 'output_config', 'context_management', 'stop_sequences'].includes(
+        name,
+      )
+    )
+      tokens += markup + bytes(value);
+  }
+  return tokens + (usesTools ? 512 : 0);
+}
+
 function sse(res: ServerResponse, event: string, data: unknown) {
   res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
 }

@@ -2036,6 +2036,8 @@ export interface operations {
             type: 'api_key';
             key: string;
           };
+          /** @default false */
+          allow_url_sources?: boolean;
         };
       };
     };

@@ -1,6 +1,14 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { admitProxiedRequest } from '../../application/model-access/admit-proxied-request.js';
-import { settleProxiedRequest } from '../../application/model-access/settle-proxied-request.js';
+import {
+  admitProxiedRequest,
+  checkCountTokensRequest,
+} from '../../application/model-access/admit-proxied-request.js';
+import {
+  AlreadySettledError,
+  settleProxiedRequest,
+  type ExchangeEnd,
+} from '../../application/model-access/settle-proxied-request.js';
+import type { ReservationRow } from '../../store/budget.js';
 import { upstreamHeaders, upstreamUrl, type UpstreamCall } from '../../broker/model-upstream.js';
 import { findModelProvider, type ModelProviderRow } from '../../store/model-providers.js';
 import { findRunBySessionTokenHash, type FrozenRun } from '../../store/runs.js';
@@ -14,11 +22,13 @@ import {
 import { ClientLink, relayExchange } from '../model-relay.js';
 import { hashToken, tokenKind } from '../../application/tokens.js';
 import { modelRequestBodyLimit } from './model-requests.js';
+import { RateWindow } from '../rate-window.js';
 
 /**
  * The Anthropic Messages API, through the gate: `ANTHROPIC_BASE_URL=<gate>/anthropic` and the
  * run's session token as the API key. The token is checked before the body is read; the body
- * is kept as bytes, parsed once for admission, and forwarded unchanged with the provider's key.
+ * is kept as bytes, parsed once for admission, and forwarded unchanged with the provider's key,
+ * the client's headers and query by an allow list.
  */
 
 interface ModelAccess {
@@ -80,9 +90,8 @@ function upstreamCall(
     provider.id,
     ctx.sealer.fromStored(provider.sealed_credential),
   );
-  const search = request.url.includes('?') ? request.url.slice(request.url.indexOf('?')) : '';
   return {
-    url: upstreamUrl(provider.base_url, path, search),
+    url: upstreamUrl(provider.base_url, path, forwardedSearch(request.url)),
     headers: upstreamHeaders(request.headers, key, body.length),
     body,
     idleTimeoutMs: ctx.modelProxy.idleTimeoutMs,
@@ -90,19 +99,39 @@ function upstreamCall(
   };
 }
 
-/** Settles once; PostgreSQL away at that moment leaves the hold to the expiry sweep. */
+/** Of the query, only what the SDKs send (`?beta=true`) goes upstream. */
+function forwardedSearch(url: string): string {
+  const query = new URLSearchParams(url.includes('?') ? url.slice(url.indexOf('?') + 1) : '');
+  return query.get('beta') === 'true' ? '?beta=true' : '';
+}
+
+/**
+ * Settles once, a few tries while PostgreSQL is away; a hold left unsettled is charged its
+ * booking by the expiry sweep. Finding the reservation settled already is an error to see.
+ */
 async function settle(
   ctx: ApiContext,
   request: FastifyRequest,
-  work: () => Promise<void>,
+  workspaceId: string,
+  reservation: ReservationRow,
+  end: ExchangeEnd,
 ): Promise<void> {
   for (let attempt = 1; ; attempt += 1) {
     try {
-      await work();
+      await settleProxiedRequest(ctx.pool, workspaceId, reservation, end);
       return;
     } catch (err) {
-      if (attempt >= 3) {
-        request.log.error({ err }, 'a proxied model request could not be reconciled');
+      // After a failed try, an earlier commit whose answer was lost looks the same: not an error.
+      if (err instanceof AlreadySettledError && attempt > 1) return;
+      if (err instanceof AlreadySettledError || attempt >= 3) {
+        const reason = err instanceof AlreadySettledError ? 'already_settled' : 'not_written';
+        ctx.metrics.modelSettlementFailures.inc({ reason });
+        request.log.error(
+          { err, request_id: reservation.request_id, reason },
+          reason === 'already_settled'
+            ? 'a proxied model request was found settled already'
+            : 'a proxied model request could not be settled: the sweep charges its booking',
+        );
         return;
       }
       await new Promise((resolve) => setTimeout(resolve, 250 * attempt));
@@ -113,27 +142,45 @@ async function settle(
 async function messages(ctx: ApiContext, request: FastifyRequest, reply: FastifyReply) {
   const { run, provider } = accessOf(request);
   const body = bodyOf(request);
-  const admission = await admitProxiedRequest(ctx.pool, run, body);
+  const admission = await admitProxiedRequest(ctx.pool, run, provider, body);
   if (admission.kind === 'invalid' || admission.kind === 'never_fits')
     throw invalidRequest(admission.message);
   if (admission.kind === 'exhausted')
     throw new AnthropicError(402, 'billing_error', admission.message);
   const call = upstreamCall(ctx, request, provider, '/v1/messages', body);
   void reply.hijack();
-  const client = new ClientLink(reply.raw);
+  const client = new ClientLink(reply.raw, ctx.modelProxy.writeDeadlineMs);
   const end = await relayExchange(call, client, { meter: true });
-  await settle(ctx, request, () =>
-    settleProxiedRequest(ctx.pool, run.workspace_id, admission.reservation, end),
-  );
+  await settle(ctx, request, run.workspace_id, admission.reservation, end);
   client.finish();
 }
 
-/** Counting tokens costs nothing and books nothing: it passes through. */
-async function countTokens(ctx: ApiContext, request: FastifyRequest, reply: FastifyReply) {
-  const { provider } = accessOf(request);
-  const call = upstreamCall(ctx, request, provider, '/v1/messages/count_tokens', bodyOf(request));
+/**
+ * Counting tokens books nothing, but is read like a message request and limited per run: it
+ * spends the provider's rate limits, and a URL source in it is fetched like any other.
+ */
+async function countTokens(
+  ctx: ApiContext,
+  limits: RateWindow,
+  request: FastifyRequest,
+  reply: FastifyReply,
+) {
+  const { run, provider } = accessOf(request);
+  const body = bodyOf(request);
+  const checked = await checkCountTokensRequest(ctx.pool, run, provider, body);
+  if (checked.kind !== 'ok') throw invalidRequest(checked.message);
+  const taken = limits.take(run.id);
+  if (!taken.ok) {
+    throw new AnthropicError(
+      429,
+      'rate_limit_error',
+      `this run may count tokens ${ctx.modelProxy.countTokensPerMinute} times a minute`,
+      taken.retryAfterS,
+    );
+  }
+  const call = upstreamCall(ctx, request, provider, '/v1/messages/count_tokens', body);
   void reply.hijack();
-  const client = new ClientLink(reply.raw);
+  const client = new ClientLink(reply.raw, ctx.modelProxy.writeDeadlineMs);
   await relayExchange(call, client, { meter: false });
   client.finish();
 }
@@ -164,9 +211,10 @@ export function anthropicProxyRoutes(app: FastifyInstance, ctx: ApiContext) {
         accessByRequest.set(request, await authenticate(ctx, request));
       });
       const options = { bodyLimit: modelRequestBodyLimit };
+      const countLimits = new RateWindow(ctx.modelProxy.countTokensPerMinute);
       scope.post('/v1/messages', options, (request, reply) => messages(ctx, request, reply));
       scope.post('/v1/messages/count_tokens', options, (request, reply) =>
-        countTokens(ctx, request, reply),
+        countTokens(ctx, countLimits, request, reply),
       );
       registered();
     },

@@ -25,6 +25,8 @@ export const providerBody = z
     credential: z
       .object({ type: z.literal('api_key'), key: z.string().regex(/^[\x21-\x7e]{1,8192}$/) })
       .strict(),
+    /** Off unless asked: with it, the provider fetches any address a model writes in a request. */
+    allow_url_sources: z.boolean().default(false),
   })
   .strict();
 
@@ -37,6 +39,7 @@ function providerView(row: ModelProviderRow) {
     name: row.name,
     kind: row.kind,
     base_url: row.base_url,
+    allow_url_sources: row.allow_url_sources,
     created_at: row.created_at,
   };
 }

@@ -2,11 +2,14 @@ import { createHash, randomUUID } from 'node:crypto';
 import {
   messagesInputBound,
   parseMessagesRequest,
+  type MessagesEndpoint,
   type MessagesRequest,
 } from '../../domain/budget/messages-request.js';
-import { thinkingDigests } from '../../domain/budget/input-token-bound.js';
+import { thinkingDigests, type InputBound } from '../../domain/budget/input-token-bound.js';
+import { urlSourcePaths } from '../../domain/budget/url-sources.js';
 import { admitModelRequest, type ReservationRow } from '../../store/budget.js';
 import { findThinkingOrigins } from '../../store/model-thinking-blocks.js';
+import type { ModelProviderRow } from '../../store/model-providers.js';
 import type { Pool } from '../../store/pool.js';
 import type { FrozenRun } from '../../store/runs.js';
 
@@ -16,32 +19,65 @@ export type ProxiedAdmission =
   | { kind: 'never_fits'; message: string }
   | { kind: 'exhausted'; message: string };
 
+type ReadRequest =
+  | { kind: 'read'; request: MessagesRequest; bound: InputBound; why: string }
+  | { kind: 'invalid'; message: string }
+  | { kind: 'never_fits'; message: string };
+
 /**
- * Admission of a request the gate will forward: parsed once from the bytes that will go
- * upstream, bounded, and booked (max_tokens plus the input bound) under a request id of the
- * gate's own, so the runner cannot choose or replay one.
+ * A request the gate would forward, read once from the bytes that go upstream: parsed (every
+ * member carried into the bound), its URL sources refused unless the provider allows them, and
+ * its input bounded. Nothing is booked.
  */
-export async function admitProxiedRequest(
+async function readProxiedRequest(
   pool: Pool,
   run: FrozenRun,
+  provider: ModelProviderRow,
   raw: Buffer,
-): Promise<ProxiedAdmission> {
-  const parsed = parseMessagesRequest(raw);
+  endpoint: MessagesEndpoint,
+): Promise<ReadRequest> {
+  const parsed = parseMessagesRequest(raw, endpoint);
   if (!parsed.ok) return { kind: 'invalid', message: parsed.message };
   const { request } = parsed;
+  const [urlSource] = provider.allow_url_sources ? [] : urlSourcePaths(request.input);
+  if (urlSource !== undefined) {
+    return {
+      kind: 'invalid',
+      message: `${urlSource}: a URL source is refused: the provider would fetch whatever address the model wrote; send the content as base64 or text, or have the operator allow URL sources for this provider`,
+    };
+  }
   const origins = await findThinkingOrigins(pool, run.workspace_id, thinkingDigests(request.input));
   const bound = messagesInputBound(request, origins);
-  const booked = bound.tokens + request.maxTokens;
   const why =
     bound.unbounded.length > 0
       ? ` (${bound.unbounded.join('; ')}: a part without a bound of its own counts the largest context window)`
       : '';
+  const booked = bound.tokens + request.maxTokens;
   if (booked > run.max_tokens) {
+    const asked =
+      endpoint === 'messages' ? `max_tokens ${request.maxTokens} plus an input` : 'an input';
     return {
       kind: 'never_fits',
-      message: `max_tokens ${request.maxTokens} plus an input bound of ${bound.tokens} tokens${why} is more than the run's whole allowance of ${run.max_tokens}`,
+      message: `${asked} bound of ${bound.tokens} tokens${why} is more than the run's whole allowance of ${run.max_tokens}`,
     };
   }
+  return { kind: 'read', request, bound, why };
+}
+
+/**
+ * Admission of a request the gate will forward: read (above) and booked (max_tokens plus the
+ * input bound) under a request id of the gate's own, so the runner cannot choose, replay or
+ * settle one.
+ */
+export async function admitProxiedRequest(
+  pool: Pool,
+  run: FrozenRun,
+  provider: ModelProviderRow,
+  raw: Buffer,
+): Promise<ProxiedAdmission> {
+  const read = await readProxiedRequest(pool, run, provider, raw, 'messages');
+  if (read.kind !== 'read') return read;
+  const { request, bound, why } = read;
   const { reservation } = await admitModelRequest(pool, {
     runId: run.id,
     sessionId: run.session_id,
@@ -55,8 +91,22 @@ export async function admitProxiedRequest(
   if (reservation.status === 'refused') {
     return {
       kind: 'exhausted',
-      message: `the run's token budget is exhausted: this request books ${booked} tokens (max_tokens ${request.maxTokens} plus an input bound of ${bound.tokens}${why}), more than the run has left`,
+      message: `the run's token budget is exhausted: this request books ${reservation.booked_tokens} tokens (max_tokens ${request.maxTokens} plus an input bound of ${bound.tokens}${why}), more than the run has left`,
     };
   }
   return { kind: 'admitted', reservation, request };
+}
+
+/**
+ * A count_tokens request is read like a message request (the same members, the same URL rule,
+ * an input that fits the run) and books nothing: it produces no output.
+ */
+export async function checkCountTokensRequest(
+  pool: Pool,
+  run: FrozenRun,
+  provider: ModelProviderRow,
+  raw: Buffer,
+): Promise<{ kind: 'ok' } | { kind: 'invalid' | 'never_fits'; message: string }> {
+  const read = await readProxiedRequest(pool, run, provider, raw, 'count_tokens');
+  return read.kind === 'read' ? { kind: 'ok' } : read;
 }

@@ -10,6 +10,7 @@ export interface NewModelProvider {
   kind: 'anthropic';
   base_url: string;
   credential: ApiKeyCredential;
+  allow_url_sources: boolean;
 }
 
 export type ModelProviderCreation =
@@ -31,6 +32,7 @@ export async function createModelProvider(
     kind: request.kind,
     base_url: request.base_url,
     sealed_credential: deps.sealer.seal(id, request.credential).toBytes(),
+    allow_url_sources: request.allow_url_sources,
   });
   return provider ? { kind: 'created', provider } : { kind: 'name_taken' };
 }

@@ -1,4 +1,8 @@
-import { usageToReconcile, type UsageReport } from '../../domain/budget/upstream-usage.js';
+import {
+  usageToReconcile,
+  type Billing,
+  type UsageReport,
+} from '../../domain/budget/upstream-usage.js';
 import {
   reconcileModelRequest,
   type MeteredFacts,
@@ -8,15 +12,24 @@ import { recordThinkingBlocks } from '../../store/model-thinking-blocks.js';
 import type { Pool } from '../../store/pool.js';
 
 export interface ExchangeEnd {
-  /** The upstream answered with a 2xx status. */
-  answered: boolean;
+  /** Whether the provider may have billed the request (see Billing). */
+  billing: Billing;
   report: UsageReport;
   facts: Omit<MeteredFacts, 'cache_creation_input_tokens' | 'cache_read_input_tokens'>;
 }
 
+/** A settlement that found its reservation settled already: never silent (logs and metrics). */
+export class AlreadySettledError extends Error {
+  override name = 'AlreadySettledError';
+  constructor(readonly requestId: string) {
+    super(`model request ${requestId} was found settled already: its usage was not counted again`);
+  }
+}
+
 /**
  * Reconciles a proxied request once, from what the upstream reported (see usageToReconcile),
- * and records the thinking blocks it produced with the output they were counted at.
+ * and records the thinking blocks it produced with the output they were counted at. Only the
+ * endpoint settles its reservations, once each: finding one settled is an error.
  */
 export async function settleProxiedRequest(
   pool: Pool,
@@ -24,11 +37,12 @@ export async function settleProxiedRequest(
   reservation: ReservationRow,
   end: ExchangeEnd,
 ): Promise<void> {
-  const figures = usageToReconcile(end.report, end.answered, {
+  const figures = usageToReconcile(end.report, end.billing, {
     inputBoundTokens: reservation.input_bound_tokens,
     maxOutputTokens: reservation.max_output_tokens,
   });
-  await reconcileModelRequest(pool, {
+  const result = await reconcileModelRequest(pool, {
+    by: 'proxy',
     sessionId: reservation.session_id,
     requestId: reservation.request_id,
     inputTokens: figures.input,
@@ -46,4 +60,6 @@ export async function settleProxiedRequest(
         digests: end.report.thinking,
       }),
   });
+  if (result.kind !== 'reconciled' || !result.created)
+    throw new AlreadySettledError(reservation.request_id);
 }

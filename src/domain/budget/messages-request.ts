@@ -12,6 +12,7 @@ import {
   type ThinkingOrigins,
 } from './input-token-bound.js';
 import { findDuplicateKey } from './duplicate-keys.js';
+import { firstProtoMember, firstUncarriedMember } from './carried-members.js';
 import { escapeUnstorable, unstorableFields } from '../gate/storable-text.js';
 
 /** Far above any model's output limit; past it a number is a mistake, not a request. */
@@ -47,8 +48,28 @@ const messagesRequestSchema = modelInputSchema.safeExtend({
   context_management: jsonObject.optional(),
 });
 
+/**
+ * `count_tokens` takes the same input and controls, and produces nothing: no output limit, no
+ * stream, no sampling.
+ */
+const countTokensRequestSchema = messagesRequestSchema
+  .omit({
+    max_tokens: true,
+    stream: true,
+    metadata: true,
+    temperature: true,
+    top_p: true,
+    top_k: true,
+    service_tier: true,
+    stop_sequences: true,
+  })
+  .strict();
+
+export type MessagesEndpoint = 'messages' | 'count_tokens';
+
 export interface MessagesRequest {
   model: string;
+  /** The output limit asked for; 0 for count_tokens, which produces no output. */
   maxTokens: number;
   stream: boolean;
   input: ModelInput;
@@ -67,8 +88,14 @@ function pathOf(path: readonly PropertyKey[]): string {
     .join('');
 }
 
-/** Parses the body once: strict UTF-8, JSON, no duplicate member names, the known fields. */
-export function parseMessagesRequest(raw: Uint8Array): MessagesRequestParse {
+/**
+ * Parses the body once: strict UTF-8, JSON, no duplicate member names, the known fields, and
+ * every member carried into what is bounded (so what is bounded is exactly what is forwarded).
+ */
+export function parseMessagesRequest(
+  raw: Uint8Array,
+  endpoint: MessagesEndpoint = 'messages',
+): MessagesRequestParse {
   let text: string;
   let value: unknown;
   try {
@@ -91,18 +118,24 @@ export function parseMessagesRequest(raw: Uint8Array): MessagesRequestParse {
       message: `the member "${duplicate.slice(0, 64)}" appears twice in one object`,
     };
   }
-  const parsed = messagesRequestSchema.safeParse(value);
+  const proto = firstProtoMember(value);
+  if (proto !== undefined) return uncountedMember(proto);
+  const schema = endpoint === 'messages' ? messagesRequestSchema : countTokensRequestSchema;
+  const parsed = schema.safeParse(value);
   if (!parsed.success) {
     const [issue] = parsed.error.issues;
     const path = issue ? pathOf(issueKeyPath(issue)) : '';
     return { ok: false, path, message: `${path || 'body'}: ${issue?.message ?? 'is not valid'}` };
   }
-  const body = parsed.data;
+  const uncarried = firstUncarriedMember(value, parsed.data);
+  if (uncarried !== undefined) return uncountedMember(uncarried);
+  const body: Partial<z.output<typeof messagesRequestSchema>> & z.output<typeof schema> =
+    parsed.data;
   return {
     ok: true,
     request: {
       model: body.model,
-      maxTokens: body.max_tokens,
+      maxTokens: body.max_tokens ?? 0,
       stream: body.stream === true,
       input: { system: body.system, messages: body.messages, tools: body.tools },
       controls: [
@@ -113,6 +146,16 @@ export function parseMessagesRequest(raw: Uint8Array): MessagesRequestParse {
         body.stop_sequences,
       ].filter((part) => part !== undefined),
     },
+  };
+}
+
+/** A member that would be forwarded but not bounded (see carried-members.ts). */
+function uncountedMember(at: (string | number)[]): MessagesRequestParse {
+  const path = pathOf(at.map((p) => (typeof p === 'string' ? escapeUnstorable(p) : p)));
+  return {
+    ok: false,
+    path,
+    message: `${path || 'body'}: this member cannot be read as it is (a name such as "__proto__" that JSON parsers and schema libraries treat specially), so it cannot be counted: rename or remove it`,
   };
 }
 

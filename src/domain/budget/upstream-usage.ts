@@ -225,17 +225,24 @@ export class SseSplitter {
 }
 
 /**
+ * How far a proxied request's spend is known. `billable`: the provider took the request and may
+ * have billed it (it answered 2xx, or the exchange ended without a definite answer: a timeout
+ * after the request was sent, an answer broken off, a client gone). `not_billed`: the provider
+ * refused it with a whole error answer, or the request never fully left the gate.
+ */
+export type Billing = 'billable' | 'not_billed';
+
+/**
  * The figures a proxied request is reconciled with. What the upstream reported counts as
- * reported. A request it answered (2xx) whose figures never arrived (a stream cut short, an
- * answer that does not read) counts the missing part at its booking: the provider may bill tokens
- * it produced but never delivered. A request it refused or never answered used nothing.
+ * reported; a billable request whose figures never arrived counts the missing part at its
+ * booking: unknown spend is the worst case, never zero.
  */
 export function usageToReconcile(
   report: UsageReport,
-  answered: boolean,
+  billing: Billing,
   booking: { inputBoundTokens: number; maxOutputTokens: number },
 ): { input: number; output: number } {
-  if (!answered) return { input: 0, output: 0 };
+  if (billing === 'not_billed') return { input: 0, output: 0 };
   const reported = reportedTokens(report.usage);
   return {
     input: report.inputReported ? reported.input : booking.inputBoundTokens,

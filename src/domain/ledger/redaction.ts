@@ -86,6 +86,8 @@ export interface EventFacts {
     output_tokens: number;
     used_tokens: number;
     released_tokens: number;
+    /** What an earlier expiry charged at the booking, which this real usage replaces. */
+    replaced_charge_tokens?: number;
     via?: 'proxy' | 'runner';
     /** Proxied requests: how the upstream exchange ended, how long it took, its request id. */
     outcome?: string;
@@ -95,10 +97,11 @@ export interface EventFacts {
     cache_creation_input_tokens?: number;
     cache_read_input_tokens?: number;
   };
-  /** A hold nobody drained in time, released by the sweep. */
+  /** A hold nobody settled in time: released by the sweep and charged at its booking. */
   'model.expired': {
     request_id: string;
     released_tokens: number;
+    charged_tokens?: number;
   };
 }
 
@@ -182,6 +185,7 @@ const allowedFields: { [T in EventType]: readonly (keyof EventFacts[T])[] } = {
     'output_tokens',
     'used_tokens',
     'released_tokens',
+    'replaced_charge_tokens',
     'via',
     'outcome',
     'upstream_status',
@@ -190,7 +194,7 @@ const allowedFields: { [T in EventType]: readonly (keyof EventFacts[T])[] } = {
     'cache_creation_input_tokens',
     'cache_read_input_tokens',
   ],
-  'model.expired': ['request_id', 'released_tokens'],
+  'model.expired': ['request_id', 'released_tokens', 'charged_tokens'],
 };
 
 /** Marks a value the redactor must replace by its digest. */
