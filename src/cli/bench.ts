@@ -8,6 +8,7 @@
  *
  * `--check` measures a small sample on the stack the environment names (its worker already
  * running) and fails when a gate/floor ratio passes its threshold: the suite's last phase.
+ * `--model` measures only the model proxy's time to first byte, on a fresh stack.
  */
 import { existsSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
@@ -153,16 +154,20 @@ function full(): Promise<void> {
     print(await gateAgainstFloor(config, base, key, fullSizes), fullSizes);
     benchPureParts();
     await benchLedgerAppends(config.databaseUrl);
-    process.stdout.write(
-      '\nModel proxy, time to first byte of a streamed answer, 200 requests each, interleaved:\n',
-    );
-    const proxy = await benchModelProxy(base, key, (await gateCalls(base, key)).demo);
-    const direct = figures(proxy.direct);
-    const proxied = figures(proxy.proxied);
-    show('stub upstream, directly', direct);
-    show('through the gate (admit, forward, meter)', proxied);
-    process.stdout.write(`  added latency to first byte, p50: ${ms(proxied.p50 - direct.p50)}\n\n`);
+    await modelProxyFigures(base, key);
   });
+}
+
+async function modelProxyFigures(base: string, key: string): Promise<void> {
+  process.stdout.write(
+    '\nModel proxy, time to first byte of a streamed answer, 200 requests each, interleaved:\n',
+  );
+  const proxy = await benchModelProxy(base, key, (await gateCalls(base, key)).demo);
+  const direct = figures(proxy.direct);
+  const proxied = figures(proxy.proxied);
+  show('stub upstream, directly', direct);
+  show('through the gate (admit, forward, meter)', proxied);
+  process.stdout.write(`  added latency to first byte, p50: ${ms(proxied.p50 - direct.p50)}\n\n`);
 }
 
 /** The ratios past their thresholds, as sentences. */
@@ -199,5 +204,7 @@ function pending(count: number): Promise<void> {
 
 const pendingAt = process.argv.indexOf('--pending');
 if (process.argv.includes('--check')) process.exitCode = await check();
+else if (process.argv.includes('--model'))
+  await onBenchStack((_config, base, key) => modelProxyFigures(base, key));
 else if (pendingAt > 0) await pending(Number(process.argv[pendingAt + 1] ?? 10_000));
 else await full();
