@@ -8,7 +8,8 @@ alter table model_reservations add column made_by text not null default 'runner'
 -- What the sweep charged when it expired the hold: the spend it could not learn, counted at the
 -- booking (null for holds expired before charging existed, which released the hold uncharged).
 alter table model_reservations add column expiry_charged_tokens bigint
-  check (expiry_charged_tokens >= 0);
+  check (expiry_charged_tokens is null
+         or (expiry_charged_tokens = booked_tokens and expired_at is not null));
 
 -- The endpoint's own request ids are 'proxy-' and a UUID; the forward-only trigger refuses an
 -- update that keeps the status, so it is set aside for this one backfill.

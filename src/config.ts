@@ -193,10 +193,19 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GateConfig {
     throw new ConfigError(`the environment has wrong or missing values:\n${lines.join('\n')}`);
   }
   const e = result.data;
-  const longestRequestS = e.GATE_MODEL_TIMEOUT_S + reservationSettleMarginS;
+  // A relay may wait the whole timeout for the provider, then one write deadline for its client.
+  const longestRequestS =
+    e.GATE_MODEL_TIMEOUT_S + e.GATE_MODEL_WRITE_DEADLINE_S + reservationSettleMarginS;
   if (e.GATE_RESERVATION_TTL_S !== undefined && e.GATE_RESERVATION_TTL_S < longestRequestS) {
     throw new ConfigError(
-      `the environment has wrong or missing values:\n  GATE_RESERVATION_TTL_S: must be at least GATE_MODEL_TIMEOUT_S + ${reservationSettleMarginS} (${longestRequestS}): a reservation must outlive the longest model request`,
+      `the environment has wrong or missing values:\n  GATE_RESERVATION_TTL_S: must be at least GATE_MODEL_TIMEOUT_S + GATE_MODEL_WRITE_DEADLINE_S + ${reservationSettleMarginS} (${longestRequestS}): a reservation must outlive the longest model request`,
+    );
+  }
+  // While the relay waits for a slow client it does not read the provider, whose idle bound
+  // would then cut an answer the provider is still sending.
+  if (e.GATE_MODEL_WRITE_DEADLINE_S >= e.GATE_MODEL_IDLE_TIMEOUT_S) {
+    throw new ConfigError(
+      'the environment has wrong or missing values:\n  GATE_MODEL_WRITE_DEADLINE_S: must be shorter than GATE_MODEL_IDLE_TIMEOUT_S',
     );
   }
   return {

@@ -44,7 +44,7 @@ describe('configuration from the environment', () => {
       stageActivities: 'local',
       eagerStart: true,
       sealingKey: undefined,
-      reservationTtlS: 960,
+      reservationTtlS: 990,
       workflowBundlePath: undefined,
       modelProxy: {
         idleTimeoutMs: 120_000,
@@ -112,12 +112,24 @@ describe('configuration from the environment', () => {
     assert.deepEqual(config.workerMetrics, { host: '0.0.0.0', port: 9464 });
   });
 
-  test('a reservation lives past the longest model request: a TTL shorter than the model timeout plus the settlement margin stops start-up', () => {
+  test('a reservation lives past the longest model request: a TTL shorter than the model timeout, one write deadline and the settlement margin stops start-up', () => {
     assert.throws(
-      () => loadConfig({ ...required, GATE_MODEL_TIMEOUT_S: '600', GATE_RESERVATION_TTL_S: '620' }),
-      /GATE_RESERVATION_TTL_S: must be at least GATE_MODEL_TIMEOUT_S \+ 60 \(660\)/,
+      () => loadConfig({ ...required, GATE_MODEL_TIMEOUT_S: '600', GATE_RESERVATION_TTL_S: '680' }),
+      /GATE_RESERVATION_TTL_S: must be at least GATE_MODEL_TIMEOUT_S \+ GATE_MODEL_WRITE_DEADLINE_S \+ 60 \(690\)/,
     );
-    assert.equal(loadConfig({ ...required, GATE_MODEL_TIMEOUT_S: '60' }).reservationTtlS, 120);
+    assert.equal(loadConfig({ ...required, GATE_MODEL_TIMEOUT_S: '60' }).reservationTtlS, 150);
+  });
+
+  test('a client write deadline at or past the idle bound stops start-up: a relay waiting on its client would cut the provider off', () => {
+    assert.throws(
+      () =>
+        loadConfig({
+          ...required,
+          GATE_MODEL_IDLE_TIMEOUT_S: '30',
+          GATE_MODEL_WRITE_DEADLINE_S: '30',
+        }),
+      /GATE_MODEL_WRITE_DEADLINE_S: must be shorter than GATE_MODEL_IDLE_TIMEOUT_S/,
+    );
   });
 
   test('an empty variable counts as unset', () => {

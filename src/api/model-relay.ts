@@ -188,20 +188,41 @@ async function relayStream(answer: UpstreamAnswer, client: ClientLink): Promise<
 }
 
 /**
+ * Statuses with which the provider refuses a request before producing anything. Any other error
+ * (a 500, a gateway's 502 or 504 in front of the provider) may come after billed work.
+ */
+const refusalStatuses = new Set([400, 401, 403, 404, 413, 429, 529]);
+
+/** The provider's own refusal: one of those statuses, with its error shape. */
+function refusedByProvider(status: number, body: Buffer): boolean {
+  if (!refusalStatuses.has(status)) return false;
+  try {
+    const parsed = JSON.parse(body.toString('utf8')) as {
+      type?: unknown;
+      error?: { type?: unknown };
+    };
+    return parsed.type === 'error' && typeof parsed.error?.type === 'string';
+  } catch {
+    return false;
+  }
+}
+
+/**
  * Reads a JSON answer (or an error) whole, then passes it on as it came. A 2xx answer may be
- * billed even when its body breaks off; an error status is the provider refusing the request.
+ * billed even when its body breaks off; only the provider's own refusal is known to cost nothing.
  */
 async function relayWhole(answer: UpstreamAnswer, client: ClientLink): Promise<Relayed> {
   const answered = answer.status >= 200 && answer.status < 300;
-  const billing: Billing = answered ? 'billable' : 'not_billed';
   let body: Buffer;
   try {
     body = await readAll(answer.body, maxJsonAnswerBytes);
   } catch (err) {
     const failure = err instanceof UpstreamError ? err.failure : 'broken';
     client.holdError(failureError(failure));
-    return { billing, report: emptyReport(), outcome: failure };
+    return { billing: 'billable', report: emptyReport(), outcome: failure };
   }
+  const billing: Billing =
+    answered || !refusedByProvider(answer.status, body) ? 'billable' : 'not_billed';
   // The provider refusing the gate's own key is the operator's to fix, not the runner's.
   if (answer.status === 401 || answer.status === 403) {
     client.holdError(

@@ -16,13 +16,7 @@ const agents = {
  * The client's headers the provider gets: an allow list. Anything else a sandbox sends (a
  * gateway's routing or billing headers, `x-forwarded-for`, cookies, its own key) stays here.
  */
-const forwardedHeaders = new Set([
-  'accept',
-  'anthropic-beta',
-  'anthropic-version',
-  'content-type',
-  'user-agent',
-]);
+const forwardedHeaders = new Set(['accept', 'anthropic-beta', 'anthropic-version', 'user-agent']);
 
 /** The headers the provider gets: the allowed client headers, then the gate's own. */
 export function upstreamHeaders(
@@ -35,6 +29,8 @@ export function upstreamHeaders(
     if (value !== undefined && forwardedHeaders.has(name)) headers[name] = value;
   }
   headers['x-api-key'] = apiKey;
+  // What the gate read and bounded is JSON in UTF-8, whatever the client called it.
+  headers['content-type'] = 'application/json';
   // The gate reads the answer to meter it, so it asks for it uncompressed.
   headers['accept-encoding'] = 'identity';
   headers['content-length'] = String(bodyBytes);

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import fc from 'fast-check';
-import { findDuplicateKey } from '../../src/domain/budget/duplicate-keys.js';
+import { jsonTextProblem } from '../../src/domain/budget/json-text-shape.js';
 import { parseMessagesRequest } from '../../src/domain/budget/messages-request.js';
 import {
   emptyReport,
@@ -12,6 +12,12 @@ import {
   type Billing,
 } from '../../src/domain/budget/upstream-usage.js';
 import { thinkingDigest } from '../../src/domain/budget/input-token-bound.js';
+
+/** The member written twice, if any: the shape check with bounds nothing here reaches. */
+function findDuplicateKey(text: string): string | undefined {
+  const problem = jsonTextProblem(text, { maxDepth: 10_000, maxNumberLength: 10_000 });
+  return problem?.kind === 'duplicate' ? problem.name : undefined;
+}
 
 describe('a body is read as the provider would read it', () => {
   test('JSON without duplicate member names has none found, whatever its shape (property)', () => {
@@ -47,6 +53,23 @@ describe('a body is read as the provider would read it', () => {
   test('the same name in sibling objects is not a duplicate', () => {
     assert.equal(findDuplicateKey('[{"a":1},{"a":2},{"b":{"a":3}}]'), undefined);
     assert.equal(findDuplicateKey('{"a":"\\\\","b":"\\"a\\":"}'), undefined);
+  });
+
+  test('nesting past the bound and long number literals are found in one pass over the text, brackets and digits inside strings ignored', () => {
+    const limits = { maxDepth: 3, maxNumberLength: 5 };
+    assert.equal(jsonTextProblem('[[["[[[[","12345678"]]]', limits), undefined);
+    assert.deepEqual(jsonTextProblem('[[[[1]]]]', limits), { kind: 'too_deep', maxDepth: 3 });
+    assert.deepEqual(jsonTextProblem('{"a":123456}', limits), {
+      kind: 'long_number',
+      maxLength: 5,
+    });
+    assert.equal(jsonTextProblem('[1e-5]', limits), undefined);
+    // Far deeper than any call stack: found without recursion.
+    const deep = '['.repeat(200_000) + ']'.repeat(200_000);
+    assert.deepEqual(jsonTextProblem(deep, { maxDepth: 100, maxNumberLength: 32 }), {
+      kind: 'too_deep',
+      maxDepth: 100,
+    });
   });
 
   test('a request names its failing field; the controls that shape the prompt are counted', () => {
@@ -163,6 +186,57 @@ describe('the usage of a stream is read from the bytes passed through', () => {
     );
     assert.deepEqual(report, expected);
     assert.deepEqual(readJsonAnswer('not json'), emptyReport());
+  });
+
+  test('a response of several passes counts each figure at the larger of its top level and its sum over the passes', () => {
+    const report = readJsonAnswer(
+      JSON.stringify({
+        content: [],
+        usage: {
+          input_tokens: 23_000,
+          output_tokens: 1_000,
+          iterations: [
+            { input_tokens: 180_000, output_tokens: 3_500 },
+            { input_tokens: 23_000, output_tokens: 1_000 },
+          ],
+        },
+      }),
+    );
+    assert.equal(report.usage.input_tokens, 203_000);
+    assert.equal(report.usage.output_tokens, 4_500);
+  });
+});
+
+describe('controls that would add billed work beside the request are refused', () => {
+  const request = (extra: Record<string, unknown>) =>
+    parseMessagesRequest(
+      Buffer.from(
+        JSON.stringify({
+          model: 'm',
+          max_tokens: 5,
+          messages: [{ role: 'user', content: 'x' }],
+          ...extra,
+        }),
+      ),
+    );
+
+  test('compaction is refused, naming the edit; clearing edits pass', () => {
+    const compact = request({ context_management: { edits: [{ type: 'compact_20260112' }] } });
+    assert.ok(!compact.ok);
+    assert.equal(compact.path, 'context_management.edits[0].type');
+    const clearing = request({
+      context_management: {
+        edits: [{ type: 'clear_tool_uses_20250919' }, { type: 'clear_thinking_20251015' }],
+      },
+    });
+    assert.ok(clearing.ok, clearing.ok ? '' : clearing.message);
+  });
+
+  test('metadata holds user_id and nothing else: any other member would be forwarded uncounted', () => {
+    assert.ok(request({ metadata: { user_id: 'u-1' } }).ok);
+    const extra = request({ metadata: { user_id: 'u-1', notes: 'x'.repeat(10_000) } });
+    assert.ok(!extra.ok);
+    assert.equal(extra.path, 'metadata.notes');
   });
 });
 

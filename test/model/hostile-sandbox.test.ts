@@ -302,6 +302,31 @@ async function stalledReader(api: TestApi, token: string, body: string) {
   return { socket, first: first.toString('latin1') };
 }
 
+describe('an error the provider did not clearly refuse with is charged', () => {
+  test('a 502 from a gateway in front of the provider may come after billed work: the whole booking is charged; a 529 refusal costs nothing', async () => {
+    const provider = await createProvider(h.api, h.seed, fake.url);
+    const run = await createModelRun(h.api, h.seed, provider.id, 1_000_000);
+    fake.setScript(() => ({ ...text('x'), status: 502 }));
+    const gateway = await postMessages(h.api, JSON.stringify(smallRequest(500)), {
+      'x-api-key': run.session_token,
+    });
+    assert.equal(gateway.status, 502);
+    fake.setScript(() => ({ ...text('x'), status: 529 }));
+    const overloaded = await postMessages(h.api, JSON.stringify(smallRequest(700)), {
+      'x-api-key': run.session_token,
+    });
+    assert.equal(overloaded.status, 529);
+    const rows = await settled(run.session_id);
+    const charged = rows.find((r) => Number(r.max_output_tokens) === 500);
+    assert.ok(charged);
+    assert.deepEqual(await budgetOf(h.db, run.run_id), {
+      max_tokens: 1_000_000,
+      held_tokens: 0,
+      used_tokens: Number(charged.booked_tokens),
+    });
+  });
+});
+
 describe('a client that stops reading is charged', () => {
   test('a reader that takes the first bytes of a 32 MB stream and then neither reads nor closes: dropped after the write deadline (1 s here), and the usage the upstream reported is settled', async () => {
     const provider = await createProvider(strict, h.seed, fake.url);
@@ -431,11 +456,13 @@ describe('egress through the provider is a choice', () => {
     const answer = await postMessages(h.api, JSON.stringify(smallRequest(10)), {
       'x-api-key': run.session_token,
       'anthropic-beta': 'some-beta-2025-01-01',
+      'content-type': 'text/plain; charset=iso-8859-1',
       ...hostile,
     });
     assert.equal(answer.status, 200, answer.text);
     const received = fake.messages().at(-1)!.headers;
     for (const name of Object.keys(hostile)) assert.equal(received[name], undefined, name);
+    assert.equal(received['content-type'], 'application/json');
     assert.equal(received['anthropic-version'], '2023-06-01');
     assert.equal(received['anthropic-beta'], 'some-beta-2025-01-01');
     assert.equal(received['x-api-key'], provider.key);
@@ -448,8 +475,8 @@ describe('count_tokens is read, bounded and limited like messages', () => {
   const countBody = { model: 'claude-fake-1', messages: [{ role: 'user', content: 'hi' }] };
 
   test('bad bodies, hidden members, URL sources and inputs larger than the run are refused before the provider', async () => {
-    const provider = await createProvider(strict, h.seed, fake.url);
-    const run = await createModelRun(strict, h.seed, provider.id, 1_000);
+    const provider = await createProvider(h.api, h.seed, fake.url);
+    const run = await createModelRun(h.api, h.seed, provider.id, 1_000);
     const before = fake.requests.length;
     const refusals: [string, RegExp][] = [
       ['{"model":"claude-fake-1"}', /^messages:/],
@@ -473,22 +500,23 @@ describe('count_tokens is read, bounded and limited like messages', () => {
       [JSON.stringify({ ...countBody, system: 'y'.repeat(5_000) }), /allowance of 1000/],
     ];
     for (const [body, message] of refusals) {
-      const answer = await count(strict, run.session_token, body);
+      const answer = await count(h.api, run.session_token, body);
       assert.equal(answer.status, 400, answer.text);
       assert.match(answer.json.error.message, message);
     }
     assert.equal(fake.requests.length, before);
   });
 
-  test('a run counts tokens at most its limit a minute (3 here): then 429 with retry-after, while another run still counts', async () => {
+  test('a run counts tokens at most its limit a minute (3 here), refused bodies included: then 429 with retry-after, while another run still counts', async () => {
     const provider = await createProvider(strict, h.seed, fake.url);
     const run = await createModelRun(strict, h.seed, provider.id, 1_000_000);
     const other = await createModelRun(strict, h.seed, provider.id, 1_000_000);
-    for (let i = 0; i < 3; i++) {
+    for (let i = 0; i < 2; i++) {
       const answer = await count(strict, run.session_token, JSON.stringify(countBody));
       assert.equal(answer.status, 200, answer.text);
       assert.equal(typeof answer.json.input_tokens, 'number');
     }
+    assert.equal((await count(strict, run.session_token, '{"model":"claude-fake-1"}')).status, 400);
     const limited = await count(strict, run.session_token, JSON.stringify(countBody));
     assert.equal(limited.status, 429);
     assert.equal(limited.json.error.type, 'rate_limit_error');

@@ -124,13 +124,13 @@ async function settle(
       // After a failed try, an earlier commit whose answer was lost looks the same: not an error.
       if (err instanceof AlreadySettledError && attempt > 1) return;
       if (err instanceof AlreadySettledError || attempt >= 3) {
-        const reason = err instanceof AlreadySettledError ? 'already_settled' : 'not_written';
+        const reason = err instanceof AlreadySettledError ? err.found : 'not_written';
         ctx.metrics.modelSettlementFailures.inc({ reason });
         request.log.error(
           { err, request_id: reservation.request_id, reason },
-          reason === 'already_settled'
-            ? 'a proxied model request was found settled already'
-            : 'a proxied model request could not be settled: the sweep charges its booking',
+          reason === 'not_written'
+            ? 'a proxied model request could not be settled: the sweep charges its booking'
+            : `a proxied model request's settlement found its reservation ${reason}`,
         );
         return;
       }
@@ -142,12 +142,13 @@ async function settle(
 async function messages(ctx: ApiContext, request: FastifyRequest, reply: FastifyReply) {
   const { run, provider } = accessOf(request);
   const body = bodyOf(request);
+  // Made before booking: nothing that can fail stands between a hold and its exchange.
+  const call = upstreamCall(ctx, request, provider, '/v1/messages', body);
   const admission = await admitProxiedRequest(ctx.pool, run, provider, body);
   if (admission.kind === 'invalid' || admission.kind === 'never_fits')
     throw invalidRequest(admission.message);
   if (admission.kind === 'exhausted')
     throw new AnthropicError(402, 'billing_error', admission.message);
-  const call = upstreamCall(ctx, request, provider, '/v1/messages', body);
   void reply.hijack();
   const client = new ClientLink(reply.raw, ctx.modelProxy.writeDeadlineMs);
   const end = await relayExchange(call, client, { meter: true });
@@ -166,9 +167,7 @@ async function countTokens(
   reply: FastifyReply,
 ) {
   const { run, provider } = accessOf(request);
-  const body = bodyOf(request);
-  const checked = await checkCountTokensRequest(ctx.pool, run, provider, body);
-  if (checked.kind !== 'ok') throw invalidRequest(checked.message);
+  // Before the body is read: a refused body costs a parse, so it counts too.
   const taken = limits.take(run.id);
   if (!taken.ok) {
     throw new AnthropicError(
@@ -178,6 +177,9 @@ async function countTokens(
       taken.retryAfterS,
     );
   }
+  const body = bodyOf(request);
+  const checked = await checkCountTokensRequest(ctx.pool, run, provider, body);
+  if (checked.kind !== 'ok') throw invalidRequest(checked.message);
   const call = upstreamCall(ctx, request, provider, '/v1/messages/count_tokens', body);
   void reply.hijack();
   const client = new ClientLink(reply.raw, ctx.modelProxy.writeDeadlineMs);

@@ -18,11 +18,17 @@ export interface ExchangeEnd {
   facts: Omit<MeteredFacts, 'cache_creation_input_tokens' | 'cache_read_input_tokens'>;
 }
 
-/** A settlement that found its reservation settled already: never silent (logs and metrics). */
+/**
+ * A settlement that found its reservation not the endpoint's to settle: settled already (or, as
+ * never should be, unknown or another's). Never silent: logs and metrics.
+ */
 export class AlreadySettledError extends Error {
   override name = 'AlreadySettledError';
-  constructor(readonly requestId: string) {
-    super(`model request ${requestId} was found settled already: its usage was not counted again`);
+  constructor(
+    readonly requestId: string,
+    readonly found: 'already_settled' | 'unknown' | 'refused' | 'not_maker',
+  ) {
+    super(`model request ${requestId} was found ${found}: its usage was not counted again`);
   }
 }
 
@@ -60,6 +66,7 @@ export async function settleProxiedRequest(
         digests: end.report.thinking,
       }),
   });
-  if (result.kind !== 'reconciled' || !result.created)
-    throw new AlreadySettledError(reservation.request_id);
+  if (result.kind !== 'reconciled')
+    throw new AlreadySettledError(reservation.request_id, result.kind);
+  if (!result.created) throw new AlreadySettledError(reservation.request_id, 'already_settled');
 }

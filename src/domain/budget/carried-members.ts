@@ -2,7 +2,8 @@
  * Whether a schema's output carries every member of the JSON it read. The gate bounds a model
  * request from what its schema returns but forwards the bytes it received, so a member that a
  * parser or schema library drops or rewrites (`"__proto__"` out of a record, say) would reach
- * the provider uncounted. Pure: no I/O.
+ * the provider uncounted. Pure: no I/O. The walks recurse: the body's nesting is bounded before
+ * they run (json-text-shape.ts); the path is one array, copied only when something is found.
  */
 
 type Path = (string | number)[];
@@ -30,20 +31,25 @@ function isTextBlockOf(raw: string, read: unknown): boolean {
  * schema libraries drop it and JavaScript code downstream (a provider's own gateway) may read it
  * as the prototype: the gate forwards no such member.
  */
-export function firstProtoMember(raw: unknown, path: Path = []): Path | undefined {
-  if (Array.isArray(raw)) {
-    for (let i = 0; i < raw.length; i++) {
-      const found = firstProtoMember(raw[i], [...path, i]);
-      if (found) return found;
+export function firstProtoMember(raw: unknown): Path | undefined {
+  const path: Path = [];
+  const walk = (value: unknown): boolean => {
+    if (Array.isArray(value)) {
+      for (let i = 0; i < value.length; i++) {
+        path.push(i);
+        if (walk(value[i])) return true;
+        path.pop();
+      }
+    } else if (isObject(value)) {
+      for (const key of Object.keys(value)) {
+        path.push(key);
+        if (key === '__proto__' || walk(value[key])) return true;
+        path.pop();
+      }
     }
-  } else if (isObject(raw)) {
-    for (const key of Object.keys(raw)) {
-      if (key === '__proto__') return [...path, key];
-      const found = firstProtoMember(raw[key], [...path, key]);
-      if (found) return found;
-    }
-  }
-  return undefined;
+    return false;
+  };
+  return walk(raw) ? [...path] : undefined;
 }
 
 /**
@@ -51,28 +57,29 @@ export function firstProtoMember(raw: unknown, path: Path = []): Path | undefine
  * output) does not hold as it came, or undefined when every member is carried. Members `read`
  * adds are not looked at: counting more is safe.
  */
-export function firstUncarriedMember(
-  raw: unknown,
-  read: unknown,
-  path: Path = [],
-): Path | undefined {
-  if (typeof raw === 'string' && isTextBlockOf(raw, read)) return undefined;
-  if (Array.isArray(raw)) {
-    if (!Array.isArray(read) || read.length !== raw.length) return path;
-    for (let i = 0; i < raw.length; i++) {
-      const found = firstUncarriedMember(raw[i], (read as unknown[])[i], [...path, i]);
-      if (found) return found;
+export function firstUncarriedMember(raw: unknown, read: unknown): Path | undefined {
+  const path: Path = [];
+  const differs = (a: unknown, b: unknown): boolean => {
+    if (typeof a === 'string' && isTextBlockOf(a, b)) return false;
+    if (Array.isArray(a)) {
+      if (!Array.isArray(b) || b.length !== a.length) return true;
+      for (let i = 0; i < a.length; i++) {
+        path.push(i);
+        if (differs(a[i], (b as unknown[])[i])) return true;
+        path.pop();
+      }
+      return false;
     }
-    return undefined;
-  }
-  if (isObject(raw)) {
-    if (!isObject(read)) return path;
-    for (const key of Object.keys(raw)) {
-      if (!own(read, key)) return [...path, key];
-      const found = firstUncarriedMember(raw[key], read[key], [...path, key]);
-      if (found) return found;
+    if (isObject(a)) {
+      if (!isObject(b)) return true;
+      for (const key of Object.keys(a)) {
+        path.push(key);
+        if (!own(b, key) || differs(a[key], b[key])) return true;
+        path.pop();
+      }
+      return false;
     }
-    return undefined;
-  }
-  return Object.is(raw, read) ? undefined : path;
+    return !Object.is(a, b);
+  };
+  return differs(raw, read) ? [...path] : undefined;
 }

@@ -303,6 +303,8 @@ class Tally {
   tokens = 0;
   readonly responses = new Map<string, number>();
   readonly unbounded: string[] = [];
+  /** Thinking blocks seen so far, by digest: the same block twice is bounded by nothing. */
+  readonly thinking = new Set<string>();
 
   constructor(readonly origins: ThinkingOrigins) {}
 }
@@ -405,12 +407,17 @@ function documentBound(block: DocumentBlock, path: string, tally: Tally): number
 
 /** A thinking block costs the output of the response that produced it, counted once per response. */
 function thinkingBound(block: ThinkingBlock, path: string, tally: Tally): number {
-  const origin = tally.origins.get(digestOfBlock(block));
-  if (origin === undefined) {
+  const digest = digestOfBlock(block);
+  const origin = tally.origins.get(digest);
+  // Its response's output covers one copy; a provider may bill every copy sent.
+  if (tally.thinking.has(digest)) {
+    tally.unbounded.push(`${path}: a ${block.type} block sent twice`);
+  } else if (origin === undefined) {
     tally.unbounded.push(`${path}: a ${block.type} block this gate did not see produced`);
   } else {
     tally.responses.set(origin.response, origin.outputTokens);
   }
+  tally.thinking.add(digest);
   return tokenOverhead.block + (block.type === 'thinking' ? utf8Bytes(block.thinking) : 0);
 }
 

@@ -11,7 +11,7 @@ import {
   type ModelInput,
   type ThinkingOrigins,
 } from './input-token-bound.js';
-import { findDuplicateKey } from './duplicate-keys.js';
+import { jsonTextProblem, type JsonTextProblem } from './json-text-shape.js';
 import { firstProtoMember, firstUncarriedMember } from './carried-members.js';
 import { escapeUnstorable, unstorableFields } from '../gate/storable-text.js';
 
@@ -27,6 +27,31 @@ const jsonObject = z.record(z.string(), z.unknown());
 const finite = z.number();
 
 /**
+ * Context edits that only clear what the request holds. Compaction is refused: it runs a
+ * summarising pass over the whole input whose tokens are billed beside the request's own, and no
+ * booking of max_tokens plus the input bound covers it.
+ */
+const contextManagement = jsonObject.superRefine((value, ctx) => {
+  const edits = value.edits;
+  if (edits === undefined) return;
+  if (!Array.isArray(edits)) {
+    ctx.addIssue({ code: 'custom', path: ['edits'], message: 'must be a list of edits' });
+    return;
+  }
+  (edits as unknown[]).forEach((edit, i) => {
+    const type = typeof edit === 'object' && edit !== null ? (edit as { type?: unknown }).type : 0;
+    if (typeof type !== 'string' || !/^clear_[a-z_]+_\d{8}$/.test(type)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['edits', i, 'type'],
+        message:
+          'only clearing edits (clear_tool_uses_…, clear_thinking_…) are accepted: compaction runs a summarising pass whose tokens the gate cannot book',
+      });
+    }
+  });
+});
+
+/**
  * The fields the gate understands. Sampling and metadata do not reach the model as input;
  * the controls that shape the prompt (tool choice, thinking, output format, context edits, stop
  * sequences) are counted as if they were text. Anything else is refused: a field the gate does
@@ -36,7 +61,11 @@ const messagesRequestSchema = modelInputSchema.safeExtend({
   model: modelId,
   max_tokens: z.number().int().min(1).max(maxOutputTokensLimit),
   stream: z.boolean().optional(),
-  metadata: jsonObject.optional(),
+  // The Messages API knows one member here; anything else would be forwarded and never counted.
+  metadata: z
+    .object({ user_id: z.string().max(256).nullable().optional() })
+    .strict()
+    .optional(),
   temperature: finite.optional(),
   top_p: finite.optional(),
   top_k: z.number().int().min(0).optional(),
@@ -45,7 +74,7 @@ const messagesRequestSchema = modelInputSchema.safeExtend({
   tool_choice: jsonObject.optional(),
   thinking: jsonObject.optional(),
   output_config: jsonObject.optional(),
-  context_management: jsonObject.optional(),
+  context_management: contextManagement.optional(),
 });
 
 /**
@@ -89,6 +118,25 @@ function pathOf(path: readonly PropertyKey[]): string {
 }
 
 /**
+ * Far beyond a real request (the schema's own nesting plus JSON parts 64 deep; Claude Code's
+ * requests hold a few thousand values), and what keeps every walk of a hostile body cheap.
+ */
+const textLimits = { maxDepth: 100, maxNumberLength: 32, maxValues: 200_000 } as const;
+
+function shapeMessage(problem: JsonTextProblem): string {
+  switch (problem.kind) {
+    case 'duplicate':
+      return `the member "${problem.name.slice(0, 64)}" appears twice in one object`;
+    case 'too_deep':
+      return `the body is nested deeper than ${problem.maxDepth} levels`;
+    case 'long_number':
+      return `a number is written with more than ${problem.maxLength} characters`;
+    case 'too_many_values':
+      return `the body holds more than ${problem.maxValues} members and elements`;
+  }
+}
+
+/**
  * Parses the body once: strict UTF-8, JSON, no duplicate member names, the known fields, and
  * every member carried into what is bounded (so what is bounded is exactly what is forwarded).
  */
@@ -104,19 +152,15 @@ export function parseMessagesRequest(
   } catch {
     return { ok: false, message: 'the body is not JSON in UTF-8' };
   }
+  // The text's shape first, in one pass without recursion: every walk below is then bounded.
+  const shape = jsonTextProblem(text, textLimits);
+  if (shape !== undefined) return { ok: false, message: shapeMessage(shape) };
   const [unstorable] = unstorableFields(value, 1);
   if (unstorable) {
     const path = pathOf(
       unstorable.path.map((p) => (typeof p === 'string' ? escapeUnstorable(p) : p)),
     );
     return { ok: false, path, message: `${path || 'body'}: ${unstorable.message}` };
-  }
-  const duplicate = findDuplicateKey(text);
-  if (duplicate !== undefined) {
-    return {
-      ok: false,
-      message: `the member "${duplicate.slice(0, 64)}" appears twice in one object`,
-    };
   }
   const proto = firstProtoMember(value);
   if (proto !== undefined) return uncountedMember(proto);

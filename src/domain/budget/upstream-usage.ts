@@ -51,13 +51,28 @@ const usageFields = [
   'output_tokens',
 ] as const;
 
-/** Copies the figures present (non-negative integers); later reports supersede earlier ones. */
+const figure = (value: unknown): number | undefined =>
+  typeof value === 'number' && Number.isSafeInteger(value) && value >= 0 ? value : undefined;
+
+/**
+ * Copies the figures present (non-negative integers); later reports supersede earlier ones. A
+ * response that ran several passes (`usage.iterations`) counts each figure at the larger of its
+ * top-level value and its sum over the passes: the top level may report only the last one.
+ */
 function takeUsage(report: UsageReport, usage: unknown): boolean {
   if (typeof usage !== 'object' || usage === null) return false;
+  const iterations = (usage as Record<string, unknown>).iterations;
+  const passes = Array.isArray(iterations) ? (iterations as unknown[]) : [];
   let took = false;
   for (const field of usageFields) {
-    const value = (usage as Record<string, unknown>)[field];
-    if (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0) {
+    const top = figure((usage as Record<string, unknown>)[field]);
+    const summed = passes.reduce<number | undefined>((sum, pass) => {
+      const value =
+        typeof pass === 'object' && pass !== null ? figure((pass as Json)[field]) : undefined;
+      return value === undefined ? sum : (sum ?? 0) + value;
+    }, undefined);
+    const value = Math.max(top ?? 0, summed ?? 0);
+    if (top !== undefined || summed !== undefined) {
       report.usage[field] = value;
       took = true;
     }

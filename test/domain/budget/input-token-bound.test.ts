@@ -4,9 +4,12 @@ import { Tiktoken } from 'js-tiktoken/lite';
 import cl100kBase from 'js-tiktoken/ranks/cl100k_base';
 import o200kBase from 'js-tiktoken/ranks/o200k_base';
 import {
+  contextWindowCeiling,
   inputTokenBound,
+  inputTokenBoundOf,
   jsonTextBound,
   modelInputSchema,
+  thinkingDigest,
   type ModelInput,
 } from '../../../src/domain/budget/input-token-bound.js';
 import { canonicalJson } from '../../../src/domain/ledger/digest.js';
@@ -345,4 +348,31 @@ describe('what cannot be bounded is refused, naming the path', () => {
       );
     });
   }
+});
+
+describe('a thinking block counts its response once, and only once sent', () => {
+  const block = { type: 'redacted_thinking' as const, data: 'opaque-reasoning' };
+  const origins = new Map([[thinkingDigest(block.data), { response: 'r1', outputTokens: 30_000 }]]);
+  const input = (copies: number) =>
+    modelInputSchema.parse({
+      messages: [
+        { role: 'user', content: 'go' },
+        { role: 'assistant', content: Array.from({ length: copies }, () => block) },
+      ],
+    });
+
+  test("a block the gate saw produced books that response's output", () => {
+    const bound = inputTokenBoundOf(input(1), origins);
+    assert.deepEqual(bound.unbounded, []);
+    assert.ok(bound.tokens >= 30_000 && bound.tokens < 31_000, String(bound.tokens));
+  });
+
+  test('the same block sent twice is bounded by nothing: the request books the largest context window', () => {
+    const bound = inputTokenBoundOf(input(100), origins);
+    assert.equal(bound.tokens, contextWindowCeiling);
+    assert.match(
+      bound.unbounded[0] ?? '',
+      /messages\[1\]\.content\[1\]: a redacted_thinking block sent twice/,
+    );
+  });
 });
