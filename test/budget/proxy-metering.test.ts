@@ -232,6 +232,19 @@ describe('controls that would add billed work beside the request are refused', (
     assert.ok(clearing.ok, clearing.ok ? '' : clearing.message);
   });
 
+  test('a body nested far deeper than any call stack, or of a million members, is a 400 found in one pass, never a stack overflow or a long walk', () => {
+    const deep = request({
+      thinking: JSON.parse(`${'{"a":'.repeat(10_000)}1${'}'.repeat(10_000)}`),
+    });
+    assert.ok(!deep.ok);
+    assert.match(deep.message, /nested deeper than 100 levels/);
+    const wide = request({
+      tool_choice: Object.fromEntries(Array.from({ length: 1_000_000 }, (_, i) => [`k${i}`, 0])),
+    });
+    assert.ok(!wide.ok);
+    assert.match(wide.message, /more than 200000 members and elements/);
+  });
+
   test('metadata holds user_id and nothing else: any other member would be forwarded uncounted', () => {
     assert.ok(request({ metadata: { user_id: 'u-1' } }).ok);
     const extra = request({ metadata: { user_id: 'u-1', notes: 'x'.repeat(10_000) } });
