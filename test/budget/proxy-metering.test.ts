@@ -233,9 +233,12 @@ describe('controls that would add billed work beside the request are refused', (
   });
 
   test('a body nested far deeper than any call stack, or of a million members, is a 400 found in one pass, never a stack overflow or a long walk', () => {
-    const deep = request({
-      thinking: JSON.parse(`${'{"a":'.repeat(10_000)}1${'}'.repeat(10_000)}`),
-    });
+    const nested = `${'{"a":'.repeat(10_000)}1${'}'.repeat(10_000)}`;
+    const deep = parseMessagesRequest(
+      Buffer.from(
+        `{"model":"m","max_tokens":5,"messages":[{"role":"user","content":"x"}],"thinking":${nested}}`,
+      ),
+    );
     assert.ok(!deep.ok);
     assert.match(deep.message, /nested deeper than 100 levels/);
     const wide = request({
