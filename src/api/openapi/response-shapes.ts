@@ -45,4 +45,12 @@ export const responses = {
     result: object.optional(),
   }),
   decision: z.looseObject({ outcome: z.enum(['decided', 'already_decided']) }),
+  modelProvider: z.looseObject({
+    id: z.uuid(),
+    workspace: z.uuid(),
+    name: z.string(),
+    kind: z.literal('anthropic'),
+    base_url: z.string(),
+    removed_at: z.string().nullable(),
+  }),
 };
