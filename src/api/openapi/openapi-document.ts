@@ -64,7 +64,7 @@ const callerNote: Record<Caller, string> = {
   model_key: "The run's session token as x-api-key (or Bearer).",
   browser: 'The web session cookie, and the CSRF value on posts.',
   codec:
-    "Bearer: the operator key; or a signed-in workspace admin's web session (the Temporal UI).",
+    "Bearer: the operator key; or the operator's web session, signed in at /login with that key (the Temporal UI).",
   anyone: 'No credential.',
 };
 
