@@ -520,6 +520,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/runs/{id}/revoke': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * End a run: its session token is refused from now on and its pending approvals are denied (idempotent)
+     * @description Bearer: the operator key, or the user token of the member who invoked the run.
+     */
+    post: operations['revokeRun'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v1/sessions/{session_id}/tool-calls/{tool_call_id}': {
     parameters: {
       query?: never;
@@ -2362,6 +2382,44 @@ export interface operations {
       };
     };
   };
+  revokeRun: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description revoked */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** Format: uuid */
+            run_id: string;
+            revoked_at: string;
+            revoked_by: string | null;
+          } & {
+            [key: string]: unknown;
+          };
+        };
+      };
+      /** @description an error (RFC 9457 problem details) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
   getToolCall: {
     parameters: {
       query?: {
@@ -3217,7 +3275,7 @@ export interface operations {
           };
         };
       };
-      /** @description already decided */
+      /** @description already decided, or the run was revoked */
       409: {
         headers: {
           [name: string]: unknown;

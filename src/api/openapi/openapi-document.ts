@@ -50,6 +50,7 @@ const security: Record<Caller, Record<string, string[]>[]> = {
   runner: [{ bearer: [] }],
   user: [{ bearer: [] }],
   reader: [{ bearer: [] }],
+  revoker: [{ bearer: [] }],
   model_key: [{ modelKey: [] }, { bearer: [] }],
   browser: [{ webSession: [] }],
   codec: [{ bearer: [] }, { webSession: [] }],
@@ -61,6 +62,7 @@ const callerNote: Record<Caller, string> = {
   runner: "Bearer: the run's session token.",
   user: "Bearer: a member's user token.",
   reader: "Bearer: the run's session token, or the operator key.",
+  revoker: 'Bearer: the operator key, or the user token of the member who invoked the run.',
   model_key: "The run's session token as x-api-key (or Bearer).",
   browser: 'The web session cookie, and the CSRF value on posts.',
   codec:

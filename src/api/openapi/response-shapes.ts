@@ -45,6 +45,11 @@ export const responses = {
     result: object.optional(),
   }),
   decision: z.looseObject({ outcome: z.enum(['decided', 'already_decided']) }),
+  revocation: z.looseObject({
+    run_id: z.uuid(),
+    revoked_at: z.string(),
+    revoked_by: z.uuid().nullable(),
+  }),
   modelProvider: z.looseObject({
     id: z.uuid(),
     workspace: z.uuid(),

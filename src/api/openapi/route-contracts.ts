@@ -36,7 +36,15 @@ export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete' | 'options';
 
 /** Who may call: the API's bearer principals, the model proxy's key, a browser, or anyone. */
 export type Caller =
-  'operator' | 'runner' | 'user' | 'reader' | 'model_key' | 'browser' | 'codec' | 'anyone';
+  | 'operator'
+  | 'runner'
+  | 'user'
+  | 'reader'
+  | 'revoker'
+  | 'model_key'
+  | 'browser'
+  | 'codec'
+  | 'anyone';
 
 export interface Answer {
   description: string;
@@ -372,6 +380,17 @@ export const routeContracts: readonly RouteContract[] = [
     answers: { 200: json('the run') },
   },
   {
+    method: 'post',
+    path: '/v1/runs/:id/revoke',
+    operationId: 'revokeRun',
+    summary:
+      'End a run: its session token is refused from now on and its pending approvals are denied (idempotent)',
+    tag: 'runs',
+    caller: 'revoker',
+    params: runParams,
+    answers: { 200: json('revoked', responses.revocation) },
+  },
+  {
     method: 'put',
     path: '/v1/sessions/:session_id/tool-calls/:tool_call_id',
     operationId: 'submitToolCall',
@@ -492,7 +511,10 @@ export const routeContracts: readonly RouteContract[] = [
     caller: 'user',
     params: approvalParams,
     body: decisionBody,
-    answers: { 200: json('decided', responses.decision), 409: json('already decided') },
+    answers: {
+      200: json('decided', responses.decision),
+      409: json('already decided, or the run was revoked'),
+    },
   },
   {
     method: 'post',
