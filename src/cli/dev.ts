@@ -48,7 +48,7 @@ fluidbox gate is running
 
   API                ${apiUrl}
   approvals form     ${apiUrl}/approvals
-  Temporal UI        http://${temporal.ip}:${temporal.uiPort}
+  Temporal UI        http://${temporal.ip}:${temporal.uiPort} (payloads open once ${apiUrl}/login has the operator key)
   Temporal frontend  ${temporal.ip}:${temporal.port} (namespace ${temporal.namespace}, task queue ${temporal.taskQueue})
   PostgreSQL         ${shownDatabaseUrl(stack.databaseUrl)}
 
