@@ -10,6 +10,7 @@ import { settleAndRecord } from '../store/approval-settlement.js';
 import { findApproval, insertApproval, type ApprovalRow } from '../store/approvals.js';
 import { appendEvent } from '../store/ledger.js';
 import { withTransaction, type Pool } from '../store/pool.js';
+import { denyForRevocation, findRunRevocation } from '../store/run-revocations.js';
 import { enqueueApprovalNotices } from '../store/webhooks.js';
 import { findToolCall, recordPendingApproval } from '../store/tool-calls.js';
 import type { AnswerRecorded } from './decision.js';
@@ -86,6 +87,10 @@ export function approvalActivities(
           }),
         );
         await enqueueApprovalNotices(tx, 'approval.requested', row, answer.approval.url);
+        // Revoked while this call was evaluated: nobody may decide it, so it is denied at once
+        // (the revocation's lock on the run orders the two transactions; one of them sees it).
+        if (await findRunRevocation(tx, run.id))
+          await denyForRevocation(tx, request.session_id, request.tool_call_id);
       }
       return { answer, marked };
     });

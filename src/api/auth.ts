@@ -1,3 +1,4 @@
+import { createHmac } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
 import { hashToken, sameSecret, tokenKind } from '../application/tokens.js';
 import { findMemberByTokenHash, type Member } from '../store/members.js';
@@ -51,6 +52,20 @@ export class Authenticator {
       return { kind: 'operator' };
     }
     throw unauthenticated();
+  }
+
+  /** Whether a presented secret is the operator key (the web sign-in takes it too). */
+  isOperatorKey(secret: string): boolean {
+    return sameSecret(secret, this.operatorKey);
+  }
+
+  /**
+   * What an operator's web session stores to stay bound to the operator key it was opened with:
+   * a new key ends it. Keyed by the session id, which is never stored, so a copy of the table
+   * cannot test guesses of the key.
+   */
+  operatorKeyBinding(sessionId: string): Buffer {
+    return createHmac('sha256', sessionId).update(this.operatorKey).digest();
   }
 
   async operator(request: FastifyRequest): Promise<void> {

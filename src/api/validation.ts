@@ -63,3 +63,23 @@ export const externalId = z
   .regex(externalIdPattern, 'must be 1 to 128 of A-Z a-z 0-9 . _ : -');
 export const sessionIdParam = externalId.transform(asSessionId);
 export const toolCallIdParam = externalId.transform(asToolCallId);
+
+/**
+ * An http(s) URL without credentials or fragment (and, unless `query`, without a query): a secret
+ * in the URL itself would escape the sealer. Its parts are read only once it parses as a URL.
+ */
+export function httpUrl({ query }: { query: boolean }) {
+  const parts = query ? 'credentials or fragment' : 'credentials, query or fragment';
+  return z
+    .url({ protocol: /^https?$/, abort: true })
+    .max(2048)
+    .refine((value) => {
+      const url = new URL(value);
+      return (
+        url.username === '' &&
+        url.password === '' &&
+        url.hash === '' &&
+        (query || url.search === '')
+      );
+    }, `must be an http(s) URL without ${parts}`);
+}

@@ -65,6 +65,9 @@ export async function createRun(
     if (provider?.workspace_id !== request.workspace) {
       throw new NotFoundError(`model provider ${request.model_provider} in this workspace`);
     }
+    if (provider.removed_at) {
+      throw new ConflictError(`model provider ${request.model_provider} was removed`);
+    }
   }
   const toolset = await freezeRunTools(pool, request.workspace, request.invoked_by, request.tools);
   const sessionToken = newToken('session');

@@ -5,11 +5,13 @@ import { settleAndRecord } from '../store/approval-settlement.js';
 import { findApproval, type ApprovalRow } from '../store/approvals.js';
 import { lockMember, type Member } from '../store/members.js';
 import { withTransaction, type Pool } from '../store/pool.js';
+import { findRunRevocation } from '../store/run-revocations.js';
 import type { GateWorkflowClient } from '../temporal/gate-workflow-client.js';
 
 export type ApprovalDecision =
   | { outcome: 'decided'; approval: ApprovalRow; answer: DecidedAnswer }
   | { outcome: 'already_decided'; approval: ApprovalRow }
+  | { outcome: 'run_revoked'; approval: ApprovalRow }
   | { outcome: 'forbidden' }
   | { outcome: 'not_found' };
 
@@ -40,6 +42,9 @@ async function settleAsPerson(pool: Pool, request: DecisionRequest): Promise<App
     if (approval?.workspace_id !== member.workspace_id) return { outcome: 'not_found' as const };
     const current = await lockMember(tx, member.id);
     if (!current || !mayDecide(approval, current)) return { outcome: 'forbidden' as const };
+    // A revoked run's calls are decided no more (its revocation denied what was pending).
+    if (await findRunRevocation(tx, approval.run_id))
+      return { outcome: 'run_revoked' as const, approval };
     const settle = {
       by: 'person' as const,
       decision: request.decision,

@@ -32,6 +32,14 @@ process.on('SIGTERM', () => void stopAll(0));
 void api.exited.then((code) => stopAll(typeof code === 'number' ? code || 1 : 1));
 void worker.exited.then((code) => stopAll(typeof code === 'number' ? code || 1 : 1));
 
+/** The database URL as printed: its password stays out of the terminal (and its scrollback). */
+function shownDatabaseUrl(url: string): string {
+  const shown = url.replace(/^(postgres(?:ql)?:\/\/[^:@/]*):[^@/]*@/, '$1@');
+  return shown === url || process.env.DATABASE_URL
+    ? shown
+    : `${shown} (password in .data/dev/postgres.password)`;
+}
+
 const { api: apiAddr, temporal } = stack.profile;
 const apiUrl = `http://${apiAddr.host}:${apiAddr.port}`;
 await waitHttpOk(`${apiUrl}/readyz`);
@@ -40,9 +48,9 @@ fluidbox gate is running
 
   API                ${apiUrl}
   approvals form     ${apiUrl}/approvals
-  Temporal UI        http://${temporal.ip}:${temporal.uiPort}
+  Temporal UI        http://${temporal.ip}:${temporal.uiPort} (payloads open once ${apiUrl}/login has the operator key)
   Temporal frontend  ${temporal.ip}:${temporal.port} (namespace ${temporal.namespace}, task queue ${temporal.taskQueue})
-  PostgreSQL         ${stack.databaseUrl}
+  PostgreSQL         ${shownDatabaseUrl(stack.databaseUrl)}
 
   GATE_OPERATOR_KEY=${stack.env.GATE_OPERATOR_KEY ?? ''}
 

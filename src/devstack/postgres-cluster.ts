@@ -1,4 +1,14 @@
-import { chownSync, existsSync, mkdirSync, readFileSync, readdirSync, statSync } from 'node:fs';
+import {
+  chownSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir, userInfo } from 'node:os';
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -6,6 +16,7 @@ import path from 'node:path';
 import pg from 'pg';
 import { run, waitFor } from './child-process.js';
 import type { StackProfile } from './stack-config.js';
+import { keptSecret } from './stack-keys.js';
 
 const binDir = process.env.PG_BIN_DIR ?? '/usr/lib/postgresql/15/bin';
 
@@ -81,6 +92,86 @@ function socketPath(profile: StackProfile): string | undefined {
 }
 
 /**
+ * The superuser's password: made once, kept beside the cluster's data in `postgres.password`
+ * (0600, like sealing.key). Letters, digits, `-` and `_` only, so it needs no quoting anywhere.
+ */
+function clusterPassword(profile: StackProfile): string {
+  const password = keptSecret(profile, 'postgres.password', 'base64url');
+  if (!/^[\w-]{16,}$/.test(password)) {
+    throw new Error('postgres.password must hold 16 or more letters, digits, "-" or "_"');
+  }
+  return password;
+}
+
+/**
+ * Every connection proves the password, over the socket and over loopback TCP alike: another
+ * user of the machine reaches the cluster's port, and the socket when run as root.
+ */
+const hbaRules = `# Written by fluidbox gate's dev stack: every connection proves the password in
+# postgres.password, beside the cluster's folder.
+local all all scram-sha-256
+host all all 127.0.0.1/32 scram-sha-256
+host all all ::1/128 scram-sha-256
+`;
+
+function writeHbaRules(dataDir: string): void {
+  const file = path.join(dataDir, 'pg_hba.conf');
+  writeFileSync(file, hbaRules, { mode: 0o600 });
+  const owner = clusterOwnerIds();
+  if (owner) chownSync(file, owner.uid, owner.gid);
+}
+
+/** A cluster made before it had a password trusted every local connection: it gets one now. */
+async function requirePassword(profile: StackProfile): Promise<void> {
+  const dataDir = clusterDataDir(profile);
+  if (readFileSync(path.join(dataDir, 'pg_hba.conf'), 'utf8') === hbaRules) return;
+  process.stderr.write(
+    'the PostgreSQL cluster trusted local connections: it takes a password now\n',
+  );
+  const client = new pg.Client({ connectionString: postgresUrl(profile, 'postgres') });
+  await client.connect();
+  try {
+    // Sent once, over the socket or loopback; stored by the server as a SCRAM verifier.
+    await client.query(`alter role postgres password '${clusterPassword(profile)}'`);
+    writeHbaRules(dataDir);
+    await client.query('select pg_reload_conf()');
+  } finally {
+    await client.end();
+  }
+}
+
+/** initdb with the password set and the rules written before the cluster first starts. */
+async function createCluster(profile: StackProfile, dataDir: string): Promise<void> {
+  // initdb reads the password from a file the cluster's owner can read; it lives a moment.
+  const passwordDir = mkdtempSync(path.join(tmpdir(), 'fluidbox-gate-initdb-'));
+  const passwordFile = path.join(passwordDir, 'password');
+  writeFileSync(passwordFile, clusterPassword(profile), { mode: 0o600 });
+  const owner = clusterOwnerIds();
+  if (owner) {
+    chownSync(passwordDir, owner.uid, owner.gid);
+    chownSync(passwordFile, owner.uid, owner.gid);
+  }
+  try {
+    await run(
+      ...asClusterOwner('initdb', [
+        '-D',
+        dataDir,
+        '-U',
+        'postgres',
+        '--auth=scram-sha-256',
+        `--pwfile=${passwordFile}`,
+        '-E',
+        'UTF8',
+        '--no-instructions',
+      ]),
+    );
+  } finally {
+    rmSync(passwordDir, { recursive: true, force: true });
+  }
+  writeHbaRules(dataDir);
+}
+
+/**
  * Where the stack's own processes reach the cluster: its Unix socket while it is there (each
  * statement costs less CPU than over loopback TCP; see README, "What a decision costs"), else
  * loopback TCP, which the cluster also listens on, for any other client and for a cluster
@@ -92,7 +183,7 @@ export function postgresUrl(profile: StackProfile, database = profile.postgres.d
     socket !== undefined && existsSync(socket)
       ? encodeURIComponent(path.dirname(socket))
       : '127.0.0.1';
-  return `postgres://postgres@${host}:${profile.postgres.port}/${database}`;
+  return `postgres://postgres:${clusterPassword(profile)}@${host}:${profile.postgres.port}/${database}`;
 }
 
 export interface PostgresCluster {
@@ -107,7 +198,12 @@ async function isReady(profile: StackProfile): Promise<boolean> {
     await client.connect();
     await client.query('select 1');
     return true;
-  } catch {
+  } catch (err) {
+    if ((err as { code?: string }).code === '28P01') {
+      throw new Error(
+        `the PostgreSQL cluster in ${path.basename(clusterDataDir(profile))}/ refuses the password in postgres.password beside it: put the right one back, or remove the cluster's folder to start afresh`,
+      );
+    }
     return false;
   } finally {
     await client.end().catch(() => undefined);
@@ -116,7 +212,7 @@ async function isReady(profile: StackProfile): Promise<boolean> {
 
 /**
  * Creates the cluster on first use, starts it unless it already runs, and creates the
- * profile's database. Loopback only, trust authentication: a developer's local cluster.
+ * profile's database. Loopback TCP and a socket only its owner may open, and a password on both.
  */
 export async function ensurePostgresCluster(profile: StackProfile): Promise<PostgresCluster> {
   const { port } = profile.postgres;
@@ -124,18 +220,7 @@ export async function ensurePostgresCluster(profile: StackProfile): Promise<Post
   if (!existsSync(path.join(dataDir, 'PG_VERSION'))) {
     process.stderr.write(`creating a PostgreSQL cluster in ${path.basename(dataDir)}/\n`);
     prepareDataDir(dataDir);
-    await run(
-      ...asClusterOwner('initdb', [
-        '-D',
-        dataDir,
-        '-U',
-        'postgres',
-        '--auth=trust',
-        '-E',
-        'UTF8',
-        '--no-instructions',
-      ]),
-    );
+    await createCluster(profile, dataDir);
   }
   prepareDataDir(dataDir);
   let startedHere = false;
@@ -161,6 +246,7 @@ export async function ensurePostgresCluster(profile: StackProfile): Promise<Post
   await waitFor('PostgreSQL', async () => {
     if (!(await isReady(profile))) throw new Error('not ready');
   });
+  await requirePassword(profile);
   await createDatabase(profile);
   return {
     url: postgresUrl(profile),

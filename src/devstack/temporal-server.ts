@@ -66,7 +66,8 @@ export function temporalServerArgs(profile: StackProfile): string[] {
     t.sqliteFile,
     '--log-level',
     'error',
-    // The UI shows decrypted payloads through the API's codec endpoint (for a signed-in caller).
+    // The UI shows decrypted payloads through the API's codec endpoint, to a browser signed in
+    // to the API with the operator key.
     '--ui-codec-endpoint',
     `http://${profile.api.host}:${profile.api.port}/codec`,
   ];

@@ -97,8 +97,19 @@ export async function settleApproval(
   toolCallId: ToolCallId,
   settle:
     | { by: 'person'; decision: 'allow' | 'deny'; decidedBy: string; reason: string | null }
-    | { by: 'expiry' },
+    | { by: 'expiry' }
+    | { by: 'revocation' },
 ): Promise<ApprovalRow | undefined> {
+  if (settle.by === 'revocation') {
+    // The run was revoked: nobody decides its calls any more, and nothing it asked is allowed.
+    const { rows } = await db.query<ApprovalRow>(
+      `update approvals set status = 'denied', decision = 'deny', decided_at = clock_timestamp()
+       where session_id = $1 and tool_call_id = $2 and status = 'pending'
+       returning ${columns}`,
+      [sessionId, toolCallId],
+    );
+    return rows[0];
+  }
   const { rows } =
     settle.by === 'person'
       ? await db.query<ApprovalRow>(
@@ -119,6 +130,19 @@ export async function settleApproval(
           [sessionId, toolCallId],
         );
   return rows[0];
+}
+
+/** The tool calls of a session whose approvals are pending. */
+export async function pendingApprovalsOfSession(
+  db: Queryable,
+  sessionId: SessionId,
+): Promise<ToolCallId[]> {
+  const { rows } = await db.query<{ tool_call_id: ToolCallId }>(
+    `select tool_call_id from approvals where session_id = $1 and status = 'pending'
+     order by requested_at, tool_call_id`,
+    [sessionId],
+  );
+  return rows.map((row) => row.tool_call_id);
 }
 
 /** Pending approvals this member may decide (the same rule as `mayDecide`, in SQL). */

@@ -10,21 +10,23 @@ export interface ModelProviderRow {
   /** Whether image and document sources may be URLs the provider fetches itself. */
   allow_url_sources: boolean;
   created_at: Date;
+  /** Set once the operator removed it: no request reaches it again. */
+  removed_at: Date | null;
 }
 
-const columns =
-  'id, workspace_id, name, kind, base_url, sealed_credential, allow_url_sources, created_at';
+const columns = `id, workspace_id, name, kind, base_url, sealed_credential, allow_url_sources,
+  created_at, removed_at`;
 
-/** Returns undefined when the workspace already has a provider of that name. */
+/** Returns undefined when the workspace already has a provider of that name in use. */
 export async function insertModelProvider(
   db: Queryable,
-  provider: Omit<ModelProviderRow, 'created_at'>,
+  provider: Omit<ModelProviderRow, 'created_at' | 'removed_at'>,
 ): Promise<ModelProviderRow | undefined> {
   const { rows } = await db.query<ModelProviderRow>(
     `insert into model_providers (id, workspace_id, name, kind, base_url, sealed_credential,
        allow_url_sources)
      values ($1, $2, $3, $4, $5, $6, $7)
-     on conflict (workspace_id, name) do nothing
+     on conflict (workspace_id, name) where removed_at is null do nothing
      returning ${columns}`,
     [
       provider.id,
@@ -45,6 +47,35 @@ export async function findModelProvider(
 ): Promise<ModelProviderRow | undefined> {
   const { rows } = await db.query<ModelProviderRow>(
     `select ${columns} from model_providers where id = $1`,
+    [id],
+  );
+  return rows[0];
+}
+
+/** A new sealed key for a provider still in use; undefined when it is unknown or removed. */
+export async function replaceModelProviderCredential(
+  db: Queryable,
+  id: string,
+  sealedCredential: Buffer,
+): Promise<ModelProviderRow | undefined> {
+  const { rows } = await db.query<ModelProviderRow>(
+    `update model_providers set sealed_credential = $2
+     where id = $1 and removed_at is null
+     returning ${columns}`,
+    [id, sealedCredential],
+  );
+  return rows[0];
+}
+
+/** Marks a provider removed (once: a second removal keeps the first time); undefined when unknown. */
+export async function removeModelProvider(
+  db: Queryable,
+  id: string,
+): Promise<ModelProviderRow | undefined> {
+  const { rows } = await db.query<ModelProviderRow>(
+    `update model_providers set removed_at = coalesce(removed_at, now())
+     where id = $1
+     returning ${columns}`,
     [id],
   );
   return rows[0];

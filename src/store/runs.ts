@@ -64,12 +64,15 @@ export async function findRun(db: Queryable, runId: RunId): Promise<FrozenRun | 
   return rows[0];
 }
 
+/** The run a session token acts for; a revoked run's token finds nothing. */
 export async function findRunBySessionTokenHash(
   db: Queryable,
   tokenHash: Buffer,
 ): Promise<FrozenRun | undefined> {
   const { rows } = await db.query<FrozenRun>(
-    `select ${runColumns} from runs where session_token_hash = $1`,
+    `select ${runColumns} from runs
+     where session_token_hash = $1
+       and not exists (select 1 from run_revocations v where v.run_id = runs.id)`,
     [tokenHash],
   );
   return rows[0];

@@ -1,40 +1,66 @@
 import type { Member } from './members.js';
 import type { Queryable } from './pool.js';
 
-/** Browser sign-ins of members: only a hash of each session id is stored. */
+/**
+ * Browser sign-ins: of members, and of the operator (for the Temporal UI's codec only). Only a
+ * hash of each session id is stored.
+ */
+
+/** Who a browser session signs in. */
+export type WebSessionHolder = { kind: 'member'; member: Member } | { kind: 'operator' };
+
+/** A member by id, or the operator by the binding of the session to the operator key. */
+export type NewWebSessionHolder = { memberId: string } | { operatorKeyBinding: Buffer };
 
 export async function insertWebSession(
   db: Queryable,
   sessionIdHash: Buffer,
-  memberId: string,
+  holder: NewWebSessionHolder,
   lifetimeS: number,
 ): Promise<void> {
-  // Housekeeping on the way in: this member's expired sign-ins are of no further use.
-  await db.query('delete from web_sessions where member_id = $1 and expires_at <= now()', [
-    memberId,
-  ]);
+  const memberId = 'memberId' in holder ? holder.memberId : null;
+  // Housekeeping on the way in: this holder's expired sign-ins are of no further use.
+  if (memberId === null) {
+    await db.query('delete from web_sessions where member_id is null and expires_at <= now()');
+  } else {
+    await db.query('delete from web_sessions where member_id = $1 and expires_at <= now()', [
+      memberId,
+    ]);
+  }
   await db.query(
-    `insert into web_sessions (id_hash, member_id, expires_at)
-     values ($1, $2, now() + make_interval(secs => $3))`,
-    [sessionIdHash, memberId, lifetimeS],
+    `insert into web_sessions (id_hash, member_id, operator_key_binding, expires_at)
+     values ($1, $2, $3, now() + make_interval(secs => $4))`,
+    [
+      sessionIdHash,
+      memberId,
+      'operatorKeyBinding' in holder ? holder.operatorKeyBinding : null,
+      lifetimeS,
+    ],
   );
 }
 
 /**
- * The member behind a session id, checked on every request: an expired session, or a member
- * suspended since signing in, finds nothing.
+ * Who is behind a session id, checked on every request: an expired session, a member suspended
+ * since signing in, or an operator session opened under another operator key finds nothing.
  */
-export async function findWebSessionMember(
+export async function findWebSessionHolder(
   db: Queryable,
   sessionIdHash: Buffer,
-): Promise<Member | undefined> {
-  const { rows } = await db.query<Member>(
-    `select m.id, m.workspace_id, m.name, m.role, m.status
-     from web_sessions s join members m on m.id = s.member_id
-     where s.id_hash = $1 and s.expires_at > now() and m.status = 'active'`,
-    [sessionIdHash],
+  operatorKeyBinding: Buffer,
+): Promise<WebSessionHolder | undefined> {
+  const { rows } = await db.query<Member & { operator: boolean }>(
+    `select s.operator_key_binding is not null as operator,
+       m.id, m.workspace_id, m.name, m.role, m.status
+     from web_sessions s left join members m on m.id = s.member_id
+     where s.id_hash = $1 and s.expires_at > now()
+       and (m.status = 'active' or s.operator_key_binding = $2)`,
+    [sessionIdHash, operatorKeyBinding],
   );
-  return rows[0];
+  const row = rows[0];
+  if (!row) return undefined;
+  if (row.operator) return { kind: 'operator' };
+  const { id, workspace_id, name, role, status } = row;
+  return { kind: 'member', member: { id, workspace_id, name, role, status } };
 }
 
 export async function deleteWebSession(db: Queryable, sessionIdHash: Buffer): Promise<void> {

@@ -13,6 +13,7 @@ const appendOnly = [
   'ledger_streams',
   'policy_versions',
   'runs',
+  'run_revocations',
   'model_reservations',
   'model_usage',
   'model_thinking_blocks',

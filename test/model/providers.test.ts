@@ -1,13 +1,35 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { describe, test } from 'node:test';
+import { after, before, describe, test } from 'node:test';
+import Anthropic from '@anthropic-ai/sdk';
 import { CredentialSealer } from '../../src/broker/sealing.js';
 import { eventsOf } from '../budget/support.js';
+import { startFakeAnthropic, type FakeAnthropic } from '../support/fake-anthropic.js';
 import { useHarness } from '../support/harness.js';
-import { createRun, expectStatus, seedWorkspace } from '../support/seed.js';
-import { createProvider } from './support.js';
+import { createRun, expectStatus, runRequest, seedWorkspace } from '../support/seed.js';
+import { createModelRun, createProvider, gateClient } from './support.js';
 
 const h = useHarness();
+let fake: FakeAnthropic;
+
+before(async () => {
+  fake = await startFakeAnthropic();
+});
+after(async () => {
+  await fake.close();
+});
+
+const operator = () => ({ token: h.api.operatorKey });
+const greeting = { model: 'claude-fake-1', messages: [{ role: 'user' as const, content: 'Hi.' }] };
+const hello = { ...greeting, max_tokens: 100 };
+
+/** A run of the seeded workspace naming a model provider, as sent (the answer is not checked). */
+function createRunNaming(modelProvider: string) {
+  return h.api.call('POST', '/v1/runs', {
+    ...operator(),
+    body: runRequest(h.seed, { budget: { max_tokens: 1000 }, model_provider: modelProvider }),
+  });
+}
 
 describe('model providers', () => {
   test('the key is sealed, bound to the provider id, and never returned', async () => {
@@ -23,6 +45,7 @@ describe('model providers', () => {
       'id',
       'kind',
       'name',
+      'removed_at',
       'workspace',
     ]);
     assert.ok(!JSON.stringify(view).includes(provider.key));
@@ -53,6 +76,9 @@ describe('model providers', () => {
     const cases: [unknown, string][] = [
       [{ ...body, kind: 'openai' }, 'body.kind'],
       [{ ...body, base_url: 'ftp://x' }, 'body.base_url'],
+      [{ ...body, base_url: 'not a url' }, 'body.base_url'],
+      [{ ...body, base_url: 'https://' }, 'body.base_url'],
+      [{ ...body, base_url: 'https://api.example.com/?key=x' }, 'body.base_url'],
       [{ ...body, base_url: 'https://user:secret@api.example.com' }, 'body.base_url'],
       [{ ...body, credential: { type: 'api_key', key: '' } }, 'body.credential.key'],
       [{ ...body, credential: { type: 'bearer', token: 'x' } }, 'body.credential.type'],
@@ -86,21 +112,112 @@ describe('model providers', () => {
     const elsewhere = await seedWorkspace(h.api);
     const foreign = await createProvider(h.api, elsewhere, 'https://api.example.com');
     for (const id of [foreign.id, randomUUID()]) {
-      const answer = await h.api.call('POST', '/v1/runs', {
-        token: h.api.operatorKey,
-        body: {
-          workspace: h.seed.workspace,
-          session_id: `s-${randomUUID()}`,
-          invoked_by: h.seed.admin.user_id,
-          source: { kind: 'manual' },
-          autonomy: 'supervised',
-          policy_id: h.seed.policyId,
-          tools: { bundles: [h.seed.bundleId] },
-          budget: { max_tokens: 1000 },
-          model_provider: id,
-        },
-      });
+      const answer = await createRunNaming(id);
       assert.equal(answer.status, 404, JSON.stringify(answer.body));
     }
+  });
+
+  test('a rotated key is the one every later request carries; the key is never returned; only the operator rotates', async () => {
+    const provider = await createProvider(h.api, h.seed, fake.url);
+    const run = await createModelRun(h.api, h.seed, provider.id, 1_000_000);
+    const client = gateClient(h.api, run.session_token);
+    await client.messages.create(hello);
+    assert.equal(fake.messages().at(-1)?.headers['x-api-key'], provider.key);
+
+    const rotate = (key: unknown, token = h.api.operatorKey, id = provider.id) =>
+      h.api.call('PUT', `/v1/model-providers/${id}/credential`, {
+        token,
+        body: { credential: { type: 'api_key', key } },
+      });
+    const newKey = `sk-ant-rotated-${randomUUID()}`;
+    const rotated = await expectStatus(rotate(newKey), 200);
+    assert.equal(rotated.id, provider.id);
+    assert.equal(rotated.removed_at, null);
+    assert.ok(!JSON.stringify(rotated).includes(newKey));
+    await client.messages.create(hello);
+    assert.equal(fake.messages().at(-1)?.headers['x-api-key'], newKey);
+    await client.messages.countTokens(greeting);
+    assert.equal(fake.requests.at(-1)?.headers['x-api-key'], newKey);
+    const { rows } = await h.db.query(
+      'select sealed_credential from model_providers where id = $1',
+      [provider.id],
+    );
+    const sealer = CredentialSealer.fromBase64(h.api.config.sealingKey);
+    const stored = sealer.fromStored((rows[0] as { sealed_credential: Buffer }).sealed_credential);
+    assert.equal(sealer.unsealApiKey(provider.id, stored).key, newKey);
+
+    assert.equal((await rotate('again', h.seed.admin.token)).status, 403);
+    assert.equal((await rotate('again', run.session_token)).status, 403);
+    assert.equal((await rotate('again', h.api.operatorKey, randomUUID())).status, 404);
+    const empty = await rotate('');
+    assert.equal(empty.status, 400);
+    assert.deepEqual(
+      empty.body.errors.map((e: { path: string }) => e.path),
+      ['body.credential.key'],
+    );
+    const bearer = await h.api.call('PUT', `/v1/model-providers/${provider.id}/credential`, {
+      ...operator(),
+      body: { credential: { type: 'bearer', token: 'x' } },
+    });
+    assert.equal(bearer.status, 400);
+  });
+
+  test('a removed provider: its runs get a 403 permission_error from the model endpoint and reach no upstream; removal is idempotent; no new run names it; its name is free again', async () => {
+    const provider = await createProvider(h.api, h.seed, fake.url);
+    const run = await createModelRun(h.api, h.seed, provider.id, 1_000_000);
+    const client = gateClient(h.api, run.session_token);
+    await client.messages.create(hello);
+
+    const remove = (token = h.api.operatorKey) =>
+      h.api.call('DELETE', `/v1/model-providers/${provider.id}`, { token });
+    assert.equal((await remove(h.seed.admin.token)).status, 403);
+    const removed = await expectStatus(remove(), 200);
+    assert.ok(!Number.isNaN(Date.parse(removed.removed_at)));
+    assert.ok(!JSON.stringify(removed).includes(provider.key));
+    const again = await expectStatus(remove(), 200);
+    assert.equal(again.removed_at, removed.removed_at, 'the first removal time stays');
+
+    const before = fake.requests.length;
+    await assert.rejects(client.messages.create(hello), (err: unknown) => {
+      assert.ok(err instanceof Anthropic.PermissionDeniedError, String(err));
+      assert.equal(err.status, 403);
+      assert.equal((err.error as { error: { type: string } }).error.type, 'permission_error');
+      assert.match(err.message, /was removed/);
+      return true;
+    });
+    await assert.rejects(client.messages.countTokens(greeting), Anthropic.PermissionDeniedError);
+    assert.equal(fake.requests.length, before, 'nothing reached the upstream');
+    const budget = await expectStatus(h.api.call('GET', `/v1/runs/${run.run_id}`, operator()), 200);
+    assert.equal(budget.budget.held_tokens, 0);
+
+    const rotation = await h.api.call('PUT', `/v1/model-providers/${provider.id}/credential`, {
+      ...operator(),
+      body: { credential: { type: 'api_key', key: 'sk-ant-late' } },
+    });
+    assert.equal(rotation.status, 409);
+    const newRun = await createRunNaming(provider.id);
+    assert.equal(newRun.status, 409, JSON.stringify(newRun.body));
+    assert.match(newRun.body.detail, /was removed/);
+    const { name } = await expectStatus(
+      h.api.call('GET', `/v1/model-providers/${provider.id}`, operator()),
+      200,
+    );
+    await expectStatus(
+      h.api.call('POST', '/v1/model-providers', {
+        ...operator(),
+        body: {
+          workspace: h.seed.workspace,
+          name,
+          kind: 'anthropic',
+          base_url: fake.url,
+          credential: { type: 'api_key', key: 'sk-ant-successor' },
+        },
+      }),
+      201,
+    );
+    assert.equal(
+      (await h.api.call('DELETE', `/v1/model-providers/${randomUUID()}`, operator())).status,
+      404,
+    );
   });
 });

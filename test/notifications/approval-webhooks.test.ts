@@ -238,4 +238,15 @@ describe('approval notifications', () => {
     });
     assert.equal(anonymous.status, 401);
   });
+
+  test('a url that is not a URL at all is a 400 naming body.url, never a 500', async () => {
+    for (const url of ['not a url', 'http://', '://x', 'https://exa mple.com/']) {
+      const answer = await register(h.seed.workspace, { url });
+      assert.equal(answer.status, 400, `${url}: ${JSON.stringify(answer.body)}`);
+      assert.deepEqual(
+        answer.body.errors.map((e: { path: string }) => e.path),
+        ['body.url'],
+      );
+    }
+  });
 });

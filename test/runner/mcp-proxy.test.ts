@@ -51,6 +51,7 @@ let upstream: RugpullUpstream;
 let run: CreatedRun;
 let controlFile: string;
 let askingControlFile: string;
+let notesConnection: string;
 const proxies: ConnectedProxy[] = [];
 
 const op = () => ({ token: h.api.operatorKey });
@@ -118,6 +119,7 @@ describe('the gate MCP proxy, driven by the MCP SDK client', () => {
       }),
       201,
     );
+    notesConnection = notes.id;
     run = await createRun(h.api, h.seed, {
       tools: { bundles: [fs, drifting, asking], connections: [{ id: notes.id }] },
     });
@@ -168,6 +170,21 @@ describe('the gate MCP proxy, driven by the MCP SDK client', () => {
     assert.equal(environ.includes(token), false, 'not in the environment');
     assert.equal(JSON.stringify(result).includes(token), false, 'not in its output');
     assert.equal(proxy.logs().includes(token), false, 'not in its logs');
+  });
+
+  test("a revoked run's proxy carries out nothing more: each call is a tool error naming the gate's 401", async () => {
+    const revocable = await createRun(h.api, h.seed, {
+      tools: { bundles: [], connections: [{ id: notesConnection }] },
+    });
+    const proxy = await proxyFor('notes', revocable);
+    const first = await call(proxy, 'create_note', { title: 't', body: 'b' });
+    assert.equal(first.isError ?? false, false, text(first));
+    const reached = upstream.calls.length;
+    await expectStatus(h.api.call('POST', `/v1/runs/${revocable.run_id}/revoke`, op()), 200);
+    const refused = await call(proxy, 'create_note', { title: 't2', body: 'b' });
+    assert.equal(refused.isError, true);
+    assert.match(text(refused), /401/);
+    assert.equal(upstream.calls.length, reached, 'the server was not called');
   });
 
   test("the sandbox's server holds no credential: not even the session token", async () => {

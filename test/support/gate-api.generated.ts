@@ -51,7 +51,7 @@ export interface paths {
     put?: never;
     /**
      * Encrypts payloads as the gate stores them in Temporal (codec server protocol)
-     * @description Bearer: the operator key; or a signed-in workspace admin's web session (the Temporal UI).
+     * @description Bearer: the operator key; or the operator's web session, signed in at /login with that key (the Temporal UI).
      */
     post: operations['codecEncode'];
     delete?: never;
@@ -75,7 +75,7 @@ export interface paths {
     put?: never;
     /**
      * Opens payloads stored in Temporal, for the Temporal UI and CLI (codec server protocol)
-     * @description Bearer: the operator key; or a signed-in workspace admin's web session (the Temporal UI).
+     * @description Bearer: the operator key; or the operator's web session, signed in at /login with that key (the Temporal UI).
      */
     post: operations['codecDecode'];
     delete?: never;
@@ -97,7 +97,7 @@ export interface paths {
     };
     /**
      * Prometheus metrics of this API process
-     * @description No credential.
+     * @description Bearer: the operator key.
      */
     get: operations['metrics'];
     put?: never;
@@ -450,6 +450,30 @@ export interface paths {
     get: operations['getModelProvider'];
     put?: never;
     post?: never;
+    /**
+     * Remove a provider: runs frozen with it reach no model any more
+     * @description Bearer: the operator key.
+     */
+    delete: operations['removeModelProvider'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/model-providers/{id}/credential': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    /**
+     * Replace a provider's key; requests from now on use the new one
+     * @description Bearer: the operator key.
+     */
+    put: operations['rotateModelProviderKey'];
+    post?: never;
     delete?: never;
     options?: never;
     head?: never;
@@ -490,6 +514,26 @@ export interface paths {
     get: operations['getRun'];
     put?: never;
     post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/runs/{id}/revoke': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * End a run: its session token is refused from now on and its pending approvals are denied (idempotent)
+     * @description Bearer: the operator key, or the user token of the member who invoked the run.
+     */
+    post: operations['revokeRun'];
     delete?: never;
     options?: never;
     head?: never;
@@ -748,13 +792,13 @@ export interface paths {
       cookie?: never;
     };
     /**
-     * Sign-in page of the approvals form
+     * Sign-in page of the approvals form (signed in as the operator: what that sign-in is for)
      * @description No credential.
      */
     get: operations['loginPage'];
     put?: never;
     /**
-     * Sign in with a user token (form post with the sign-in CSRF value)
+     * Sign in with a user token, or the operator key for the codec's use (form post with the sign-in CSRF value)
      * @description No credential.
      */
     post: operations['login'];
@@ -2049,6 +2093,16 @@ export interface operations {
         };
         content: {
           'application/json': {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            workspace: string;
+            name: string;
+            /** @constant */
+            kind: 'anthropic';
+            base_url: string;
+            removed_at: string | null;
+          } & {
             [key: string]: unknown;
           };
         };
@@ -2082,6 +2136,112 @@ export interface operations {
         };
         content: {
           'application/json': {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            workspace: string;
+            name: string;
+            /** @constant */
+            kind: 'anthropic';
+            base_url: string;
+            removed_at: string | null;
+          } & {
+            [key: string]: unknown;
+          };
+        };
+      };
+      /** @description an error (RFC 9457 problem details) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  removeModelProvider: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description the provider, removed */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            workspace: string;
+            name: string;
+            /** @constant */
+            kind: 'anthropic';
+            base_url: string;
+            removed_at: string | null;
+          } & {
+            [key: string]: unknown;
+          };
+        };
+      };
+      /** @description an error (RFC 9457 problem details) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  rotateModelProviderKey: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          credential: {
+            /** @constant */
+            type: 'api_key';
+            key: string;
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description the provider (without its key) */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            workspace: string;
+            name: string;
+            /** @constant */
+            kind: 'anthropic';
+            base_url: string;
+            removed_at: string | null;
+          } & {
             [key: string]: unknown;
           };
         };
@@ -2209,6 +2369,44 @@ export interface operations {
         };
         content: {
           'application/json': {
+            [key: string]: unknown;
+          };
+        };
+      };
+      /** @description an error (RFC 9457 problem details) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  revokeRun: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description revoked */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** Format: uuid */
+            run_id: string;
+            revoked_at: string;
+            revoked_by: string | null;
+          } & {
             [key: string]: unknown;
           };
         };
@@ -3079,7 +3277,7 @@ export interface operations {
           };
         };
       };
-      /** @description already decided */
+      /** @description already decided, or the run was revoked */
       409: {
         headers: {
           [name: string]: unknown;
@@ -3208,7 +3406,7 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description not a user token */
+      /** @description neither a user token nor the operator key */
       401: {
         headers: {
           [name: string]: unknown;

@@ -86,12 +86,9 @@ export async function seedWorkspace(
 
 export type Seed = Awaited<ReturnType<typeof seedWorkspace>>;
 
-export async function createRun(
-  api: ApiCaller,
-  seed: Seed,
-  overrides: Record<string, unknown> = {},
-) {
-  const body = {
+/** The body of `POST /v1/runs` for a supervised manual run of the seeded workspace. */
+export function runRequest(seed: Seed, overrides: Record<string, unknown> = {}) {
+  return {
     workspace: seed.workspace,
     session_id: `s-${randomUUID()}`,
     invoked_by: seed.admin.user_id,
@@ -102,8 +99,15 @@ export async function createRun(
     budget: { max_tokens: 100_000 },
     ...overrides,
   };
+}
+
+export async function createRun(
+  api: ApiCaller,
+  seed: Seed,
+  overrides: Record<string, unknown> = {},
+) {
   return expectStatus<CreatedRun>(
-    api.call('POST', '/v1/runs', { token: api.operatorKey, body }),
+    api.call('POST', '/v1/runs', { token: api.operatorKey, body: runRequest(seed, overrides) }),
     201,
   );
 }

@@ -33,6 +33,17 @@ export async function storedHistory(temporal: TemporalConfig, workflowId: string
   return stdout;
 }
 
+/** A gate workflow's history as stored, once the workflow has closed. */
+export async function closedHistory(temporal: TemporalConfig, workflowId: string): Promise<string> {
+  const client = testTemporalClient();
+  try {
+    await client.workflow.getHandle(workflowId).result();
+  } finally {
+    await client.connection.close();
+  }
+  return storedHistory(temporal, workflowId);
+}
+
 /** Every payload in a history rendered as JSON (objects with `data` and `metadata`). */
 export function payloadsOf(value: unknown): { metadata: Record<string, string>; data: string }[] {
   if (Array.isArray(value)) return value.flatMap(payloadsOf);

@@ -5,7 +5,8 @@ function cookiesOf(response: Response): string[] {
   return response.headers.getSetCookie().map((cookie) => cookie.split(';')[0] ?? '');
 }
 
-function csrfIn(html: string): string {
+/** The CSRF value a page's form carries. */
+export function csrfIn(html: string): string {
   const match = /name="csrf" value="([^"]+)"/.exec(html);
   assert.ok(match?.[1], 'the page carries a CSRF token');
   return match[1];

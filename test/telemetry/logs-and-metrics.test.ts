@@ -163,6 +163,24 @@ describe('logs and metrics', () => {
     assert.match(none.headers.get('x-request-id') ?? '', /^[0-9a-f-]{36}$/);
   });
 
+  test("the API's /metrics answers the operator key only: no credential 401, a runner's or a member's token 403", async () => {
+    const run = await createRun(api, seed);
+    const metrics = (token?: string) => api.call('GET', '/metrics', { ...(token && { token }) });
+    const refused = [
+      [await metrics(), 401],
+      [await metrics(run.session_token), 403],
+      [await metrics(seed.admin.token), 403],
+    ] as const;
+    for (const [answer, status] of refused) {
+      assert.equal(answer.status, status);
+      assert.match(answer.headers.get('content-type') ?? '', /^application\/problem\+json/);
+      assert.doesNotMatch(JSON.stringify(answer.body), /gate_/);
+    }
+    const served = await metrics(api.operatorKey);
+    assert.equal(served.status, 200);
+    assert.match(served.body as string, /^gate_pending_approvals /m);
+  });
+
   test("after a few calls, the API's /metrics and the worker's show the gate's series with their labels, and the Temporal SDK's", async () => {
     const input = modelInput();
     const run = await createRun(api, seed, { budget: { max_tokens: boundOf(input) + 10 } });
@@ -181,7 +199,10 @@ describe('logs and metrics', () => {
       202,
     );
 
-    const apiMetrics = (await api.call('GET', '/metrics')).body as string;
+    const apiMetrics = await expectStatus(
+      api.call<string>('GET', '/metrics', { token: api.operatorKey }),
+      200,
+    );
     const pending = /^gate_pending_approvals (\d+)$/m.exec(apiMetrics);
     assert.ok(Number(pending?.[1]) >= 1, 'one approval of this test is pending');
     assert.match(apiMetrics, /^gate_budget_refusals_total\{where="model_request"\} [1-9]/m);

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { test } from 'node:test';
 import { gateWorkflowId, asSessionId, asToolCallId } from '../../src/domain/gate/ids.js';
 import { useHarness } from '../support/harness.js';
-import { payloadsOf, storedHistory, testTemporalClient } from '../support/temporal.js';
+import { closedHistory, payloadsOf } from '../support/temporal.js';
 import { createRun, defaultPolicy, expectStatus, toolCall } from '../support/seed.js';
 
 const uiOrigin = 'http://127.0.0.1:8233';
@@ -37,13 +37,7 @@ test('arguments and reasons in history are ciphertext; the codec endpoint opens 
   );
   const workflowId = gateWorkflowId(asSessionId(run.session_id), asToolCallId('c1'));
   // The runner's answer comes from the row; the workflow closes once it has read it too.
-  const client = testTemporalClient();
-  try {
-    await client.workflow.getHandle(workflowId).result();
-  } finally {
-    await client.connection.close();
-  }
-  const stored = await storedHistory(h.api.config.temporal, workflowId);
+  const stored = await closedHistory(h.api.config.temporal, workflowId);
   assert.ok(
     stored.includes('binary/encrypted') ||
       stored.includes(Buffer.from('binary/encrypted').toString('base64')),

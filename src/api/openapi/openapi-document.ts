@@ -50,6 +50,7 @@ const security: Record<Caller, Record<string, string[]>[]> = {
   runner: [{ bearer: [] }],
   user: [{ bearer: [] }],
   reader: [{ bearer: [] }],
+  revoker: [{ bearer: [] }],
   model_key: [{ modelKey: [] }, { bearer: [] }],
   browser: [{ webSession: [] }],
   codec: [{ bearer: [] }, { webSession: [] }],
@@ -61,10 +62,11 @@ const callerNote: Record<Caller, string> = {
   runner: "Bearer: the run's session token.",
   user: "Bearer: a member's user token.",
   reader: "Bearer: the run's session token, or the operator key.",
+  revoker: 'Bearer: the operator key, or the user token of the member who invoked the run.',
   model_key: "The run's session token as x-api-key (or Bearer).",
   browser: 'The web session cookie, and the CSRF value on posts.',
   codec:
-    "Bearer: the operator key; or a signed-in workspace admin's web session (the Temporal UI).",
+    "Bearer: the operator key; or the operator's web session, signed in at /login with that key (the Temporal UI).",
   anyone: 'No credential.',
 };
 

@@ -45,4 +45,17 @@ export const responses = {
     result: object.optional(),
   }),
   decision: z.looseObject({ outcome: z.enum(['decided', 'already_decided']) }),
+  revocation: z.looseObject({
+    run_id: z.uuid(),
+    revoked_at: z.string(),
+    revoked_by: z.uuid().nullable(),
+  }),
+  modelProvider: z.looseObject({
+    id: z.uuid(),
+    workspace: z.uuid(),
+    name: z.string(),
+    kind: z.literal('anthropic'),
+    base_url: z.string(),
+    removed_at: z.string().nullable(),
+  }),
 };

@@ -9,7 +9,7 @@ import { bundleBody } from '../routes/capability-bundles.js';
 import { payloadsBody } from '../routes/codec.js';
 import { connectionBody, idParams, reauthorizeBody } from '../routes/connections.js';
 import { pageQuery, sessionParams, streamQuery } from '../routes/events.js';
-import { providerBody, providerParams } from '../routes/model-providers.js';
+import { providerBody, providerCredentialBody, providerParams } from '../routes/model-providers.js';
 import { admissionBody, requestParams, usageBody } from '../routes/model-requests.js';
 import { policyParams, versionParams } from '../routes/policies.js';
 import { runBody, runParams } from '../routes/runs.js';
@@ -36,7 +36,15 @@ export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete' | 'options';
 
 /** Who may call: the API's bearer principals, the model proxy's key, a browser, or anyone. */
 export type Caller =
-  'operator' | 'runner' | 'user' | 'reader' | 'model_key' | 'browser' | 'codec' | 'anyone';
+  | 'operator'
+  | 'runner'
+  | 'user'
+  | 'reader'
+  | 'revoker'
+  | 'model_key'
+  | 'browser'
+  | 'codec'
+  | 'anyone';
 
 export interface Answer {
   description: string;
@@ -132,7 +140,7 @@ export const routeContracts: readonly RouteContract[] = [
     operationId: 'metrics',
     summary: 'Prometheus metrics of this API process',
     tag: 'operations',
-    caller: 'anyone',
+    caller: 'operator',
     answers: { 200: { description: 'Prometheus text format', mediaType: 'text/plain' } },
   },
   {
@@ -318,7 +326,7 @@ export const routeContracts: readonly RouteContract[] = [
     tag: 'model access',
     caller: 'operator',
     body: providerBody,
-    answers: { 201: json('registered') },
+    answers: { 201: json('registered', responses.modelProvider) },
   },
   {
     method: 'get',
@@ -328,7 +336,28 @@ export const routeContracts: readonly RouteContract[] = [
     tag: 'model access',
     caller: 'operator',
     params: providerParams,
-    answers: { 200: json('the provider') },
+    answers: { 200: json('the provider', responses.modelProvider) },
+  },
+  {
+    method: 'put',
+    path: '/v1/model-providers/:id/credential',
+    operationId: 'rotateModelProviderKey',
+    summary: "Replace a provider's key; requests from now on use the new one",
+    tag: 'model access',
+    caller: 'operator',
+    params: providerParams,
+    body: providerCredentialBody,
+    answers: { 200: json('the provider (without its key)', responses.modelProvider) },
+  },
+  {
+    method: 'delete',
+    path: '/v1/model-providers/:id',
+    operationId: 'removeModelProvider',
+    summary: 'Remove a provider: runs frozen with it reach no model any more',
+    tag: 'model access',
+    caller: 'operator',
+    params: providerParams,
+    answers: { 200: json('the provider, removed', responses.modelProvider) },
   },
   {
     method: 'post',
@@ -349,6 +378,17 @@ export const routeContracts: readonly RouteContract[] = [
     caller: 'operator',
     params: runParams,
     answers: { 200: json('the run') },
+  },
+  {
+    method: 'post',
+    path: '/v1/runs/:id/revoke',
+    operationId: 'revokeRun',
+    summary:
+      'End a run: its session token is refused from now on and its pending approvals are denied (idempotent)',
+    tag: 'runs',
+    caller: 'revoker',
+    params: runParams,
+    answers: { 200: json('revoked', responses.revocation) },
   },
   {
     method: 'put',
@@ -471,7 +511,10 @@ export const routeContracts: readonly RouteContract[] = [
     caller: 'user',
     params: approvalParams,
     body: decisionBody,
-    answers: { 200: json('decided', responses.decision), 409: json('already decided') },
+    answers: {
+      200: json('decided', responses.decision),
+      409: json('already decided, or the run was revoked'),
+    },
   },
   {
     method: 'post',
@@ -495,7 +538,8 @@ export const routeContracts: readonly RouteContract[] = [
     method: 'get',
     path: '/login',
     operationId: 'loginPage',
-    summary: 'Sign-in page of the approvals form',
+    summary:
+      'Sign-in page of the approvals form (signed in as the operator: what that sign-in is for)',
     tag: 'web form',
     caller: 'anyone',
     answers: { 200: page('the page') },
@@ -504,10 +548,14 @@ export const routeContracts: readonly RouteContract[] = [
     method: 'post',
     path: '/login',
     operationId: 'login',
-    summary: 'Sign in with a user token (form post with the sign-in CSRF value)',
+    summary:
+      "Sign in with a user token, or the operator key for the codec's use (form post with the sign-in CSRF value)",
     tag: 'web form',
     caller: 'anyone',
-    answers: { 303: { description: 'signed in' }, 401: page('not a user token') },
+    answers: {
+      303: { description: 'signed in' },
+      401: page('neither a user token nor the operator key'),
+    },
   },
   {
     method: 'post',

@@ -64,6 +64,13 @@ async function authenticate(ctx: ApiContext, request: FastifyRequest): Promise<M
       `run ${run.id} has no model provider: create the run with model_provider to reach a model through the gate`,
     );
   }
+  if (provider.removed_at) {
+    throw new AnthropicError(
+      403,
+      'permission_error',
+      `the model provider of run ${run.id} (${provider.name}) was removed by the operator: this run reaches no model any more`,
+    );
+  }
   return { run, provider };
 }
 

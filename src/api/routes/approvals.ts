@@ -110,6 +110,14 @@ export function approvalRoutes(app: FastifyInstance, ctx: ApiContext) {
         throw new Problem(409, 'this approval was already decided', {
           extra: { outcome: 'already_decided', final: finalOf(result.approval) },
         });
+      case 'run_revoked':
+        throw new Problem(
+          409,
+          `run ${result.approval.run_id} was revoked: its calls are decided no more`,
+          {
+            extra: { outcome: 'run_revoked', final: finalOf(result.approval) },
+          },
+        );
       case 'decided':
         return {
           outcome: 'decided',

@@ -1,8 +1,9 @@
 /**
  * Temporal's remote codec protocol, for the Temporal UI and CLI: `POST /codec/decode` opens the
- * gate's encrypted payloads, `POST /codec/encode` seals some. Decoding shows arguments and
- * results of every workspace, so only the operator key or a signed-in workspace admin may call
- * it; browsers only from the configured origins (the Temporal UI's).
+ * gate's encrypted payloads, `POST /codec/encode` seals some. Payloads carry no workspace and one
+ * key opens every workspace's, so the codec is the operator's alone: the operator key, or the
+ * operator's web session (signed in with that key, for the Temporal UI). No member, whatever
+ * their role, decodes or encodes. Browsers only from the configured origins (the Temporal UI's).
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
@@ -11,7 +12,7 @@ import { PayloadDecryptionError } from '../../temporal/payload-codec.js';
 import type { ApiContext } from '../context.js';
 import { Problem } from '../problem.js';
 import { validate } from '../validation.js';
-import { signedIn } from '../web/session.js';
+import { webSession } from '../web/session.js';
 
 const base64 = z.base64('must be base64');
 export const payloadsBody = z
@@ -51,13 +52,21 @@ function toWire(payload: Payload): WirePayload {
   };
 }
 
-/** The operator's key, or the browser session of a workspace admin. */
+/** The operator key as a Bearer token, else the operator's web session; nobody else. */
 async function authoriseCodec(ctx: ApiContext, request: FastifyRequest): Promise<void> {
-  if (!request.headers.authorization) {
-    const session = await signedIn(ctx, request);
-    if (session?.member.role === 'admin') return;
+  if (request.headers.authorization) return ctx.auth.operator(request);
+  const session = await webSession(ctx, request);
+  if (session?.holder.kind === 'operator') return;
+  if (session) {
+    throw new Problem(
+      403,
+      "only the operator decodes or encodes payloads: they hold every workspace's arguments and results",
+    );
   }
-  await ctx.auth.operator(request);
+  throw new Problem(
+    401,
+    'the operator key ("Authorization: Bearer <key>"), or a web session signed in with it, is required',
+  );
 }
 
 function allowOrigin(ctx: ApiContext, request: FastifyRequest, reply: FastifyReply): void {

@@ -84,6 +84,8 @@ export function eventRoutes(app: FastifyInstance, ctx: ApiContext) {
         for (const event of events) {
           stream.send({ id: event.seq, event: event.type, data: JSON.stringify(event) });
           cursor = event.seq;
+          // A revoked run's token reads no more: its open stream ends with the revocation.
+          if (principal.kind === 'runner' && event.type === 'run.revoked') return 'end';
         }
         return events.length === 500 ? 'more' : 'caught-up';
       },

@@ -38,7 +38,9 @@ export function operationRoutes(app: FastifyInstance, ctx: ApiContext) {
       .send({ status: ready ? 'ready' : 'not ready', postgres, temporal });
   });
 
-  app.get('/metrics', async (_request, reply) => {
+  // Series name routes, workspaces' activity and what is refused: the operator's to read.
+  app.get('/metrics', async (request, reply) => {
+    await ctx.auth.operator(request);
     return reply.type(ctx.metrics.registry.contentType).send(await ctx.metrics.registry.metrics());
   });
 }

@@ -1,9 +1,11 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { createRun } from '../../application/create-run.js';
+import { revokeRunAs } from '../../application/revoke-run.js';
 import { asRunId } from '../../domain/gate/ids.js';
 import { runSourceSchema } from '../../domain/gate/trust-tier.js';
 import { findBudget } from '../../store/budget.js';
+import { findRunRevocation, type RunRevocation } from '../../store/run-revocations.js';
 import { findRun, type FrozenRun } from '../../store/runs.js';
 import type { ApiContext } from '../context.js';
 import { Problem, notFound } from '../problem.js';
@@ -67,9 +69,29 @@ export function runRoutes(app: FastifyInstance, ctx: ApiContext) {
       throw new Problem(403, 'members read runs through their approvals');
     const run = principal.kind === 'runner' ? principal.run : await findRun(ctx.pool, id);
     if (run?.id !== id) throw notFound(`run ${id}`);
+    const revocation = await findRunRevocation(ctx.pool, run.id);
     return {
       ...runView(run),
       budget: await findBudget(ctx.pool, run.id),
+      revocation: revocation ? revocationView(revocation) : null,
     };
   });
+
+  // The run's end: runs have no other. Its session token stops working at once.
+  app.post('/v1/runs/:id/revoke', async (request) => {
+    const { id } = validate(runParams, request.params, 'path');
+    const principal = await ctx.auth.principal(request);
+    if (principal.kind === 'runner')
+      throw new Problem(403, "only the run's invoker or the operator may revoke it");
+    const revoker =
+      principal.kind === 'operator'
+        ? principal
+        : { kind: 'member' as const, member: principal.member };
+    const revocation = await revokeRunAs(ctx, id, revoker);
+    return { run_id: revocation.run_id, ...revocationView(revocation) };
+  });
+}
+
+function revocationView(revocation: RunRevocation) {
+  return { revoked_at: revocation.revoked_at, revoked_by: revocation.revoked_by };
 }

@@ -10,19 +10,13 @@ import { approvalEvents } from '../../domain/notify/approval-notice.js';
 import { secretPattern } from '../../domain/notify/webhook-signature.js';
 import type { WebhookEndpoint } from '../../store/webhooks.js';
 import type { ApiContext } from '../context.js';
-import { validate } from '../validation.js';
+import { httpUrl, validate } from '../validation.js';
 
 export const webhookParams = z.object({ ws: z.uuid() }).strict();
 export const webhookIdParams = z.object({ ws: z.uuid(), id: z.uuid() }).strict();
 export const webhookBody = z
   .object({
-    url: z
-      .url({ protocol: /^https?$/ })
-      .max(2048)
-      .refine((value) => {
-        const url = new URL(value);
-        return url.username === '' && url.password === '' && url.hash === '';
-      }, 'must be an http(s) URL without credentials or fragment'),
+    url: httpUrl({ query: true }),
     secret: z
       .string()
       .regex(secretPattern, 'must be whsec_ and 24 to 64 bytes in base64')

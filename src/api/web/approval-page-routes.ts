@@ -129,6 +129,12 @@ export function approvalPageRoutes(web: FastifyInstance, ctx: ApiContext) {
     if (result.outcome === 'forbidden') {
       return sendPage(reply, 403, errorPage(403, 'You may not decide this approval.', session));
     }
+    if (result.outcome === 'run_revoked') {
+      return showDetail(ctx, reply, session, params, 409, {
+        kind: 'info',
+        text: 'This run was revoked; its calls are decided no more. Your decision was not recorded.',
+      });
+    }
     if (result.outcome === 'already_decided') {
       return showDetail(ctx, reply, session, params, 409, {
         kind: 'info',

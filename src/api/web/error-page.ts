@@ -1,6 +1,6 @@
 import { html, type SafeHtml } from './html.js';
 import { page } from './layout.js';
-import type { SignedIn } from './session.js';
+import type { WebSession } from './session.js';
 
 const headings: Record<number, string> = {
   400: 'That request was not understood',
@@ -13,7 +13,7 @@ const headings: Record<number, string> = {
   503: 'Try again shortly',
 };
 
-export function errorPage(status: number, detail: string, session?: SignedIn): SafeHtml {
+export function errorPage(status: number, detail: string, session?: WebSession): SafeHtml {
   const heading = headings[status] ?? 'Something went wrong';
   return page(
     { title: heading, session },

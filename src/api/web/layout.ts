@@ -1,18 +1,26 @@
 import type { FastifyReply } from 'fastify';
 import { html, type SafeHtml } from './html.js';
-import type { SignedIn } from './session.js';
+import type { WebSession } from './session.js';
 
 export interface PageOptions {
   title: string;
   /** Shows who is signed in and a sign-out button. */
-  session?: SignedIn | undefined;
+  session?: WebSession | undefined;
   /** Loads the live-update script (the list page only). */
   script?: boolean;
 }
 
-function signOut(session: SignedIn): SafeHtml {
+function signOut(session: WebSession): SafeHtml {
+  const { holder } = session;
   return html`<div class="who">
-    <span>Signed in as <strong>${session.member.name}</strong> (${session.member.role})</span>
+    <span
+      >Signed in as
+      ${
+        holder.kind === 'operator'
+          ? html`<strong>the operator</strong>`
+          : html`<strong>${holder.member.name}</strong> (${holder.member.role})`
+      }</span
+    >
     <form method="post" action="/logout">
       <input type="hidden" name="csrf" value="${session.csrf}" />
       <button type="submit">Sign out</button>

@@ -15,7 +15,8 @@ export function loginPage({ csrf, next, error }: LoginPageOptions): SafeHtml {
       <h1>Sign in</h1>
       <p class="meta">
         Paste the user token you were given when you were added to the workspace (it starts with
-        <code>fgu_</code>). It is checked and forgotten; the browser keeps only a session cookie.
+        <code>fgu_</code>), or, to let the Temporal UI open payloads, the operator key. It is
+        checked and forgotten; the browser keeps only a session cookie.
       </p>
       ${error && html`<div class="notice error" role="alert">${error}</div>`}
       <form method="post" action="/login">

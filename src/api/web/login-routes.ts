@@ -7,7 +7,8 @@ import { loginCsrfCookie, newLoginCsrf, requireCsrf, requireSameOrigin } from '.
 import { formOf } from './form-body.js';
 import { sendPage } from './layout.js';
 import { loginPage } from './login-page.js';
-import { endWebSession, overHttps, signedIn, startWebSession } from './session.js';
+import { operatorPage } from './operator-page.js';
+import { endWebSession, overHttps, startWebSession, webSession } from './session.js';
 
 /** An hour to fill in the sign-in form. */
 const loginCsrfLifetimeS = 3600;
@@ -33,7 +34,9 @@ function loginAgain(
 export function loginRoutes(web: FastifyInstance, ctx: ApiContext) {
   web.get('/login', async (request, reply) => {
     const next = safeNext((request.query as Record<string, unknown>).next);
-    if (await signedIn(ctx, request)) return reply.redirect(next ?? '/approvals', 303);
+    const session = await webSession(ctx, request);
+    if (session?.holder.kind === 'operator') return sendPage(reply, 200, operatorPage(session));
+    if (session) return reply.redirect(next ?? '/approvals', 303);
     // Several open sign-in tabs share one value, so signing in from any of them works.
     const csrf = readCookie(request, loginCsrfCookie) ?? newLoginCsrf();
     setCookie(reply, loginCsrfCookie, csrf, {
@@ -50,6 +53,12 @@ export function loginRoutes(web: FastifyInstance, ctx: ApiContext) {
     requireCsrf(form.csrf, csrf);
     const next = safeNext(form.next);
     const token = form.token?.trim() ?? '';
+    // The operator signs in only for the Temporal UI's codec; the page it lands on says so.
+    if (token !== '' && ctx.auth.isOperatorKey(token)) {
+      await startWebSession(ctx, request, reply, 'operator');
+      clearCookie(reply, loginCsrfCookie, overHttps(request, ctx.publicUrl));
+      return reply.redirect('/login', 303);
+    }
     const member =
       tokenKind(token) === 'user'
         ? await findMemberByTokenHash(ctx.pool, hashToken(token))
@@ -65,7 +74,7 @@ export function loginRoutes(web: FastifyInstance, ctx: ApiContext) {
 
   web.post('/logout', async (request, reply) => {
     requireSameOrigin(request, ctx.publicUrl);
-    const session = await signedIn(ctx, request);
+    const session = await webSession(ctx, request);
     if (session) {
       requireCsrf(formOf(request.body).csrf, session.csrf);
       await endWebSession(ctx, request, reply, session);

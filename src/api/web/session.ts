@@ -3,8 +3,9 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Member } from '../../store/members.js';
 import {
   deleteWebSession,
-  findWebSessionMember,
+  findWebSessionHolder,
   insertWebSession,
+  type WebSessionHolder,
 } from '../../store/web-sessions.js';
 import type { ApiContext } from '../context.js';
 import { hashToken } from '../../application/tokens.js';
@@ -15,12 +16,28 @@ export const sessionCookie = 'fg_session';
 /** A sign-in lasts a working day; after that the member pastes their token again. */
 export const sessionLifetimeS = 8 * 3600;
 
-/** A member signed in through the browser, as of this request. */
-export interface SignedIn {
-  member: Member;
+/** A browser signed in, as of this request: a member, or the operator (for the codec only). */
+export interface WebSession {
+  holder: WebSessionHolder;
   /** Only for deriving the CSRF token and signing out; never logged or stored. */
   sessionId: string;
   csrf: string;
+}
+
+/** A member signed in through the browser: what every approvals page needs. */
+export interface SignedIn extends WebSession {
+  member: Member;
+}
+
+/**
+ * The operator's web session reached a page for members. The operator is no member of any
+ * workspace: its sign-in serves the Temporal UI's codec, and these pages say so.
+ */
+export class OperatorSessionError extends Error {
+  override name = 'OperatorSessionError';
+  constructor(readonly session: WebSession) {
+    super('the operator is signed in: approvals are for workspace members');
+  }
 }
 
 /**
@@ -32,21 +49,45 @@ export function overHttps(request: FastifyRequest, publicUrl: string): boolean {
 }
 
 /**
- * The member behind a session id as of now, checked on every request: an expired session, or a
- * member suspended since signing in, finds nothing.
+ * Who is behind a session id as of now, checked on every request: an expired session, a member
+ * suspended since signing in, or an operator session of an earlier operator key finds nothing.
  */
-export function sessionMember(ctx: ApiContext, sessionId: string): Promise<Member | undefined> {
-  return findWebSessionMember(ctx.pool, hashToken(sessionId));
+function sessionHolder(ctx: ApiContext, sessionId: string): Promise<WebSessionHolder | undefined> {
+  return findWebSessionHolder(
+    ctx.pool,
+    hashToken(sessionId),
+    ctx.auth.operatorKeyBinding(sessionId),
+  );
 }
 
+/** The member behind a session id as of now; undefined for the operator's session. */
+export async function sessionMember(
+  ctx: ApiContext,
+  sessionId: string,
+): Promise<Member | undefined> {
+  const holder = await sessionHolder(ctx, sessionId);
+  return holder?.kind === 'member' ? holder.member : undefined;
+}
+
+export async function webSession(
+  ctx: ApiContext,
+  request: FastifyRequest,
+): Promise<WebSession | undefined> {
+  const sessionId = readCookie(request, sessionCookie);
+  if (!sessionId) return undefined;
+  const holder = await sessionHolder(ctx, sessionId);
+  return holder && { holder, sessionId, csrf: csrfTokenFor(sessionId) };
+}
+
+/** The signed-in member; the operator's session is refused with a page that says why. */
 export async function signedIn(
   ctx: ApiContext,
   request: FastifyRequest,
 ): Promise<SignedIn | undefined> {
-  const sessionId = readCookie(request, sessionCookie);
-  if (!sessionId) return undefined;
-  const member = await sessionMember(ctx, sessionId);
-  return member && { member, sessionId, csrf: csrfTokenFor(sessionId) };
+  const session = await webSession(ctx, request);
+  if (!session) return undefined;
+  if (session.holder.kind === 'operator') throw new OperatorSessionError(session);
+  return { ...session, member: session.holder.member };
 }
 
 /** A fresh session id on every sign-in, so a session id planted before it is worth nothing. */
@@ -54,12 +95,19 @@ export async function startWebSession(
   ctx: ApiContext,
   request: FastifyRequest,
   reply: FastifyReply,
-  member: Member,
+  holder: Member | 'operator',
 ): Promise<void> {
   const previous = readCookie(request, sessionCookie);
   if (previous) await deleteWebSession(ctx.pool, hashToken(previous));
   const sessionId = 'fgw_' + randomBytes(32).toString('base64url');
-  await insertWebSession(ctx.pool, hashToken(sessionId), member.id, sessionLifetimeS);
+  await insertWebSession(
+    ctx.pool,
+    hashToken(sessionId),
+    holder === 'operator'
+      ? { operatorKeyBinding: ctx.auth.operatorKeyBinding(sessionId) }
+      : { memberId: holder.id },
+    sessionLifetimeS,
+  );
   setCookie(reply, sessionCookie, sessionId, {
     maxAgeS: sessionLifetimeS,
     secure: overHttps(request, ctx.publicUrl),
@@ -70,7 +118,7 @@ export async function endWebSession(
   ctx: ApiContext,
   request: FastifyRequest,
   reply: FastifyReply,
-  session: SignedIn,
+  session: WebSession,
 ): Promise<void> {
   await deleteWebSession(ctx.pool, hashToken(session.sessionId));
   clearCookie(reply, sessionCookie, overHttps(request, ctx.publicUrl));

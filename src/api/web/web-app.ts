@@ -8,6 +8,8 @@ import { errorPage } from './error-page.js';
 import { acceptFormBodies } from './form-body.js';
 import { htmlSecurityHeaders, sendPage } from './layout.js';
 import { loginRoutes } from './login-routes.js';
+import { operatorPage } from './operator-page.js';
+import { OperatorSessionError } from './session.js';
 import { stylesheet } from './stylesheet.js';
 
 /**
@@ -25,6 +27,8 @@ export function webRoutes(app: FastifyInstance, ctx: ApiContext): void {
       return payload;
     });
     web.setErrorHandler((err, request, reply) => {
+      if (err instanceof OperatorSessionError)
+        return sendPage(reply, 403, operatorPage(err.session));
       // The JSON API's mapping, shown as a page: one meaning for every error.
       const { status, detail } = problemFor(err);
       if (status >= 500) request.log.error({ err }, 'web request failed');

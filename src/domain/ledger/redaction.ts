@@ -24,6 +24,12 @@ export interface EventFacts {
     max_tokens: number;
     model_provider: string | null;
   };
+  /** The run's session token stops working; its pending approvals are denied after it. */
+  'run.revoked': {
+    run_id: string;
+    /** The invoker who revoked it; null for the operator. */
+    revoked_by: string | null;
+  };
   'tool.requested': {
     tool_call_id: string;
     tool: string | ForeignText;
@@ -108,6 +114,7 @@ export interface EventFacts {
 export type EventType = keyof EventFacts;
 export const eventTypes = [
   'run.created',
+  'run.revoked',
   'tool.requested',
   'tool.decision',
   'tool.brokered',
@@ -121,6 +128,7 @@ export const eventTypes = [
 /** One idempotency key per fact: a retried append finds the first one and adds nothing. */
 const idempotencyKeys: { [T in EventType]: (facts: EventFacts[T]) => string } = {
   'run.created': () => 'run.created',
+  'run.revoked': () => 'run.revoked',
   'tool.requested': (f) => `tool.requested:${f.tool_call_id}`,
   'tool.decision': (f) => `tool.decision:${f.tool_call_id}`,
   'tool.brokered': (f) => `tool.brokered:${f.tool_call_id}`,
@@ -146,6 +154,7 @@ const allowedFields: { [T in EventType]: readonly (keyof EventFacts[T])[] } = {
     'max_tokens',
     'model_provider',
   ],
+  'run.revoked': ['run_id', 'revoked_by'],
   'tool.requested': ['tool_call_id', 'tool', 'execute', 'arguments'],
   'tool.decision': [
     'tool_call_id',

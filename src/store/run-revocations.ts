@@ -1,0 +1,85 @@
+import type pg from 'pg';
+import type { RunId, SessionId, ToolCallId } from '../domain/gate/ids.js';
+import { redact } from '../domain/ledger/redaction.js';
+import { settleAndRecord, type Settlement } from './approval-settlement.js';
+import { pendingApprovalsOfSession } from './approvals.js';
+import { appendEvent } from './ledger.js';
+import { withTransaction, type Pool, type Queryable } from './pool.js';
+
+export interface RunRevocation {
+  run_id: RunId;
+  /** The invoker who revoked the run; null for the operator. */
+  revoked_by: string | null;
+  revoked_at: Date;
+}
+
+/** Who settles a revoked run's approvals, as the runner's answer names them. */
+const revocationName = 'the revocation of the run';
+
+/** Denies one pending approval of a revoked run, inside the caller's transaction. */
+export function denyForRevocation(
+  tx: pg.PoolClient,
+  sessionId: SessionId,
+  toolCallId: ToolCallId,
+): Promise<Settlement> {
+  return settleAndRecord(tx, sessionId, toolCallId, { by: 'revocation' }, revocationName);
+}
+
+/** Denies each pending approval of the session in the transaction: the calls they paused. */
+async function denyPendingApprovals(
+  tx: pg.PoolClient,
+  sessionId: SessionId,
+): Promise<ToolCallId[]> {
+  const denied: ToolCallId[] = [];
+  for (const toolCallId of await pendingApprovalsOfSession(tx, sessionId)) {
+    const settled = await denyForRevocation(tx, sessionId, toolCallId);
+    if (settled.outcome === 'decided') denied.push(toolCallId);
+  }
+  return denied;
+}
+
+/**
+ * Revokes a run, once: the revocation row, `run.revoked` in the run's ledger, then every pending
+ * approval of the run denied (each with its approval.decided and tool.decision), in one
+ * transaction. The run's row is locked first, which waits for any transaction still writing a
+ * call or an approval of the run (their references hold a lock on it), so none is left pending
+ * unseen. Revoking again changes nothing and returns the first revocation, with no call denied.
+ */
+export async function revokeRun(
+  pool: Pool,
+  run: { id: RunId; session_id: SessionId },
+  revokedBy: string | null,
+): Promise<{ revocation: RunRevocation; denied: ToolCallId[] }> {
+  return withTransaction(pool, async (tx) => {
+    await tx.query('select 1 from runs where id = $1 for update', [run.id]);
+    const inserted = await tx.query<RunRevocation>(
+      `insert into run_revocations (run_id, revoked_by) values ($1, $2)
+       on conflict (run_id) do nothing
+       returning run_id, revoked_by, revoked_at`,
+      [run.id, revokedBy],
+    );
+    const revocation = inserted.rows[0];
+    if (!revocation) {
+      const first = await findRunRevocation(tx, run.id);
+      if (!first) throw new Error(`the revocation of run ${run.id} vanished`);
+      return { revocation: first, denied: [] };
+    }
+    await appendEvent(
+      tx,
+      run.session_id,
+      redact('run.revoked', { run_id: run.id, revoked_by: revokedBy }),
+    );
+    return { revocation, denied: await denyPendingApprovals(tx, run.session_id) };
+  });
+}
+
+export async function findRunRevocation(
+  db: Queryable,
+  runId: RunId,
+): Promise<RunRevocation | undefined> {
+  const { rows } = await db.query<RunRevocation>(
+    'select run_id, revoked_by, revoked_at from run_revocations where run_id = $1',
+    [runId],
+  );
+  return rows[0];
+}
