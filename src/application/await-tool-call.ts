@@ -1,7 +1,10 @@
 import type { SessionId, ToolCallId } from '../domain/gate/ids.js';
 import type { ToolCallState } from '../domain/gate/vocabulary.js';
 import type { Pool } from '../store/pool.js';
+import type { FrozenRun } from '../store/runs.js';
 import { findToolCall, stateOf } from '../store/tool-calls.js';
+import type { ToolCallNotices } from './await-gate-answer.js';
+import { answerIfGateEnded, type EndedGateDeps } from './ended-gate.js';
 import { NotFoundError } from './errors.js';
 
 /** Resolves when the call's record may have changed, after `ms`, or when `signal` aborts. */
@@ -47,4 +50,33 @@ export async function awaitToolCall(
       endRound();
     }
   }
+}
+
+/**
+ * A runner's wait on its call (`GET …?wait=`): the state as recorded, waiting up to `waitMs` for
+ * a decision. A gate that closed without deciding (terminated by an operator while the call
+ * waited on a person) would leave its runner waiting forever, so Temporal is asked alongside the
+ * wait, and again when the wait ends undecided; such a call answers with the deny it records.
+ */
+export async function awaitRunnerAnswer(
+  deps: EndedGateDeps & { notifications: ToolCallNotices },
+  run: FrozenRun,
+  toolCallId: ToolCallId,
+  waitMs: number,
+  signal: AbortSignal,
+): Promise<ToolCallState> {
+  const ended = answerIfGateEnded(deps, run, toolCallId);
+  const state = await awaitToolCall(
+    deps.pool,
+    run.session_id,
+    toolCallId,
+    waitMs,
+    (ms, woken) => deps.notifications.waitForToolCall(run.session_id, toolCallId, ms, woken),
+    signal,
+  );
+  if (state.status === 'decided') return state;
+  const endedBefore = await ended;
+  if (endedBefore) return endedBefore;
+  if (waitMs === 0) return state;
+  return (await answerIfGateEnded(deps, run, toolCallId)) ?? state;
 }

@@ -84,21 +84,27 @@ export async function findApproval(
   return rows[0];
 }
 
+/** Who settles an approval: a person before its expiry, the expiry after it, or the gate denying. */
+export type ApprovalSettler =
+  | { by: 'person'; decision: 'allow' | 'deny'; decidedBy: string; reason: string | null }
+  | { by: 'expiry' }
+  | { by: 'gate'; reason: string };
+
 /**
  * The compare-and-swap that settles an approval: only a pending row changes, so of any number
  * of concurrent deciders exactly one gets a row back. A person can decide only before the
- * expiry; expiry can settle only after it. Both compare with the clock at the moment of the
- * update (`clock_timestamp()`), not the transaction's start (`now()`): a decision whose
- * transaction began before the expiry but reached the row after it is too late.
+ * expiry; expiry can settle only after it; the gate, denying while the approval waits (it failed
+ * closed, or its workflow was terminated), at any time. Person and expiry compare with the clock
+ * at the moment of the update (`clock_timestamp()`), not the transaction's start (`now()`): a
+ * decision whose transaction began before the expiry but reached the row after it is too late.
  */
 export async function settleApproval(
   db: Queryable,
   sessionId: SessionId,
   toolCallId: ToolCallId,
-  settle:
-    | { by: 'person'; decision: 'allow' | 'deny'; decidedBy: string; reason: string | null }
-    | { by: 'expiry' },
+  settle: ApprovalSettler,
 ): Promise<ApprovalRow | undefined> {
+  const key = [sessionId, toolCallId];
   const { rows } =
     settle.by === 'person'
       ? await db.query<ApprovalRow>(
@@ -108,16 +114,24 @@ export async function settleApproval(
            where session_id = $1 and tool_call_id = $2 and status = 'pending'
              and expires_at > clock_timestamp()
            returning ${columns}`,
-          [sessionId, toolCallId, settle.decision, settle.decidedBy, settle.reason],
+          [...key, settle.decision, settle.decidedBy, settle.reason],
         )
-      : await db.query<ApprovalRow>(
-          `update approvals set status = 'expired', decision = on_timeout,
-             decided_at = clock_timestamp()
-           where session_id = $1 and tool_call_id = $2 and status = 'pending'
-             and expires_at <= clock_timestamp()
-           returning ${columns}`,
-          [sessionId, toolCallId],
-        );
+      : settle.by === 'expiry'
+        ? await db.query<ApprovalRow>(
+            `update approvals set status = 'expired', decision = on_timeout,
+               decided_at = clock_timestamp()
+             where session_id = $1 and tool_call_id = $2 and status = 'pending'
+               and expires_at <= clock_timestamp()
+             returning ${columns}`,
+            key,
+          )
+        : await db.query<ApprovalRow>(
+            `update approvals set status = 'failed_closed', decision = 'deny', reason = $3,
+               decided_at = clock_timestamp()
+             where session_id = $1 and tool_call_id = $2 and status = 'pending'
+             returning ${columns}`,
+            [...key, settle.reason],
+          );
   return rows[0];
 }
 

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { z } from 'zod';
-import { awaitToolCall } from '../../application/await-tool-call.js';
+import { awaitRunnerAnswer } from '../../application/await-tool-call.js';
 import { submitToolCall } from '../../application/submit-tool-call.js';
 import { inReadingOrder, type ToolCallState } from '../../domain/gate/vocabulary.js';
 import { MAX_ARGUMENT_DEPTH } from '../../domain/tools/argument-validation.js';
@@ -75,13 +75,11 @@ export function toolCallRoutes(app: FastifyInstance, ctx: ApiContext) {
     };
     reply.raw.on('close', hungUp);
     try {
-      const state = await awaitToolCall(
-        ctx.pool,
-        params.session_id,
+      const state = await awaitRunnerAnswer(
+        ctx,
+        run,
         params.tool_call_id,
         wait * 1000,
-        (ms, signal) =>
-          ctx.notifications.waitForToolCall(params.session_id, params.tool_call_id, ms, signal),
         gone.signal,
       );
       return await answerWith(reply, ctx, state);
