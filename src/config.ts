@@ -75,6 +75,11 @@ const environmentSchema = z.object({
     .default(900),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   GATE_WORKFLOW_BUNDLE: z.string().optional(),
+  GATE_HTTP_HEADERS_TIMEOUT_S: seconds(0.1, 600).default(10),
+  GATE_HTTP_REQUEST_TIMEOUT_S: seconds(0.1, 3600).default(60),
+  GATE_HTTP_IDLE_TIMEOUT_S: seconds(0.1, 3600).default(30),
+  GATE_HTTP_KEEP_ALIVE_TIMEOUT_S: seconds(0.1, 3600).default(72),
+  GATE_STREAM_DRAIN_TIMEOUT_S: seconds(0.1, 3600).default(30),
   GATE_MODEL_IDLE_TIMEOUT_S: seconds(0.1, 3600).default(120),
   GATE_MODEL_TIMEOUT_S: seconds(0.1, 86_400).default(900),
   GATE_PAYLOAD_KEYS: z
@@ -142,6 +147,8 @@ export interface GateConfig {
   reservationTtlS: number;
   /** A workflow bundle built beforehand (`npm run bundle`): the worker starts without bundling. */
   workflowBundlePath: string | undefined;
+  /** The HTTP server's bounds on a client (see `HttpBounds`). */
+  http: HttpBounds;
   /** The bounds of one proxied model request: without a byte from the provider, and in all. */
   modelProxy: { idleTimeoutMs: number; totalTimeoutMs: number };
   /** The keys that encrypt payloads in Temporal history: the first encrypts, all decrypt. */
@@ -150,6 +157,22 @@ export interface GateConfig {
   codecCorsOrigins: string[];
   /** Where a worker serves its Prometheus metrics (the SDK's and the gate's); unset: nowhere. */
   workerMetrics: { host: string; port: number } | undefined;
+}
+
+/**
+ * What the API's HTTP server allows a client, so that a slow or stalled one holds a connection
+ * for a bounded time: the headers, then the whole request, must arrive within their bounds; while
+ * a request arrives or a response is read, the connection may make no progress for at most the
+ * idle bound (a route's own work, a wait or a stream, is bounded by the route); an idle
+ * keep-alive connection is closed after its bound; an event stream whose reader takes nothing
+ * for the drain bound is closed (the reader resumes with Last-Event-ID).
+ */
+export interface HttpBounds {
+  headersTimeoutMs: number;
+  requestTimeoutMs: number;
+  idleTimeoutMs: number;
+  keepAliveTimeoutMs: number;
+  streamDrainTimeoutMs: number;
 }
 
 export class ConfigError extends Error {
@@ -188,6 +211,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GateConfig {
     sealingKey: e.GATE_SEALING_KEY,
     reservationTtlS: e.GATE_RESERVATION_TTL_S,
     workflowBundlePath: e.GATE_WORKFLOW_BUNDLE,
+    http: {
+      headersTimeoutMs: e.GATE_HTTP_HEADERS_TIMEOUT_S * 1000,
+      // Node refuses a headers bound past the request's: the headers are part of the request.
+      requestTimeoutMs:
+        Math.max(e.GATE_HTTP_HEADERS_TIMEOUT_S, e.GATE_HTTP_REQUEST_TIMEOUT_S) * 1000,
+      idleTimeoutMs: e.GATE_HTTP_IDLE_TIMEOUT_S * 1000,
+      keepAliveTimeoutMs: e.GATE_HTTP_KEEP_ALIVE_TIMEOUT_S * 1000,
+      streamDrainTimeoutMs: e.GATE_STREAM_DRAIN_TIMEOUT_S * 1000,
+    },
     modelProxy: {
       idleTimeoutMs: e.GATE_MODEL_IDLE_TIMEOUT_S * 1000,
       totalTimeoutMs: e.GATE_MODEL_TIMEOUT_S * 1000,

@@ -46,6 +46,13 @@ describe('configuration from the environment', () => {
       sealingKey: undefined,
       reservationTtlS: 900,
       workflowBundlePath: undefined,
+      http: {
+        headersTimeoutMs: 10_000,
+        requestTimeoutMs: 60_000,
+        idleTimeoutMs: 30_000,
+        keepAliveTimeoutMs: 72_000,
+        streamDrainTimeoutMs: 30_000,
+      },
       modelProxy: { idleTimeoutMs: 120_000, totalTimeoutMs: 900_000 },
       payloadKeys: [{ id: 'k1', key: Buffer.alloc(32, 7) }],
       codecCorsOrigins: [],
@@ -73,6 +80,11 @@ describe('configuration from the environment', () => {
       GATE_WORKFLOW_BUNDLE: '/srv/gate/workflow-bundle.js',
       GATE_MODEL_IDLE_TIMEOUT_S: '30',
       GATE_MODEL_TIMEOUT_S: '600',
+      GATE_HTTP_HEADERS_TIMEOUT_S: '5',
+      GATE_HTTP_REQUEST_TIMEOUT_S: '20',
+      GATE_HTTP_IDLE_TIMEOUT_S: '15',
+      GATE_HTTP_KEEP_ALIVE_TIMEOUT_S: '65',
+      GATE_STREAM_DRAIN_TIMEOUT_S: '10',
       GATE_WORKER_METRICS_HOST: '0.0.0.0',
       GATE_WORKER_METRICS_PORT: '9464',
     });
@@ -97,7 +109,24 @@ describe('configuration from the environment', () => {
     assert.equal(config.reservationTtlS, 60);
     assert.equal(config.workflowBundlePath, '/srv/gate/workflow-bundle.js');
     assert.deepEqual(config.modelProxy, { idleTimeoutMs: 30_000, totalTimeoutMs: 600_000 });
+    assert.deepEqual(config.http, {
+      headersTimeoutMs: 5_000,
+      requestTimeoutMs: 20_000,
+      idleTimeoutMs: 15_000,
+      keepAliveTimeoutMs: 65_000,
+      streamDrainTimeoutMs: 10_000,
+    });
     assert.deepEqual(config.workerMetrics, { host: '0.0.0.0', port: 9464 });
+  });
+
+  test('the request bound is never shorter than the headers bound: the headers are part of the request', () => {
+    const config = loadConfig({
+      ...required,
+      GATE_HTTP_HEADERS_TIMEOUT_S: '30',
+      GATE_HTTP_REQUEST_TIMEOUT_S: '10',
+    });
+    assert.equal(config.http.headersTimeoutMs, 30_000);
+    assert.equal(config.http.requestTimeoutMs, 30_000);
   });
 
   test('an empty variable counts as unset', () => {

@@ -51,6 +51,7 @@ export function createApi(
       approvalRecheckS: config.approvalRecheckS,
       approvalRecheckMaxS: config.approvalRecheckMaxS,
       stageActivities: config.stageActivities,
+      http: config.http,
       modelProxy: config.modelProxy,
       notifications,
       localAnswers,

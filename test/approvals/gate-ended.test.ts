@@ -11,24 +11,14 @@ import { failedClosed } from '../../src/domain/gate/decisions.js';
 import { asSessionId, asToolCallId, gateWorkflowId } from '../../src/domain/gate/ids.js';
 import { recordDecision } from '../../src/store/decisions.js';
 import { useHarness } from '../support/harness.js';
-import {
-  createRun,
-  defaultPolicy,
-  expectStatus,
-  toolCall,
-  type CreatedRun,
-} from '../support/seed.js';
+import { askForBash, createRun, expectStatus, toolCall, type CreatedRun } from '../support/seed.js';
 import { useStorePool } from '../support/store-pool.js';
 import { testTemporalClient } from '../support/temporal.js';
 
 const h = useHarness({
   api: { approvalRecheckS: 1 },
-  policy: {
-    ...defaultPolicy,
-    name: 'ask-for-bash',
-    rules: [{ id: 'ask', match: { tool: 'Bash' }, verdict: 'require_approval' }],
-    approval: { timeout_s: 600, on_timeout: 'allow' },
-  },
+  // An on_timeout of allow: the deny below is the gate's, never the policy's timeout.
+  policy: { ...askForBash, approval: { timeout_s: 600, on_timeout: 'allow' } },
 });
 const store = useStorePool();
 let temporal: Client;

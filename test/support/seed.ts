@@ -40,6 +40,16 @@ export const defaultPolicy = {
   approval: { timeout_s: 600, on_timeout: 'deny' },
 };
 
+/** Reads are allowed; Bash waits for a person. */
+export const askForBash = {
+  ...defaultPolicy,
+  name: 'ask-for-bash',
+  rules: [
+    { id: 'reads', match: { effect: 'read' }, verdict: 'allow' },
+    { id: 'ask', match: { tool: 'Bash' }, verdict: 'require_approval' },
+  ],
+};
+
 export async function expectStatus<T>(
   answer: Promise<{ status: number; body: T }>,
   status: number,

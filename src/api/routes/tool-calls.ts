@@ -41,7 +41,8 @@ function answerWith(reply: FastifyReply, ctx: ApiContext, state: ToolCallState) 
 }
 
 export function toolCallRoutes(app: FastifyInstance, ctx: ApiContext) {
-  app.put('/v1/sessions/:session_id/tool-calls/:tool_call_id', async (request, reply) => {
+  const write = { config: { holds: 'writes' } } as const;
+  app.put('/v1/sessions/:session_id/tool-calls/:tool_call_id', write, async (request, reply) => {
     const params = validate(callParams, request.params, 'path');
     const run = await ctx.auth.runner(request, params.session_id);
     const body = validate(callBody, request.body, 'body');
