@@ -51,9 +51,9 @@ export async function answerEndedGate(
 }
 
 /**
- * A call the record shows undecided, whose gate Temporal says has closed, answered as
- * `answerEndedGate` does; undefined while the gate runs, or when Temporal or PostgreSQL cannot
- * say (the caller answers from the record, and the next look tries again).
+ * A call the record shows undecided, answered as `answerEndedGate` does when Temporal says its
+ * gate has closed; undefined while the gate runs, or when Temporal or PostgreSQL cannot say (the
+ * caller answers from the record, and the next look tries again).
  */
 export async function answerIfGateEnded(
   deps: EndedGateDeps,
@@ -61,8 +61,6 @@ export async function answerIfGateEnded(
   toolCallId: ToolCallId,
 ): Promise<DecidedAnswer | undefined> {
   try {
-    const row = await findToolCall(deps.pool, run.session_id, toolCallId);
-    if (!row || stateOf(row).status === 'decided') return undefined;
     const ending = await deps.gate.ending(run.session_id, toolCallId);
     return ending && (await answerEndedGate(deps, run, toolCallId, ending));
   } catch {

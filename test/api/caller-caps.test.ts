@@ -9,6 +9,7 @@ import { Socket, connect } from 'node:net';
 import { randomUUID } from 'node:crypto';
 import { after, describe, test } from 'node:test';
 import { CallerSlots, callerLimits } from '../../src/api/caller-slots.js';
+import { GateClient } from '../../src/runner/gate-client.js';
 import { useHarness } from '../support/harness.js';
 import { requestHead } from '../support/raw-http.js';
 import { createRun, expectStatus, toolCall, type CreatedRun } from '../support/seed.js';
@@ -91,7 +92,7 @@ describe('writes in flight, per credential', () => {
     const answer = await expectStatus(toolCall(h.api, other, 'c1', read(2)), 200);
     assert.equal(answer.decision, 'allow');
     const otherMs = Date.now() - started;
-    assert.ok(otherMs < 10_000, `another run waited ${otherMs} ms`);
+    assert.ok(otherMs < 30_000, `another run waited ${otherMs} ms`);
 
     for (const socket of sockets) socket.destroy();
     const after = await until(200, () => toolCall(h.api, greedy, 'after', read(3)));
@@ -107,6 +108,21 @@ describe('writes in flight, per credential', () => {
     );
   });
 
+  test("a runner's gate client refused at the cap sends the call again, and is decided once a write ends", async () => {
+    const run = await createRun(h.api, h.seed);
+    const sockets = await stalledWrites(run, 1);
+    const client = new GateClient({
+      baseUrl: h.api.url,
+      sessionId: run.session_id,
+      sessionToken: run.session_token,
+    });
+    const deciding = client.decide('patient', read(1));
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    sockets[0]?.destroy();
+    const answer = await deciding;
+    assert.equal(answer.decision, 'allow');
+  });
+
   test('a burst of 300 concurrent PUTs from one run: each is decided or refused 429 (recording nothing), and another run is answered meanwhile', async (t) => {
     const greedy = await createRun(h.api, h.seed);
     const other = await createRun(h.api, h.seed);
@@ -117,7 +133,7 @@ describe('writes in flight, per credential', () => {
     const otherAnswer = await expectStatus(toolCall(h.api, other, 'c1', read(0)), 200);
     assert.equal(otherAnswer.decision, 'allow');
     const otherMs = Date.now() - started;
-    assert.ok(otherMs < 10_000, `another run waited ${otherMs} ms`);
+    assert.ok(otherMs < 30_000, `another run waited ${otherMs} ms`);
     const answers = await burst;
     const decided = answers.filter((a) => a.status === 200);
     const refused = answers.filter((a) => a.status === 429);
