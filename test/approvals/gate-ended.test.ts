@@ -13,7 +13,7 @@ import { recordDecision } from '../../src/store/decisions.js';
 import { useHarness } from '../support/harness.js';
 import { askForBash, createRun, expectStatus, toolCall, type CreatedRun } from '../support/seed.js';
 import { useStorePool } from '../support/store-pool.js';
-import { testTemporalClient } from '../support/temporal.js';
+import { terminateGate, testTemporalClient } from '../support/temporal.js';
 
 const h = useHarness({
   api: { approvalRecheckS: 1 },
@@ -37,11 +37,8 @@ async function pausedCall(run: CreatedRun, callId: string) {
   assert.equal(pending.status, 'pending_approval');
 }
 
-async function terminate(run: CreatedRun, callId: string) {
-  await temporal.workflow
-    .getHandle(gateWorkflowId(asSessionId(run.session_id), asToolCallId(callId)))
-    .terminate('an operator ends it');
-}
+const terminate = (run: CreatedRun, callId: string) =>
+  terminateGate(temporal, run.session_id, callId);
 
 const waitFor = (run: CreatedRun, callId: string, waitS: number) =>
   h.api.call('GET', `/v1/sessions/${run.session_id}/tool-calls/${callId}?wait=${waitS}`, {
