@@ -75,9 +75,20 @@ const environmentSchema = z.object({
     .optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   GATE_WORKFLOW_BUNDLE: z.string().optional(),
+  GATE_HTTP_HEADERS_TIMEOUT_S: seconds(0.1, 600).default(10),
+  GATE_HTTP_REQUEST_TIMEOUT_S: seconds(0.1, 3600).default(60),
+  GATE_HTTP_IDLE_TIMEOUT_S: seconds(0.1, 3600).default(30),
+  GATE_HTTP_KEEP_ALIVE_TIMEOUT_S: seconds(0.1, 3600).default(72),
+  GATE_STREAM_DRAIN_TIMEOUT_S: seconds(0.1, 3600).default(30),
   GATE_MODEL_IDLE_TIMEOUT_S: seconds(0.1, 3600).default(120),
   GATE_MODEL_TIMEOUT_S: seconds(0.1, 86_400).default(900),
   GATE_MODEL_WRITE_DEADLINE_S: seconds(0.1, 3600).default(30),
+  GATE_MODEL_CONCURRENT_PER_RUN: z.coerce
+    .number({ error: 'must be a whole number from 1 to 10000' })
+    .int('must be a whole number from 1 to 10000')
+    .min(1, 'must be a whole number from 1 to 10000')
+    .max(10_000, 'must be a whole number from 1 to 10000')
+    .default(16),
   GATE_MODEL_COUNT_TOKENS_PER_MINUTE: z.coerce
     .number({ error: 'must be a whole number from 1 to 100000' })
     .int('must be a whole number from 1 to 100000')
@@ -152,6 +163,8 @@ export interface GateConfig {
   reservationTtlS: number;
   /** A workflow bundle built beforehand (`npm run bundle`): the worker starts without bundling. */
   workflowBundlePath: string | undefined;
+  /** The HTTP server's bounds on a client (see `HttpBounds`). */
+  http: HttpBounds;
   /**
    * The bounds of one proxied model request: without a byte from the provider, in all, and for
    * a client to take one write; and how many count_tokens requests a run may make a minute.
@@ -170,10 +183,28 @@ export interface ModelProxyLimits {
   totalTimeoutMs: number;
   writeDeadlineMs: number;
   countTokensPerMinute: number;
+  /** How many model requests one run may have in flight in one API process. */
+  concurrentPerRun: number;
 }
 
 /** What a reservation outlives beyond the longest request: the settlement's own retries. */
 export const reservationSettleMarginS = 60;
+
+/**
+ * What the API's HTTP server allows a client, so that a slow or stalled one holds a connection
+ * for a bounded time: the headers, then the whole request, must arrive within their bounds; while
+ * a request arrives or a response is read, the connection may make no progress for at most the
+ * idle bound (a route's own work, a wait or a stream, is bounded by the route); an idle
+ * keep-alive connection is closed after its bound; an event stream whose reader takes nothing
+ * for the drain bound is closed (the reader resumes with Last-Event-ID).
+ */
+export interface HttpBounds {
+  headersTimeoutMs: number;
+  requestTimeoutMs: number;
+  idleTimeoutMs: number;
+  keepAliveTimeoutMs: number;
+  streamDrainTimeoutMs: number;
+}
 
 export class ConfigError extends Error {
   override name = 'ConfigError';
@@ -226,11 +257,21 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GateConfig {
     sealingKey: e.GATE_SEALING_KEY,
     reservationTtlS: e.GATE_RESERVATION_TTL_S ?? longestRequestS,
     workflowBundlePath: e.GATE_WORKFLOW_BUNDLE,
+    http: {
+      headersTimeoutMs: e.GATE_HTTP_HEADERS_TIMEOUT_S * 1000,
+      // Node refuses a headers bound past the request's: the headers are part of the request.
+      requestTimeoutMs:
+        Math.max(e.GATE_HTTP_HEADERS_TIMEOUT_S, e.GATE_HTTP_REQUEST_TIMEOUT_S) * 1000,
+      idleTimeoutMs: e.GATE_HTTP_IDLE_TIMEOUT_S * 1000,
+      keepAliveTimeoutMs: e.GATE_HTTP_KEEP_ALIVE_TIMEOUT_S * 1000,
+      streamDrainTimeoutMs: e.GATE_STREAM_DRAIN_TIMEOUT_S * 1000,
+    },
     modelProxy: {
       idleTimeoutMs: e.GATE_MODEL_IDLE_TIMEOUT_S * 1000,
       totalTimeoutMs: e.GATE_MODEL_TIMEOUT_S * 1000,
       writeDeadlineMs: e.GATE_MODEL_WRITE_DEADLINE_S * 1000,
       countTokensPerMinute: e.GATE_MODEL_COUNT_TOKENS_PER_MINUTE,
+      concurrentPerRun: e.GATE_MODEL_CONCURRENT_PER_RUN,
     },
     payloadKeys: e.GATE_PAYLOAD_KEYS,
     codecCorsOrigins: e.GATE_CODEC_CORS_ORIGINS,

@@ -46,11 +46,19 @@ describe('configuration from the environment', () => {
       sealingKey: undefined,
       reservationTtlS: 990,
       workflowBundlePath: undefined,
+      http: {
+        headersTimeoutMs: 10_000,
+        requestTimeoutMs: 60_000,
+        idleTimeoutMs: 30_000,
+        keepAliveTimeoutMs: 72_000,
+        streamDrainTimeoutMs: 30_000,
+      },
       modelProxy: {
         idleTimeoutMs: 120_000,
         totalTimeoutMs: 900_000,
         writeDeadlineMs: 30_000,
         countTokensPerMinute: 60,
+        concurrentPerRun: 16,
       },
       payloadKeys: [{ id: 'k1', key: Buffer.alloc(32, 7) }],
       codecCorsOrigins: [],
@@ -80,6 +88,12 @@ describe('configuration from the environment', () => {
       GATE_MODEL_TIMEOUT_S: '600',
       GATE_MODEL_WRITE_DEADLINE_S: '5',
       GATE_MODEL_COUNT_TOKENS_PER_MINUTE: '20',
+      GATE_MODEL_CONCURRENT_PER_RUN: '4',
+      GATE_HTTP_HEADERS_TIMEOUT_S: '5',
+      GATE_HTTP_REQUEST_TIMEOUT_S: '20',
+      GATE_HTTP_IDLE_TIMEOUT_S: '15',
+      GATE_HTTP_KEEP_ALIVE_TIMEOUT_S: '65',
+      GATE_STREAM_DRAIN_TIMEOUT_S: '10',
       GATE_WORKER_METRICS_HOST: '0.0.0.0',
       GATE_WORKER_METRICS_PORT: '9464',
     });
@@ -108,6 +122,14 @@ describe('configuration from the environment', () => {
       totalTimeoutMs: 600_000,
       writeDeadlineMs: 5_000,
       countTokensPerMinute: 20,
+      concurrentPerRun: 4,
+    });
+    assert.deepEqual(config.http, {
+      headersTimeoutMs: 5_000,
+      requestTimeoutMs: 20_000,
+      idleTimeoutMs: 15_000,
+      keepAliveTimeoutMs: 65_000,
+      streamDrainTimeoutMs: 10_000,
     });
     assert.deepEqual(config.workerMetrics, { host: '0.0.0.0', port: 9464 });
   });
@@ -130,6 +152,16 @@ describe('configuration from the environment', () => {
         }),
       /GATE_MODEL_WRITE_DEADLINE_S: must be shorter than GATE_MODEL_IDLE_TIMEOUT_S/,
     );
+  });
+
+  test('the request bound is never shorter than the headers bound: the headers are part of the request', () => {
+    const config = loadConfig({
+      ...required,
+      GATE_HTTP_HEADERS_TIMEOUT_S: '30',
+      GATE_HTTP_REQUEST_TIMEOUT_S: '10',
+    });
+    assert.equal(config.http.headersTimeoutMs, 30_000);
+    assert.equal(config.http.requestTimeoutMs, 30_000);
   });
 
   test('an empty variable counts as unset', () => {

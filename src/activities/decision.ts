@@ -4,10 +4,10 @@ import type {
   GateDecision,
   GateRequest,
 } from '../domain/gate/vocabulary.js';
-import { toolDecisionEvent } from '../domain/gate/decision-event.js';
-import { appendEvent } from '../store/ledger.js';
-import { withTransaction, type Pool } from '../store/pool.js';
-import { findToolCall, recordToolCallDecision } from '../store/tool-calls.js';
+import { recordDecision as recordDecisionOnce } from '../store/decisions.js';
+import type { Pool } from '../store/pool.js';
+import { findToolCall } from '../store/tool-calls.js';
+import { startApprovalDeliveries } from './webhook-delivery.js';
 
 /**
  * Told each answer a call's record takes (a decision, or pending on a person) once its
@@ -17,24 +17,25 @@ export type AnswerRecorded = (request: GateRequest, answer: GateAnswer) => void;
 
 /**
  * Writes the decision to the state of record and tool.decision to the ledger, in one
- * transaction. Idempotent: a retry returns what was recorded and appends nothing.
+ * transaction (a fail-closed deny during the pause settles the approval too). Idempotent: a
+ * retry returns what was recorded and appends nothing.
  */
 export function recordDecisionActivity(pool: Pool, onRecorded: AnswerRecorded = () => undefined) {
   return async function recordDecision(
     request: GateRequest,
     decision: GateDecision,
   ): Promise<DecidedAnswer> {
-    const answer = await withTransaction(pool, async (tx) => {
-      const recorded = await recordToolCallDecision(
-        tx,
+    const answer = await recordDecisionOnce(pool, request, decision);
+    onRecorded(request, answer);
+    // A deny during the pause settled the approval: its notices go out as a person's would.
+    if (decision.stage === 'approval') {
+      await startApprovalDeliveries(
+        pool,
         request.session_id,
         request.tool_call_id,
-        decision.answer,
+        'approval.decided',
       );
-      await appendEvent(tx, request.session_id, toolDecisionEvent(request, decision, recorded));
-      return recorded;
-    });
-    onRecorded(request, answer);
+    }
     return answer;
   };
 }

@@ -1,5 +1,4 @@
 import { Context, ApplicationFailure } from '@temporalio/activity';
-import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import type { CredentialSealer } from '../broker/sealing.js';
 import type { ApprovalEvent } from '../domain/notify/approval-notice.js';
 import { signWebhook } from '../domain/notify/webhook-signature.js';
@@ -10,15 +9,12 @@ import {
   markDeliveryFailed,
   recordDeliveryAttempt,
 } from '../store/webhooks.js';
-import { webhookDeliveryWorkflowId, webhookDeliveryWorkflowType } from '../workflows/messages.js';
+import { startDeliveryWorkflows } from '../temporal/webhook-deliveries.js';
 
 /** How long one attempt may wait for the receiver; a slow receiver is retried like a failing one. */
 const attemptTimeoutMs = 10_000;
 
-/**
- * Starts the delivery workflow of each notice of one call's event, on the caller's task queue.
- * Idempotent: a delivery's workflow id is its delivery id, and a started one is left alone.
- */
+/** Starts the delivery workflow of each notice of one call's event, on the caller's task queue. */
 export async function startApprovalDeliveries(
   pool: Pool,
   sessionId: string,
@@ -28,18 +24,7 @@ export async function startApprovalDeliveries(
   const ids = await deliveryIdsFor(pool, sessionId, toolCallId, event);
   if (ids.length === 0) return;
   const { client, info } = Context.current();
-  for (const id of ids) {
-    try {
-      await client.workflow.start(webhookDeliveryWorkflowType, {
-        workflowId: webhookDeliveryWorkflowId(id),
-        taskQueue: info.taskQueue,
-        args: [id],
-        workflowIdReusePolicy: 'REJECT_DUPLICATE',
-      });
-    } catch (err) {
-      if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
-    }
-  }
+  await startDeliveryWorkflows(client, info.taskQueue, ids);
 }
 
 async function post(url: string, headers: Record<string, string>, body: string) {

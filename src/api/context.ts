@@ -1,4 +1,5 @@
 import type { ToolCallDeps } from '../application/submit-tool-call.js';
+import type { HttpBounds } from '../config.js';
 import type { CredentialSealer } from '../broker/sealing.js';
 import type { ModelProxyLimits } from '../config.js';
 import type { Pool } from '../store/pool.js';
@@ -21,6 +22,8 @@ export interface ApiContext extends ToolCallDeps {
   /** What each caller holds open: waits and streams, capped. */
   slots: CallerSlots;
   sealer: CredentialSealer;
+  /** What the HTTP server allows a client: request, idle and stream bounds. */
+  http: HttpBounds;
   /** The bounds of one proxied model request. */
   modelProxy: ModelProxyLimits;
   /** Temporal's payload encryption, served to the Temporal UI at /codec. */

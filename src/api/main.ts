@@ -8,7 +8,7 @@ import { EncryptionCodec } from '../temporal/payload-codec.js';
 import { HostedWorker } from '../temporal/hosted-worker.js';
 import { createGateWorkerOn } from '../worker.js';
 import { Authenticator } from './auth.js';
-import { CallerSlots } from './caller-slots.js';
+import { CallerSlots, callerLimits } from './caller-slots.js';
 import { createMetrics } from './metrics.js';
 import { buildApi, type ApiLogger } from './server.js';
 import { WaitNotifications } from './wait-notifications.js';
@@ -51,10 +51,11 @@ export function createApi(
       approvalRecheckS: config.approvalRecheckS,
       approvalRecheckMaxS: config.approvalRecheckMaxS,
       stageActivities: config.stageActivities,
+      http: config.http,
       modelProxy: config.modelProxy,
       notifications,
       localAnswers,
-      slots: new CallerSlots(),
+      slots: new CallerSlots({ ...callerLimits, model: config.modelProxy.concurrentPerRun }),
       sealer: CredentialSealer.fromBase64(config.sealingKey),
       codec: new EncryptionCodec(config.payloadKeys),
       codecCorsOrigins: config.codecCorsOrigins,

@@ -1,4 +1,5 @@
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
+import { callerKey, type SlotKind } from './caller-slots.js';
 import type { ApiContext } from './context.js';
 import { problemFor } from './error-mapping.js';
 import { Problem, sendProblem } from './problem.js';
@@ -22,8 +23,17 @@ import { workspaceRoutes } from './routes/workspaces.js';
 import { webhookRoutes } from './routes/webhooks.js';
 import { webRoutes } from './web/web-app.js';
 
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** The caller's slot a request of this route holds until it is answered (capped per caller). */
+    holds?: SlotKind;
+  }
+}
+
 export const bodyLimitBytes = 1024 * 1024;
 const bodyMethods = new Set(['POST', 'PUT', 'PATCH']);
+/** How often Node looks for requests past their headers or request bound: their slack. */
+const boundsCheckMs = 1_000;
 
 /** `false`, or pino options (a level, a destination stream): request logs never hold bodies. */
 export type ApiLogger = boolean | { level: string; stream?: { write(line: string): void } };
@@ -32,9 +42,20 @@ export function buildApi(
   ctx: ApiContext,
   { logger = false }: { logger?: ApiLogger } = {},
 ): FastifyInstance {
+  const bounds = ctx.http;
   const app = Fastify({
     logger,
     bodyLimit: bodyLimitBytes,
+    // A request's headers, then all of it, must arrive in time (Node answers 408 and closes);
+    // these bound only what arrives, never a response being written.
+    http: {
+      headersTimeout: bounds.headersTimeoutMs,
+      requestTimeout: bounds.requestTimeoutMs,
+      connectionsCheckingInterval: boundsCheckMs,
+    },
+    requestTimeout: bounds.requestTimeoutMs,
+    connectionTimeout: bounds.idleTimeoutMs,
+    keepAliveTimeout: bounds.keepAliveTimeoutMs,
     return503OnClosing: true,
     genReqId: requestIdOf,
     logController: new LogController({ requestIdLogLabel: 'request_id' }),
@@ -43,6 +64,18 @@ export function buildApi(
   // Echoed on every answer, so a caller can quote it and an operator find its log lines.
   app.addHook('onRequest', async (request, reply) => {
     void reply.header(requestIdHeader, request.id);
+  });
+
+  // The idle bound is the client's: it covers a request arriving and an answer being read, not
+  // the route's own work, which each route bounds (a wait ≤ 60 s, the gate's wait, a model
+  // request's timeouts). Streams take the socket over and bound their writes themselves.
+  app.addHook('preHandler', (request, _reply, done) => {
+    request.raw.socket.setTimeout(0);
+    done();
+  });
+  app.addHook('onSend', (request, _reply, payload, done) => {
+    request.raw.socket.setTimeout(bounds.idleTimeoutMs);
+    done(null, payload);
   });
 
   app.setErrorHandler((err, request, reply) => {
@@ -61,6 +94,12 @@ export function buildApi(
   app.addHook('onRequest', async (request) => {
     if (request.url.startsWith('/v1/') && bodyMethods.has(request.method))
       await ctx.auth.principal(request);
+  });
+  // A write takes one of its caller's slots before its body is read, until it is answered: past
+  // the cap a 429, so one credential's writes cannot hold the pool (or the gate) for all others.
+  app.addHook('onRequest', async (request, reply) => {
+    const kind = request.routeOptions.config.holds;
+    if (kind) ctx.slots.holdFor(reply.raw, kind, callerKey(await ctx.auth.principal(request)));
   });
   app.addHook('onResponse', async (request, reply) => {
     ctx.metrics.httpDuration.observe(

@@ -40,7 +40,7 @@ export async function awaitGateAnswer(
     (ms, signal) =>
       deps.notifications.waitForToolCall(sessionId, toolCallId, Math.min(recheckMs, ms), signal),
     new AbortController().signal,
-    (answer) => answer.status !== 'evaluating',
+    { answered: (answer) => answer.status !== 'evaluating' },
   );
   if (state.status === 'evaluating') {
     throw new UnavailableError('the gate is still evaluating this call; send it again');

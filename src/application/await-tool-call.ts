@@ -1,7 +1,10 @@
 import type { SessionId, ToolCallId } from '../domain/gate/ids.js';
-import type { ToolCallState } from '../domain/gate/vocabulary.js';
+import type { DecidedAnswer, ToolCallState } from '../domain/gate/vocabulary.js';
 import type { Pool } from '../store/pool.js';
+import type { FrozenRun } from '../store/runs.js';
 import { findToolCall, stateOf } from '../store/tool-calls.js';
+import type { ToolCallNotices } from './await-gate-answer.js';
+import { answerIfGateEnded, type EndedGateDeps } from './ended-gate.js';
 import { NotFoundError } from './errors.js';
 
 /** Resolves when the call's record may have changed, after `ms`, or when `signal` aborts. */
@@ -11,6 +14,13 @@ export type ToolCallWakeup = (ms: number, signal: AbortSignal) => Promise<void>;
 export type AnsweredWhen = (state: ToolCallState) => boolean;
 
 const decided: AnsweredWhen = (state) => state.status === 'decided';
+
+export interface AwaitOptions {
+  /** Whether the recorded state is the one waited for: by default, decided. */
+  answered?: AnsweredWhen;
+  /** Told once when the first read finds the call not answered yet (so a wait begins). */
+  onUnanswered?: () => void;
+}
 
 /**
  * A call's state as recorded, waiting up to `waitMs` for a pending call to be decided. The
@@ -24,9 +34,10 @@ export async function awaitToolCall(
   waitMs: number,
   changed: ToolCallWakeup,
   signal: AbortSignal,
-  answered: AnsweredWhen = decided,
+  { answered = decided, onUnanswered }: AwaitOptions = {},
 ): Promise<ToolCallState> {
   const deadline = Date.now() + waitMs;
+  let told = false;
   for (;;) {
     // Listen before reading, so a decision committed in between still wakes this wait.
     const round = new AbortController();
@@ -39,6 +50,8 @@ export async function awaitToolCall(
       const row = await findToolCall(pool, sessionId, toolCallId);
       if (!row) throw new NotFoundError(`tool call ${toolCallId}`);
       const state = stateOf(row);
+      if (!told && !answered(state)) onUnanswered?.();
+      told = true;
       if (answered(state) || Date.now() >= deadline || signal.aborted) return state;
       // Woken, timed out or hung up: the next round reads again and returns on the last two.
       await woken;
@@ -47,4 +60,39 @@ export async function awaitToolCall(
       endRound();
     }
   }
+}
+
+/**
+ * A runner's wait on its call (`GET …?wait=`): the state as recorded, waiting up to `waitMs` for
+ * a decision. A gate that closed without deciding (terminated by an operator while the call
+ * waited on a person) would leave its runner waiting forever, so for an undecided call Temporal
+ * is asked alongside the wait (a deny recorded then wakes it), and again when the wait ends
+ * undecided; such a call answers with the deny it records.
+ */
+export async function awaitRunnerAnswer(
+  deps: EndedGateDeps & { notifications: ToolCallNotices },
+  run: FrozenRun,
+  toolCallId: ToolCallId,
+  waitMs: number,
+  signal: AbortSignal,
+): Promise<ToolCallState> {
+  const check: { ended?: Promise<DecidedAnswer | undefined> } = {};
+  const state = await awaitToolCall(
+    deps.pool,
+    run.session_id,
+    toolCallId,
+    waitMs,
+    (ms, woken) => deps.notifications.waitForToolCall(run.session_id, toolCallId, ms, woken),
+    signal,
+    {
+      onUnanswered: () => {
+        check.ended = answerIfGateEnded(deps, run, toolCallId);
+      },
+    },
+  );
+  if (state.status === 'decided' || !check.ended) return state;
+  const endedBefore = await check.ended;
+  if (endedBefore) return endedBefore;
+  if (waitMs === 0) return state;
+  return (await answerIfGateEnded(deps, run, toolCallId)) ?? state;
 }

@@ -1,21 +1,14 @@
 import type { ToolCallId } from '../domain/gate/ids.js';
-import { brokerFailed, failedClosed } from '../domain/gate/decisions.js';
-import { toolDecisionEvent } from '../domain/gate/decision-event.js';
-import type { DecidedAnswer, GateRequest, ToolCallState } from '../domain/gate/vocabulary.js';
+import type { GateRequest, ToolCallState } from '../domain/gate/vocabulary.js';
 import { digestOf } from '../domain/ledger/digest.js';
 import { foreign, payload, redact } from '../domain/ledger/redaction.js';
 import { appendEvent } from '../store/ledger.js';
 import { withTransaction, type Pool } from '../store/pool.js';
 import type { FrozenRun } from '../store/runs.js';
-import {
-  findToolCall,
-  insertToolCall,
-  recordToolCallDecision,
-  stateOf,
-  type ToolCallRow,
-} from '../store/tool-calls.js';
+import { insertToolCall, stateOf, type ToolCallRow } from '../store/tool-calls.js';
 import type { GateWorkflowClient } from '../temporal/gate-workflow-client.js';
 import { awaitGateAnswer, type ToolCallNotices } from './await-gate-answer.js';
+import { answerEndedGate } from './ended-gate.js';
 import { ConflictError } from './errors.js';
 import type { LocalAnswers } from './local-answers.js';
 
@@ -84,7 +77,9 @@ async function recordRequest(
 
 /**
  * A runner's tool call: recorded, then decided by the gate workflow (started, or re-attached to
- * on a retry). A recorded final decision answers at once; a closed gate answers from the record.
+ * on a retry). A recorded final decision answers at once; a gate that closed without one (an
+ * operator terminated it) is a deny, recorded once, so sending the call again answers at once
+ * instead of "send it again" forever.
  */
 export async function submitToolCall(
   deps: ToolCallDeps,
@@ -107,43 +102,9 @@ export async function submitToolCall(
   };
   const answer = await decide(deps, request, requestId);
   if (answer !== 'closed') return answer;
-  // A closed gate is never started again: its decision is in the record.
-  const current = await findToolCall(deps.pool, run.session_id, toolCallId);
-  const final = current && stateOf(current);
-  if (final?.status === 'decided') return final;
-  if (current?.status === 'decided') {
-    // An executed brokered call whose gate ended before its result: it was not carried out.
-    return brokerFailed(current.answer as DecidedAnswer, 'the gate ended before the result');
-  }
-  return recordClosedWithoutAnswer(deps.pool, run, toolCallId, call.tool);
-}
-
-/**
- * A gate that ended without recording a decision (it failed closed past its bounds, or was
- * terminated) is a deny, recorded here once, so that sending the call again answers at once
- * instead of "send it again" forever.
- */
-async function recordClosedWithoutAnswer(
-  pool: Pool,
-  run: FrozenRun,
-  toolCallId: ToolCallId,
-  tool: string,
-): Promise<DecidedAnswer> {
-  const decision = failedClosed('policy', 'the gate ended without recording a decision');
-  return withTransaction(pool, async (tx) => {
-    const recorded = await recordToolCallDecision(tx, run.session_id, toolCallId, decision.answer);
-    const frozen = run.toolset.some((t) => t.name === tool);
-    await appendEvent(
-      tx,
-      run.session_id,
-      toolDecisionEvent(
-        { tool_call_id: toolCallId, tool },
-        { ...decision, ...(!frozen && { tool_unfrozen: true }) },
-        recorded,
-      ),
-    );
-    return recorded;
-  });
+  // A closed gate is never started again: its decision is in the record, or is recorded now.
+  const ending = await deps.gate.ending(run.session_id, toolCallId);
+  return answerEndedGate(deps, run, toolCallId, ending ?? 'ended');
 }
 
 /**

@@ -104,8 +104,8 @@ export class GateClient {
 
   /**
    * Asks the gate about one tool call and waits for the final decision: through a pending
-   * approval, and through the gate being briefly unavailable (503: the same call is sent again,
-   * for at most `unavailableS`).
+   * approval, and through the gate being briefly unavailable (503) or the session's writes in
+   * flight at their cap (429): the same call is sent again, for at most `unavailableS`.
    */
   async decide(
     toolCallId: string,
@@ -123,7 +123,7 @@ export class GateClient {
       if (put.status === 202) {
         return this.waitForDecision(path, put.body as unknown as PendingAnswer, options);
       }
-      if (put.status !== 503 || Date.now() >= giveUpAt) {
+      if ((put.status !== 503 && put.status !== 429) || Date.now() >= giveUpAt) {
         throw new GateClientError(
           `the gate refused the call (${put.status}): ${detailOf(put.body)}`,
           put.status,

@@ -85,20 +85,28 @@ export async function findApproval(
 }
 
 /**
+ * Who settles an approval: a person before its expiry, the expiry after it, the gate denying, or
+ * the run's revocation.
+ */
+export type ApprovalSettler =
+  | { by: 'person'; decision: 'allow' | 'deny'; decidedBy: string; reason: string | null }
+  | { by: 'expiry' }
+  | { by: 'gate'; reason: string }
+  | { by: 'revocation' };
+
+/**
  * The compare-and-swap that settles an approval: only a pending row changes, so of any number
  * of concurrent deciders exactly one gets a row back. A person can decide only before the
- * expiry; expiry can settle only after it. Both compare with the clock at the moment of the
- * update (`clock_timestamp()`), not the transaction's start (`now()`): a decision whose
- * transaction began before the expiry but reached the row after it is too late.
+ * expiry; expiry can settle only after it; the gate, denying while the approval waits (it failed
+ * closed, or its workflow was terminated), at any time. Person and expiry compare with the clock
+ * at the moment of the update (`clock_timestamp()`), not the transaction's start (`now()`): a
+ * decision whose transaction began before the expiry but reached the row after it is too late.
  */
 export async function settleApproval(
   db: Queryable,
   sessionId: SessionId,
   toolCallId: ToolCallId,
-  settle:
-    | { by: 'person'; decision: 'allow' | 'deny'; decidedBy: string; reason: string | null }
-    | { by: 'expiry' }
-    | { by: 'revocation' },
+  settle: ApprovalSettler,
 ): Promise<ApprovalRow | undefined> {
   if (settle.by === 'revocation') {
     // The run was revoked: nobody decides its calls any more, and nothing it asked is allowed.
@@ -110,6 +118,7 @@ export async function settleApproval(
     );
     return rows[0];
   }
+  const key = [sessionId, toolCallId];
   const { rows } =
     settle.by === 'person'
       ? await db.query<ApprovalRow>(
@@ -119,16 +128,24 @@ export async function settleApproval(
            where session_id = $1 and tool_call_id = $2 and status = 'pending'
              and expires_at > clock_timestamp()
            returning ${columns}`,
-          [sessionId, toolCallId, settle.decision, settle.decidedBy, settle.reason],
+          [...key, settle.decision, settle.decidedBy, settle.reason],
         )
-      : await db.query<ApprovalRow>(
-          `update approvals set status = 'expired', decision = on_timeout,
-             decided_at = clock_timestamp()
-           where session_id = $1 and tool_call_id = $2 and status = 'pending'
-             and expires_at <= clock_timestamp()
-           returning ${columns}`,
-          [sessionId, toolCallId],
-        );
+      : settle.by === 'expiry'
+        ? await db.query<ApprovalRow>(
+            `update approvals set status = 'expired', decision = on_timeout,
+               decided_at = clock_timestamp()
+             where session_id = $1 and tool_call_id = $2 and status = 'pending'
+               and expires_at <= clock_timestamp()
+             returning ${columns}`,
+            key,
+          )
+        : await db.query<ApprovalRow>(
+            `update approvals set status = 'failed_closed', decision = 'deny', reason = $3,
+               decided_at = clock_timestamp()
+             where session_id = $1 and tool_call_id = $2 and status = 'pending'
+             returning ${columns}`,
+            [...key, settle.reason],
+          );
   return rows[0];
 }
 

@@ -10,8 +10,10 @@ import {
   WorkflowExecutionAlreadyStartedError,
   WorkflowNotFoundError,
   WorkflowUpdateRPCTimeoutOrCancelledError,
+  type WorkflowExecutionStatusName,
 } from '@temporalio/client';
 import type { SearchAttributePair } from '@temporalio/common';
+import type { GateEnding } from '../domain/gate/decisions.js';
 import type { GateConfig } from '../config.js';
 import { gateWorkflowId, type SessionId, type ToolCallId } from '../domain/gate/ids.js';
 import type { GateAnswer, GateRequest } from '../domain/gate/vocabulary.js';
@@ -19,6 +21,7 @@ import { approvalDecidedSignal, gateWorkflowType, toolCallUpdate } from '../work
 import { sessionIdAttribute, toolAttribute } from '../workflows/search-attributes.js';
 import { temporalClient } from './connections.js';
 import type { HostedWorker } from './hosted-worker.js';
+import { startDeliveryWorkflows } from './webhook-deliveries.js';
 
 export class GateStillEvaluatingError extends Error {
   override name = 'GateStillEvaluatingError';
@@ -36,6 +39,23 @@ const wakeDeadlineMs = 5_000;
 const wakeRetryMs = [1_000, 2_000, 4_000, 8_000, 15_000, 30_000];
 /** Under the readiness check's own bound of 2 s. */
 const pingDeadlineMs = 1_500;
+/** How long asking Temporal whether a gate still runs may take; past it, nobody knows. */
+const describeDeadlineMs = 1_500;
+/**
+ * How long one answer to "has this gate closed?" serves every reader of the call: a thousand
+ * runners' waits on one call ask Temporal once, not a thousand times.
+ */
+const endingMemoMs = 1_000;
+
+/** Temporal's closed statuses, as the gate's endings. */
+const endings: Partial<Record<WorkflowExecutionStatusName, GateEnding>> = {
+  TERMINATED: 'terminated',
+  TIMED_OUT: 'timed_out',
+  CANCELLED: 'canceled',
+  COMPLETED: 'ended',
+  FAILED: 'ended',
+  CONTINUED_AS_NEW: 'ended',
+};
 
 /** What the Temporal UI shows of a call at a glance: never its arguments. */
 function workflowSummary(request: GateRequest) {
@@ -56,6 +76,8 @@ function workflowSummary(request: GateRequest) {
 export class GateWorkflowClient {
   /** Wake-up signals sent after a response, awaited before closing. */
   private readonly inFlight = new Set<Promise<unknown>>();
+  /** Answers to `ending`, shared for a moment by every reader of one call. */
+  private readonly endingsAsked = new Map<string, Promise<GateEnding | undefined>>();
   private readonly closing = new AbortController();
 
   constructor(
@@ -197,6 +219,33 @@ export class GateWorkflowClient {
       .catch(() => undefined) // closed while waiting to try again
       .finally(() => this.inFlight.delete(signal));
     this.inFlight.add(signal);
+  }
+
+  /**
+   * How the call's gate workflow closed, or undefined while it runs (or before it starts, or
+   * when Temporal does not answer in time: nobody knows, so nothing is concluded).
+   */
+  ending(sessionId: SessionId, toolCallId: ToolCallId): Promise<GateEnding | undefined> {
+    const id = gateWorkflowId(sessionId, toolCallId);
+    const known = this.endingsAsked.get(id);
+    if (known) return known;
+    const { connection } = this.client;
+    const asked = connection
+      .withDeadline(Date.now() + describeDeadlineMs, () =>
+        this.client.workflow.getHandle(id).describe(),
+      )
+      .then(({ status }) => endings[status.name])
+      .catch(() => undefined);
+    this.endingsAsked.set(id, asked);
+    void asked.finally(() => {
+      setTimeout(() => this.endingsAsked.delete(id), endingMemoMs).unref();
+    });
+    return asked;
+  }
+
+  /** Starts the delivery workflows of stored webhook notices (on the gate's task queue). */
+  async startDeliveries(deliveryIds: readonly string[]): Promise<void> {
+    await startDeliveryWorkflows(this.client, this.taskQueue, deliveryIds);
   }
 
   /**

@@ -16,8 +16,11 @@ function following(read: (waiters: KeyedWaiters) => Promise<FollowStep>) {
   const heartbeats: number[] = [];
   const stream: EventStream = {
     signal: abort.signal,
-    send: () => undefined,
-    heartbeatIfIdle: () => heartbeats.push(Date.now()),
+    send: () => Promise.resolve(),
+    heartbeatIfIdle: () => {
+      heartbeats.push(Date.now());
+      return Promise.resolve();
+    },
     end: () => undefined,
   };
   const done = follow(

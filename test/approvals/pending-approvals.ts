@@ -9,7 +9,7 @@ import {
   defaultPolicy,
   seedWorkspace,
   toolCall,
-  untilNot503,
+  untilAnswered,
   type CreatedRun,
 } from '../support/seed.js';
 
@@ -31,7 +31,7 @@ export async function openApprovals(api: TestApi, count: number, perRun = 5) {
   );
   // A busy machine can make the gate answer 503 (still evaluating): sent again, as a runner does.
   const answers = await Promise.all(
-    calls.map(({ run, id }, n) => untilNot503(() => toolCall(api, run, id, bash(n)))),
+    calls.map(({ run, id }, n) => untilAnswered(() => toolCall(api, run, id, bash(n)))),
   );
   for (const answer of answers) assert.equal(answer.status, 202, JSON.stringify(answer.body));
   return { seed, calls };
@@ -45,10 +45,12 @@ export async function decideAll(
   const decisions = calls.map((_, n) => (n % 3 === 0 ? 'deny' : 'approve'));
   const answers = await Promise.all(
     calls.map(({ run, id }, n) =>
-      api.call('POST', `/v1/approvals/${run.session_id}/${id}/decision`, {
-        token,
-        body: { decision: decisions[n] },
-      }),
+      untilAnswered(() =>
+        api.call('POST', `/v1/approvals/${run.session_id}/${id}/decision`, {
+          token,
+          body: { decision: decisions[n] },
+        }),
+      ),
     ),
   );
   for (const answer of answers) assert.equal(answer.status, 200, JSON.stringify(answer.body));

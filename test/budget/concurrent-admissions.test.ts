@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { admitModelRequest } from '../../src/store/budget.js';
 import { useHarness } from '../support/harness.js';
-import { createRun, untilNot503 } from '../support/seed.js';
+import { createRun, untilAnswered } from '../support/seed.js';
 import {
   admit,
   boundOf,
@@ -44,7 +44,7 @@ describe('admission is atomic', () => {
       const admitted = await Promise.all(
         booked.map(async (size, i) => {
           if (viaHttp) {
-            const answer = await untilNot503(() =>
+            const answer = await untilAnswered(() =>
               admit(h.api, run, modelRequest(`r${i}`, size - inputBound)),
             );
             assert.ok([201, 402].includes(answer.status), JSON.stringify(answer.body));

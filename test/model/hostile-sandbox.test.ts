@@ -32,15 +32,23 @@ import {
  * at which it reads, and it can read its own ledger (the gate's request ids included).
  */
 
-const h = useHarness();
+// Room for 50 requests of one run at once: the budget, not the cap, is what these tests look at.
+const h = useHarness({ api: { modelProxy: proxyLimits({ concurrentPerRun: 64 }) } });
 let fake: FakeAnthropic;
-/** An API that drops a client after one second without reading, and counts tokens 3 times a minute. */
+/**
+ * An API that drops a client after one second without reading, counts tokens 3 times a minute,
+ * and lets a run have 4 model requests in flight.
+ */
 let strict: TestApi;
 
 before(async () => {
   fake = await startFakeAnthropic();
   strict = await startTestApi({
-    modelProxy: proxyLimits({ writeDeadlineMs: 1_000, countTokensPerMinute: 3 }),
+    modelProxy: proxyLimits({
+      writeDeadlineMs: 1_000,
+      countTokensPerMinute: 3,
+      concurrentPerRun: 4,
+    }),
   });
 });
 after(async () => {
@@ -301,6 +309,47 @@ async function stalledReader(api: TestApi, token: string, body: string) {
   socket.pause();
   return { socket, first: first.toString('latin1') };
 }
+
+describe("one run's model requests in flight are capped", () => {
+  test('a run with 4 requests held upstream (its cap here) is refused a 5th with a 429 rate_limit_error, before its body is read; another run is not; a slot comes back when its answer ends', async () => {
+    const provider = await createProvider(strict, h.seed, fake.url);
+    const run = await createModelRun(strict, h.seed, provider.id, 1_000_000);
+    const other = await createModelRun(strict, h.seed, provider.id, 1_000_000);
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    fake.setScript((request) =>
+      request.body?.max_tokens === 11 ? { ...text('held'), waitFor: held } : text('ok'),
+    );
+    const body = JSON.stringify(smallRequest(11));
+    const inFlight = Array.from({ length: 4 }, () =>
+      postMessages(strict, body, { 'x-api-key': run.session_token }),
+    );
+    await until(
+      () => reservationsOf(h.db, run.session_id),
+      (rows) => rows.length === 4,
+      'four requests booked',
+    );
+    const refused = await postMessages(strict, JSON.stringify(smallRequest(5)), {
+      'x-api-key': run.session_token,
+    });
+    assert.equal(refused.status, 429, refused.text);
+    assert.equal(refused.json.error.type, 'rate_limit_error');
+    assert.ok(Number(refused.headers.get('retry-after')) >= 1);
+    const elsewhere = await postMessages(strict, JSON.stringify(smallRequest(5)), {
+      'x-api-key': other.session_token,
+    });
+    assert.equal(elsewhere.status, 200, elsewhere.text);
+    release();
+    for (const answer of await Promise.all(inFlight)) assert.equal(answer.status, 200);
+    const again = await postMessages(strict, JSON.stringify(smallRequest(5)), {
+      'x-api-key': run.session_token,
+    });
+    assert.equal(again.status, 200, again.text);
+    assert.equal((await reservationsOf(h.db, run.session_id)).length, 5);
+  });
+});
 
 describe('an error the provider did not clearly refuse with is charged', () => {
   test('a 502 from a gateway in front of the provider may come after billed work: the whole booking is charged; a 529 refusal costs nothing', async () => {

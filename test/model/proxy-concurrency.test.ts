@@ -7,9 +7,17 @@ import {
 import { budgetOf, eventsOf, randomInt, reservationsOf, seededRandom } from '../budget/support.js';
 import { startFakeAnthropic, text, type FakeAnthropic } from '../support/fake-anthropic.js';
 import { useHarness } from '../support/harness.js';
-import { createModelRun, createProvider, drain, gateClient, smallRequest } from './support.js';
+import {
+  createModelRun,
+  createProvider,
+  drain,
+  gateClient,
+  proxyLimits,
+  smallRequest,
+} from './support.js';
 
-const h = useHarness();
+// Room for 50 requests of one run at once: the budget, not the cap, is what this file looks at.
+const h = useHarness({ api: { modelProxy: proxyLimits({ concurrentPerRun: 64 }) } });
 let fake: FakeAnthropic;
 
 before(async () => {

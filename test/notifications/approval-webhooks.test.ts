@@ -5,7 +5,14 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { newWebhookSecret, verifyWebhook } from '../../src/domain/notify/webhook-signature.js';
 import { useHarness } from '../support/harness.js';
-import { createRun, defaultPolicy, expectStatus, toolCall } from '../support/seed.js';
+import {
+  createRun,
+  defaultPolicy,
+  expectStatus,
+  seedWorkspace,
+  toolCall,
+} from '../support/seed.js';
+import { terminateGate, testTemporalClient } from '../support/temporal.js';
 
 const approvalPolicy = {
   ...defaultPolicy,
@@ -218,6 +225,35 @@ describe('approval notifications', () => {
       [created.id],
     );
     assert.equal(rows[0].n, 0);
+  });
+
+  test('a gate terminated while its approval waits: the decided notice says failed_closed, deny, decided by nobody', async () => {
+    const seed = await seedWorkspace(h.api, approvalPolicy);
+    await expectStatus(register(seed.workspace, { url: `${base}/closed` }), 201);
+    const run = await createRun(h.api, seed);
+    await expectStatus(toolCall(h.api, run, 'c1', { tool: 'Bash', arguments: {} }), 202);
+    const temporal = testTemporalClient();
+    try {
+      await terminateGate(temporal, run.session_id, 'c1');
+    } finally {
+      await temporal.connection.close();
+    }
+    const answer = await expectStatus(
+      h.api.call('GET', `/v1/sessions/${run.session_id}/tool-calls/c1?wait=0`, {
+        token: run.session_token,
+      }),
+      200,
+    );
+    assert.equal(answer.decision, 'deny');
+    await receiver.until('the decided notice', () =>
+      receiver.accepted('/closed', 'approval.decided').some((r) => r.body.includes(run.session_id)),
+    );
+    const [notice] = receiver.accepted('/closed', 'approval.decided');
+    const { data } = JSON.parse(notice!.body);
+    assert.deepEqual(
+      { outcome: data.outcome, decision: data.decision, decided_by: data.decided_by },
+      { outcome: 'failed_closed', decision: 'deny', decided_by: null },
+    );
   });
 
   test('bad registrations are 400 naming the field, an unknown workspace 404, a runner 401', async () => {

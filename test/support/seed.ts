@@ -40,6 +40,16 @@ export const defaultPolicy = {
   approval: { timeout_s: 600, on_timeout: 'deny' },
 };
 
+/** Reads are allowed; Bash waits for a person. */
+export const askForBash = {
+  ...defaultPolicy,
+  name: 'ask-for-bash',
+  rules: [
+    { id: 'reads', match: { effect: 'read' }, verdict: 'allow' },
+    { id: 'ask', match: { tool: 'Bash' }, verdict: 'require_approval' },
+  ],
+};
+
 export async function expectStatus<T>(
   answer: Promise<{ status: number; body: T }>,
   status: number,
@@ -135,16 +145,17 @@ export function toolCall(
 }
 
 /**
- * Sends a request again while it answers 503, as a runner does: the gate or PostgreSQL was busy,
- * and the same request re-attaches to what the first one started. At most a minute.
+ * Sends a request again while it answers 503 or 429, as a runner does: the gate or PostgreSQL was
+ * busy, or the credential's writes in flight were at their cap, and the same request re-attaches
+ * to what the first one started. At most a minute.
  */
-export async function untilNot503<T extends { status: number }>(
+export async function untilAnswered<T extends { status: number }>(
   send: () => Promise<T>,
 ): Promise<T> {
   const deadline = Date.now() + 60_000;
   for (;;) {
     const answer = await send();
-    if (answer.status !== 503 || Date.now() > deadline) return answer;
+    if ((answer.status !== 503 && answer.status !== 429) || Date.now() > deadline) return answer;
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
 }

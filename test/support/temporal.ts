@@ -2,6 +2,7 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import type { Client } from '@temporalio/client';
 import type { TemporalConfig } from '../../src/config.js';
+import { asSessionId, asToolCallId, gateWorkflowId } from '../../src/domain/gate/ids.js';
 import { temporalClient } from '../../src/temporal/connections.js';
 import { testConfig } from './env.js';
 
@@ -9,6 +10,17 @@ import { testConfig } from './env.js';
 export function testTemporalClient(temporal: Partial<TemporalConfig> = {}): Client {
   const config = testConfig();
   return temporalClient({ ...config.temporal, ...temporal }, config.payloadKeys);
+}
+
+/** Terminates a call's gate workflow, as an operator would (`temporal workflow terminate`). */
+export async function terminateGate(
+  client: Client,
+  sessionId: string,
+  toolCallId: string,
+): Promise<void> {
+  await client.workflow
+    .getHandle(gateWorkflowId(asSessionId(sessionId), asToolCallId(toolCallId)))
+    .terminate('an operator ends it');
 }
 
 /** The history as the server stores it, read with the Temporal CLI (no codec given to it). */

@@ -23,6 +23,8 @@ import { ClientLink, relayExchange } from '../model-relay.js';
 import { hashToken, tokenKind } from '../../application/tokens.js';
 import { modelRequestBodyLimit } from './model-requests.js';
 import { RateWindow } from '../rate-window.js';
+import { callerKey } from '../caller-slots.js';
+import { Problem } from '../problem.js';
 
 /**
  * The Anthropic Messages API, through the gate: `ANTHROPIC_BASE_URL=<gate>/anthropic` and the
@@ -72,6 +74,20 @@ async function authenticate(ctx: ApiContext, request: FastifyRequest): Promise<M
     );
   }
   return { run, provider };
+}
+
+/**
+ * One run's model requests in flight are capped (see caller-slots.ts), taken before the body is
+ * read and given back when the answer closes; past the cap, Anthropic's own rate-limit error.
+ */
+function holdModelSlot(ctx: ApiContext, reply: FastifyReply, run: FrozenRun): void {
+  try {
+    ctx.slots.holdFor(reply.raw, 'model', callerKey({ kind: 'runner', run }));
+  } catch (err) {
+    if (err instanceof Problem && err.status === 429)
+      throw new AnthropicError(429, 'rate_limit_error', err.message, 1);
+    throw err;
+  }
 }
 
 function accessOf(request: FastifyRequest): ModelAccess {
@@ -216,8 +232,10 @@ export function anthropicProxyRoutes(app: FastifyInstance, ctx: ApiContext) {
         return reply.code(404).headers(error.headers()).send(error.body());
       });
       // Before the body is read: an unauthenticated caller's 16 MiB is never parsed.
-      scope.addHook('onRequest', async (request) => {
-        accessByRequest.set(request, await authenticate(ctx, request));
+      scope.addHook('onRequest', async (request, reply) => {
+        const access = await authenticate(ctx, request);
+        accessByRequest.set(request, access);
+        holdModelSlot(ctx, reply, access.run);
       });
       const options = { bodyLimit: modelRequestBodyLimit };
       const countLimits = new RateWindow(ctx.modelProxy.countTokensPerMinute);

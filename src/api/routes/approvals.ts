@@ -90,7 +90,8 @@ export function approvalRoutes(app: FastifyInstance, ctx: ApiContext) {
     return approvalView(row, member, run?.invoked_by);
   });
 
-  app.post('/v1/approvals/:session_id/:tool_call_id/decision', async (request) => {
+  const write = { config: { holds: 'writes' } } as const;
+  app.post('/v1/approvals/:session_id/:tool_call_id/decision', write, async (request) => {
     const { session_id, tool_call_id } = validate(approvalParams, request.params, 'path');
     const member = await memberOf(ctx, request);
     const body = validate(decisionBody, request.body, 'body');

@@ -38,7 +38,7 @@ async function authorizeRead(
 }
 
 export function eventRoutes(app: FastifyInstance, ctx: ApiContext) {
-  const streams = new EventStreams(app);
+  const streams = new EventStreams(app, ctx.http.streamDrainTimeoutMs);
 
   app.get('/v1/sessions/:session_id/events', async (request) => {
     const { session_id } = validate(sessionParams, request.params, 'path');
@@ -82,7 +82,9 @@ export function eventRoutes(app: FastifyInstance, ctx: ApiContext) {
           return 'caught-up'; // PostgreSQL away: keep the stream, try again on the next tick.
         }
         for (const event of events) {
-          stream.send({ id: event.seq, event: event.type, data: JSON.stringify(event) });
+          // Written as the reader takes them: a reader that stops is dropped, never buffered for.
+          await stream.send({ id: event.seq, event: event.type, data: JSON.stringify(event) });
+          if (stream.signal.aborted) return 'end';
           cursor = event.seq;
           // A revoked run's token reads no more: its open stream ends with the revocation.
           if (principal.kind === 'runner' && event.type === 'run.revoked') return 'end';

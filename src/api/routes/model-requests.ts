@@ -43,7 +43,7 @@ export function modelRequestRoutes(app: FastifyInstance, ctx: ApiContext) {
   // A model request carries the whole prompt: long contexts are far larger than a tool call.
   app.post(
     '/v1/sessions/:session_id/model-requests',
-    { bodyLimit: modelRequestBodyLimit },
+    { bodyLimit: modelRequestBodyLimit, config: { holds: 'writes' } },
     async (request, reply) => {
       const { session_id } = validate(sessionParams, request.params, 'path');
       const run = await ctx.auth.runner(request, session_id);
@@ -55,7 +55,8 @@ export function modelRequestRoutes(app: FastifyInstance, ctx: ApiContext) {
     },
   );
 
-  app.post('/v1/sessions/:session_id/model-requests/:request_id/usage', async (request) => {
+  const write = { config: { holds: 'writes' } } as const;
+  app.post('/v1/sessions/:session_id/model-requests/:request_id/usage', write, async (request) => {
     const params = validate(requestParams, request.params, 'path');
     const run = await ctx.auth.runner(request, params.session_id);
     const body = validate(usageBody, request.body, 'body');

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { z } from 'zod';
-import { awaitToolCall } from '../../application/await-tool-call.js';
+import { awaitRunnerAnswer } from '../../application/await-tool-call.js';
 import { submitToolCall } from '../../application/submit-tool-call.js';
 import { inReadingOrder, type ToolCallState } from '../../domain/gate/vocabulary.js';
 import { MAX_ARGUMENT_DEPTH } from '../../domain/tools/argument-validation.js';
@@ -41,7 +41,8 @@ function answerWith(reply: FastifyReply, ctx: ApiContext, state: ToolCallState) 
 }
 
 export function toolCallRoutes(app: FastifyInstance, ctx: ApiContext) {
-  app.put('/v1/sessions/:session_id/tool-calls/:tool_call_id', async (request, reply) => {
+  const write = { config: { holds: 'writes' } } as const;
+  app.put('/v1/sessions/:session_id/tool-calls/:tool_call_id', write, async (request, reply) => {
     const params = validate(callParams, request.params, 'path');
     const run = await ctx.auth.runner(request, params.session_id);
     const body = validate(callBody, request.body, 'body');
@@ -75,13 +76,11 @@ export function toolCallRoutes(app: FastifyInstance, ctx: ApiContext) {
     };
     reply.raw.on('close', hungUp);
     try {
-      const state = await awaitToolCall(
-        ctx.pool,
-        params.session_id,
+      const state = await awaitRunnerAnswer(
+        ctx,
+        run,
         params.tool_call_id,
         wait * 1000,
-        (ms, signal) =>
-          ctx.notifications.waitForToolCall(params.session_id, params.tool_call_id, ms, signal),
         gone.signal,
       );
       return await answerWith(reply, ctx, state);

@@ -63,7 +63,9 @@ function outcome(detail: ApprovalDetail): SafeHtml {
   const who =
     approval.status === 'expired'
       ? `expired; the policy's on_timeout decided ${approval.decision ?? ''}`
-      : `${approval.status} by ${detail.decidedByName ?? 'an approver'}`;
+      : approval.status === 'failed_closed'
+        ? 'denied by the gate, which could no longer wait for a decision'
+        : `${approval.status} by ${detail.decidedByName ?? 'an approver'}`;
   return html`<dt>Outcome</dt>
     <dd>
       ${who}${approval.decided_at && html`, ${when(approval.decided_at)}`}

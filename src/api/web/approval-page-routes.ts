@@ -6,6 +6,7 @@ import type { SessionId, ToolCallId } from '../../domain/gate/ids.js';
 import { findMember, type Member } from '../../store/members.js';
 import { findApproval, listPendingApprovalsFor } from '../../store/approvals.js';
 import { findPolicyVersion } from '../../store/policies.js';
+import { callerKey } from '../caller-slots.js';
 import type { ApiContext } from '../context.js';
 import { Problem, notFound } from '../problem.js';
 import { approvalParams } from '../routes/approvals.js';
@@ -113,6 +114,7 @@ export function approvalPageRoutes(web: FastifyInstance, ctx: ApiContext) {
     const params = validate(approvalParams, request.params, 'path');
     const session = await signedIn(ctx, request);
     if (!session) throw new Problem(401, 'your sign-in has ended; sign in and decide again');
+    ctx.slots.holdFor(reply.raw, 'writes', callerKey({ kind: 'user', member: session.member }));
     const form = formOf(request.body);
     requireCsrf(form.csrf, session.csrf);
     const { decision, reason } = validate(decisionForm, form, 'body');

@@ -20,7 +20,7 @@ const idleMs = 15_000;
  * stream when the session expires, is signed out, or the member is suspended.
  */
 export function approvalStreamRoute(web: FastifyInstance, ctx: ApiContext) {
-  const streams = new EventStreams(web);
+  const streams = new EventStreams(web, ctx.http.streamDrainTimeoutMs);
 
   web.get('/approvals/stream', async (request, reply) => {
     const session = await signedIn(ctx, request);
@@ -37,12 +37,12 @@ export function approvalStreamRoute(web: FastifyInstance, ctx: ApiContext) {
           // The session is checked on every wake-up: a suspension or sign-out notifies at once.
           const member = await sessionMember(ctx, session.sessionId);
           if (!member) {
-            stream.send({ event: 'signed-out', data: '' });
+            await stream.send({ event: 'signed-out', data: '' });
             return 'end';
           }
           const version = pendingVersion(await listPendingApprovalsFor(ctx.pool, member));
           if (version !== sent) {
-            stream.send({ event: 'pending', data: version });
+            await stream.send({ event: 'pending', data: version });
             sent = version;
           }
         } catch {

@@ -51,7 +51,7 @@ pre {
 }
 .badge.read_only, .badge.pending { background: #fff4d6; border-color: #f0d890; }
 .badge.approved { background: #ddf3e6; border-color: #a6d9b9; }
-.badge.denied, .badge.expired { background: #fbe3e1; border-color: #efb3ad; }
+.badge.denied, .badge.expired, .badge.failed_closed { background: #fbe3e1; border-color: #efb3ad; }
 .notice { border-radius: 8px; padding: 0.75rem 1rem; margin-bottom: 1rem; border: 1px solid; }
 .notice.ok { background: #ddf3e6; border-color: #a6d9b9; }
 .notice.error { background: #fbe3e1; border-color: #efb3ad; }

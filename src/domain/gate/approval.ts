@@ -1,11 +1,15 @@
 import type { GateDecision } from './vocabulary.js';
 
-export type ApprovalStatus = 'pending' | 'approved' | 'denied' | 'expired';
+/**
+ * `failed_closed`: the gate denied while the approval waited (its workflow terminated, a stage
+ * that could not go on); nobody decided it.
+ */
+export type ApprovalStatus = 'pending' | 'approved' | 'denied' | 'expired' | 'failed_closed';
 export type Authority = 'owner' | 'workspace_approvers';
 
-/** What settling an approval produced: enough to build the call's final answer. */
+/** What a person or the expiry settling an approval produced: enough to build the call's answer. */
 export interface SettledApproval {
-  status: Exclude<ApprovalStatus, 'pending'>;
+  status: Exclude<ApprovalStatus, 'pending' | 'failed_closed'>;
   decision: 'allow' | 'deny';
   rule_id: string | null;
   decided_by: string | null;

@@ -94,3 +94,25 @@ export function brokerFailed(answer: DecidedAnswer, cause: string): DecidedAnswe
     },
   };
 }
+
+/** How a gate workflow closed without its decision recorded, as Temporal tells it. */
+export type GateEnding = 'terminated' | 'timed_out' | 'canceled' | 'ended';
+
+const endingReasons: Record<GateEnding, string> = {
+  terminated: 'the gate workflow was terminated',
+  timed_out: 'the gate workflow timed out',
+  canceled: 'the gate workflow was canceled',
+  ended: 'the gate ended without recording a decision',
+};
+
+/**
+ * The deny of a call whose gate workflow closed before recording a decision: the approval
+ * stage's when the call waited on a person (the approval can no longer reach it), else the
+ * policy stage's (no verdict was reached).
+ */
+export function endedGateDecision(ending: GateEnding, paused: boolean): GateDecision {
+  return decisionFromDenial({
+    source: paused ? 'approval' : 'policy',
+    reason: endingReasons[ending],
+  });
+}

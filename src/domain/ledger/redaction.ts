@@ -72,7 +72,7 @@ export interface EventFacts {
   };
   'approval.decided': {
     tool_call_id: string;
-    outcome: 'approved' | 'denied' | 'expired';
+    outcome: 'approved' | 'denied' | 'expired' | 'failed_closed';
     decision: 'allow' | 'deny';
     decided_by: string | null;
     reason: ForeignText | null;

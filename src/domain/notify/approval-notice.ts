@@ -1,3 +1,5 @@
+import type { ApprovalStatus } from '../gate/approval.js';
+
 /**
  * What an approval webhook says, in the Standard Webhooks envelope `{type, timestamp, data}`.
  * Tool arguments are added only for an endpoint that opted in; approvers' reasons never are.
@@ -15,7 +17,7 @@ export interface NoticeSubject {
   rule_id: string | null;
   arguments: Record<string, unknown>;
   expires_at: Date;
-  status: 'pending' | 'approved' | 'denied' | 'expired';
+  status: ApprovalStatus;
   decision: 'allow' | 'deny' | null;
   decided_by: string | null;
 }
