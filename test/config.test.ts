@@ -50,6 +50,9 @@ describe('configuration from the environment', () => {
       payloadKeys: [{ id: 'k1', key: Buffer.alloc(32, 7) }],
       codecCorsOrigins: [],
       workerMetrics: undefined,
+      postgresBounds: { connectMs: 3_000, statementMs: 4_000, queryMs: 5_000 },
+      temporalCallTimeoutMs: 5_000,
+      unavailableWindowS: 45,
     });
   });
 
@@ -75,6 +78,11 @@ describe('configuration from the environment', () => {
       GATE_MODEL_TIMEOUT_S: '600',
       GATE_WORKER_METRICS_HOST: '0.0.0.0',
       GATE_WORKER_METRICS_PORT: '9464',
+      GATE_PG_CONNECT_TIMEOUT_S: '2',
+      GATE_PG_STATEMENT_TIMEOUT_S: '8',
+      GATE_PG_QUERY_TIMEOUT_S: '9.5',
+      GATE_TEMPORAL_CALL_TIMEOUT_S: '4',
+      GATE_UNAVAILABLE_WINDOW_S: '60',
     });
     assert.deepEqual(config.temporal, {
       address: 'temporal.internal:7233',
@@ -98,6 +106,20 @@ describe('configuration from the environment', () => {
     assert.equal(config.workflowBundlePath, '/srv/gate/workflow-bundle.js');
     assert.deepEqual(config.modelProxy, { idleTimeoutMs: 30_000, totalTimeoutMs: 600_000 });
     assert.deepEqual(config.workerMetrics, { host: '0.0.0.0', port: 9464 });
+    assert.deepEqual(config.postgresBounds, {
+      connectMs: 2_000,
+      statementMs: 8_000,
+      queryMs: 9_500,
+    });
+    assert.equal(config.temporalCallTimeoutMs, 4_000);
+    assert.equal(config.unavailableWindowS, 60);
+  });
+
+  test('the server gives up on a statement before the client stops waiting for its answer', () => {
+    assert.match(
+      refusal({ ...required, GATE_PG_STATEMENT_TIMEOUT_S: '5', GATE_PG_QUERY_TIMEOUT_S: '5' }),
+      /GATE_PG_STATEMENT_TIMEOUT_S: must be less than GATE_PG_QUERY_TIMEOUT_S/,
+    );
   });
 
   test('an empty variable counts as unset', () => {
@@ -114,6 +136,8 @@ describe('configuration from the environment', () => {
       GATE_STAGE_ACTIVITIES: 'sometimes',
       GATE_OPERATOR_KEY: 'short',
       GATE_WORKER_CACHED_WORKFLOWS: '1.5',
+      GATE_PG_QUERY_TIMEOUT_S: 'soon',
+      GATE_UNAVAILABLE_WINDOW_S: '0',
     });
     for (const name of [
       'DATABASE_URL',
@@ -124,6 +148,8 @@ describe('configuration from the environment', () => {
       'GATE_OPERATOR_KEY',
       'GATE_PAYLOAD_KEYS',
       'GATE_WORKER_CACHED_WORKFLOWS',
+      'GATE_PG_QUERY_TIMEOUT_S',
+      'GATE_UNAVAILABLE_WINDOW_S',
     ]) {
       assert.match(message, new RegExp(`^  ${name}: `, 'm'), message);
     }

@@ -1,3 +1,4 @@
+import { Context } from '@temporalio/activity';
 import type {
   DecidedAnswer,
   GateAnswer,
@@ -17,7 +18,9 @@ export type AnswerRecorded = (request: GateRequest, answer: GateAnswer) => void;
 
 /**
  * Writes the decision to the state of record and tool.decision to the ledger, in one
- * transaction. Idempotent: a retry returns what was recorded and appends nothing.
+ * transaction. Idempotent: a retry returns what was recorded and appends nothing. An attempt the
+ * workflow stopped waiting for (timed out, PostgreSQL frozen meanwhile) commits nothing when it
+ * wakes: the workflow may have decided otherwise since, and the record must be its decision.
  */
 export function recordDecisionActivity(pool: Pool, onRecorded: AnswerRecorded = () => undefined) {
   return async function recordDecision(
@@ -32,6 +35,7 @@ export function recordDecisionActivity(pool: Pool, onRecorded: AnswerRecorded = 
         decision.answer,
       );
       await appendEvent(tx, request.session_id, toolDecisionEvent(request, decision, recorded));
+      Context.current().cancellationSignal.throwIfAborted();
       return recorded;
     });
     onRecorded(request, answer);

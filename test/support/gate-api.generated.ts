@@ -2247,7 +2247,16 @@ export interface operations {
             status: 'decided' | 'pending_approval' | 'evaluating';
             /** @enum {string} */
             decision?: 'allow' | 'deny';
-            source?: string;
+            /** @enum {string} */
+            source?:
+              | 'budget'
+              | 'capability'
+              | 'binding'
+              | 'schema'
+              | 'trust_tier'
+              | 'policy'
+              | 'approval'
+              | 'unavailable';
             reason?: string;
             rule_id?: string | null;
             /** @constant */
@@ -2277,7 +2286,16 @@ export interface operations {
             status: 'decided' | 'pending_approval' | 'evaluating';
             /** @enum {string} */
             decision?: 'allow' | 'deny';
-            source?: string;
+            /** @enum {string} */
+            source?:
+              | 'budget'
+              | 'capability'
+              | 'binding'
+              | 'schema'
+              | 'trust_tier'
+              | 'policy'
+              | 'approval'
+              | 'unavailable';
             reason?: string;
             rule_id?: string | null;
             /** @constant */
@@ -2341,7 +2359,16 @@ export interface operations {
             status: 'decided' | 'pending_approval' | 'evaluating';
             /** @enum {string} */
             decision?: 'allow' | 'deny';
-            source?: string;
+            /** @enum {string} */
+            source?:
+              | 'budget'
+              | 'capability'
+              | 'binding'
+              | 'schema'
+              | 'trust_tier'
+              | 'policy'
+              | 'approval'
+              | 'unavailable';
             reason?: string;
             rule_id?: string | null;
             /** @constant */
@@ -2371,7 +2398,16 @@ export interface operations {
             status: 'decided' | 'pending_approval' | 'evaluating';
             /** @enum {string} */
             decision?: 'allow' | 'deny';
-            source?: string;
+            /** @enum {string} */
+            source?:
+              | 'budget'
+              | 'capability'
+              | 'binding'
+              | 'schema'
+              | 'trust_tier'
+              | 'policy'
+              | 'approval'
+              | 'unavailable';
             reason?: string;
             rule_id?: string | null;
             /** @constant */
