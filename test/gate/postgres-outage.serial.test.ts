@@ -38,15 +38,15 @@ import { startWorkerProcess } from '../support/worker-processes.js';
 
 const db = useStorePool(10);
 const profile = stackProfile(loadStackConfig(), 'test');
-/** How long the worker process holds each stage attempt back: its calls are in flight. */
+/** How long the worker process holds a call's first stage attempt back: it is in flight. */
 const stageDelayMs = 1500;
 /** The short window of one API: an outage outlasts it. */
 const shortWindowS = 3;
 
 /**
  * Three APIs: one hosting its worker and starting calls eagerly on it (the default), one whose
- * calls run on a worker process that holds each stage attempt back (in flight when PostgreSQL
- * goes), and one like it with a short window.
+ * calls run on a worker process that holds their first stage attempt back (in flight when
+ * PostgreSQL goes), and one like it with a short window.
  */
 let eager: TestApi;
 let held: TestApi;
