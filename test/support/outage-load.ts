@@ -8,6 +8,12 @@ import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 import type pg from 'pg';
+import type { ManagedProcess } from '../../src/devstack/child-process.js';
+import {
+  assertEveryRunnerGetsItsDecision,
+  decideAll,
+  openApprovals,
+} from '../approvals/pending-approvals.js';
 import type { ApiCaller, HttpAnswer } from './api.js';
 import { createRun, type CreatedRun, type Seed } from './seed.js';
 
@@ -151,4 +157,63 @@ export async function assertDecidedOnceAndVerified(
     assert.equal(verified.status, 200);
     assert.equal(verified.body.ok, true, JSON.stringify(verified.body));
   }
+}
+
+/** A dependency going away and coming back, as a test acts it out. */
+export interface Outage {
+  /** Once the runners are sending, until the calls are where the test wants them. */
+  inFlight(): Promise<void>;
+  begin(): Promise<void>;
+  end(): Promise<void>;
+}
+
+/** What an outage acts on: the calls, the approvals' API, the processes that must live on. */
+export interface OutageLoad {
+  /** In flight when the dependency goes. */
+  calls: LoadCall[];
+  /** First sent while it is away. */
+  late?: LoadCall[];
+  /** Where ten approvals are opened, then decided while it is away. */
+  approvalsApi: ApiCaller;
+  /** Every answer the runners and approvers get, timed (see `readCalls`). */
+  answers: TimedAnswer[];
+  workers: ManagedProcess[];
+  db: pg.Pool;
+}
+
+/**
+ * Ten approvals pending and the calls in flight when `outage` begins; approvers decide meanwhile;
+ * `outageMs` later it ends. Then: no worker exited, every answer was a decision or a 503 within
+ * the bound, every call sent again answers as it was answered, one tool.decision a call, every
+ * ledger verifies, the approvals decided. Returns each call's final answer (`calls`, then
+ * `late`), for the test to judge on its merits, and the approvals with their decisions.
+ */
+export async function rideOut(load: OutageLoad, outage: Outage) {
+  const { calls, late = [], approvalsApi, answers, workers, db } = load;
+  const approvals = await openApprovals(approvalsApi, 10);
+  const runners = calls.map((call) => sendAsRunner(call));
+  await outage.inFlight();
+
+  await outage.begin();
+  runners.push(...late.map((call) => sendAsRunner(call)));
+  const approver = timed(approvalsApi, answers);
+  const decided = decideAll(approver, approvals.seed.admin.token, approvals.calls);
+  await sleep(outageMs);
+  await outage.end();
+
+  const finals = await Promise.all(runners);
+  const expected = await decided;
+  for (const worker of workers) {
+    assert.equal(worker.child.exitCode, null, `${worker.name} exited`);
+    assert.equal(worker.child.signalCode, null, `${worker.name} was killed`);
+  }
+  assertAnsweredWithinBound(answers);
+  const all = [...calls, ...late];
+  const again = await Promise.all(all.map((call) => sendAsRunner(call)));
+  again.forEach((answer, n) => {
+    assert.deepEqual(answer.body, finals[n]!.body, `${all[n]!.id} sent again`);
+  });
+  await assertDecidedOnceAndVerified(approvalsApi, db, all);
+  await assertEveryRunnerGetsItsDecision(approvalsApi, db, approvals.calls, expected);
+  return { finals, approvals: approvals.calls, expected };
 }
