@@ -112,6 +112,11 @@ const environmentSchema = z.object({
     .default([]),
   GATE_WORKER_METRICS_HOST: z.string().min(1).default('127.0.0.1'),
   GATE_WORKER_METRICS_PORT: port.optional(),
+  GATE_PG_CONNECT_TIMEOUT_S: seconds(0.1, 60).default(3),
+  GATE_PG_STATEMENT_TIMEOUT_S: seconds(0.1, 600).default(4),
+  GATE_PG_QUERY_TIMEOUT_S: seconds(0.1, 600).default(5),
+  GATE_TEMPORAL_CALL_TIMEOUT_S: seconds(0.1, 60).default(5),
+  GATE_UNAVAILABLE_WINDOW_S: seconds(1, 3600).default(45),
 });
 
 type Environment = z.infer<typeof environmentSchema>;
@@ -176,6 +181,19 @@ export interface GateConfig {
   codecCorsOrigins: string[];
   /** Where a worker serves its Prometheus metrics (the SDK's and the gate's); unset: nowhere. */
   workerMetrics: { host: string; port: number } | undefined;
+  /**
+   * Every wait on PostgreSQL is bounded, well below the API's wait for the gate, so a request
+   * meeting a PostgreSQL that stopped answering is a 503 within seconds (see README, "When a
+   * dependency fails").
+   */
+  postgresBounds: { connectMs: number; statementMs: number; queryMs: number };
+  /** How long one call to Temporal (a start, a signal) may take before the API answers 503. */
+  temporalCallTimeoutMs: number;
+  /**
+   * How long a stage keeps trying to reach its data (PostgreSQL away, or too slow) before the
+   * call fails closed with source `unavailable`.
+   */
+  unavailableWindowS: number;
 }
 
 export interface ModelProxyLimits {
@@ -210,6 +228,12 @@ export class ConfigError extends Error {
   override name = 'ConfigError';
 }
 
+/** What stops start-up: each line names a variable at fault. */
+function refusal(...lines: string[]): ConfigError {
+  const listed = lines.map((line) => `  ${line}`).join('\n');
+  return new ConfigError(`the environment has wrong or missing values:\n${listed}`);
+}
+
 /** An empty variable counts as unset, as shells and container specs often leave them. */
 function setVariables(env: NodeJS.ProcessEnv): Record<string, string> {
   return Object.fromEntries(
@@ -220,8 +244,9 @@ function setVariables(env: NodeJS.ProcessEnv): Record<string, string> {
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): GateConfig {
   const result = environmentSchema.safeParse(setVariables(env));
   if (!result.success) {
-    const lines = result.error.issues.map((issue) => `  ${issue.path.join('.')}: ${issue.message}`);
-    throw new ConfigError(`the environment has wrong or missing values:\n${lines.join('\n')}`);
+    throw refusal(
+      ...result.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`),
+    );
   }
   const e = result.data;
   // A relay may wait the whole timeout for the provider, then one write deadline for its client.
@@ -279,6 +304,21 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GateConfig {
       e.GATE_WORKER_METRICS_PORT === undefined
         ? undefined
         : { host: e.GATE_WORKER_METRICS_HOST, port: e.GATE_WORKER_METRICS_PORT },
+    postgresBounds: postgresBounds(e),
+    temporalCallTimeoutMs: e.GATE_TEMPORAL_CALL_TIMEOUT_S * 1000,
+    unavailableWindowS: e.GATE_UNAVAILABLE_WINDOW_S,
+  };
+}
+
+/** The server cancels a statement before the client stops waiting, keeping the connection. */
+function postgresBounds(e: Environment): GateConfig['postgresBounds'] {
+  if (e.GATE_PG_STATEMENT_TIMEOUT_S >= e.GATE_PG_QUERY_TIMEOUT_S) {
+    throw refusal('GATE_PG_STATEMENT_TIMEOUT_S: must be less than GATE_PG_QUERY_TIMEOUT_S');
+  }
+  return {
+    connectMs: e.GATE_PG_CONNECT_TIMEOUT_S * 1000,
+    statementMs: e.GATE_PG_STATEMENT_TIMEOUT_S * 1000,
+    queryMs: e.GATE_PG_QUERY_TIMEOUT_S * 1000,
   };
 }
 
@@ -296,8 +336,8 @@ function temporalConfig(e: Environment): TemporalConfig {
   const crt = e.TEMPORAL_TLS_CLIENT_CERT_PATH;
   const key = e.TEMPORAL_TLS_CLIENT_KEY_PATH;
   if (Boolean(crt) !== Boolean(key)) {
-    throw new ConfigError(
-      'the environment has wrong or missing values:\n  TEMPORAL_TLS_CLIENT_CERT_PATH, TEMPORAL_TLS_CLIENT_KEY_PATH: must be set together (mTLS)',
+    throw refusal(
+      'TEMPORAL_TLS_CLIENT_CERT_PATH, TEMPORAL_TLS_CLIENT_KEY_PATH: must be set together (mTLS)',
     );
   }
   const tls: TemporalTls = {

@@ -99,7 +99,7 @@ export function createGateWorkerOn(
 /** Creates a gate worker and starts the reservation sweep; the caller runs it, then closes. */
 export async function createGateWorker(config: GateConfig, extra: GateWorkerExtras = {}) {
   const expireAfterMs = config.reservationTtlS * 1000;
-  const pool = createPool(config.databaseUrl);
+  const pool = createPool(config.databaseUrl, config.postgresBounds);
   const connection = await workerConnection(config.temporal);
   const worker = await createGateWorkerOn(connection, config, pool, extra);
   // The sweep releases holds of model requests never drained; a late drain still counts.

@@ -63,6 +63,9 @@ describe('configuration from the environment', () => {
       payloadKeys: [{ id: 'k1', key: Buffer.alloc(32, 7) }],
       codecCorsOrigins: [],
       workerMetrics: undefined,
+      postgresBounds: { connectMs: 3_000, statementMs: 4_000, queryMs: 5_000 },
+      temporalCallTimeoutMs: 5_000,
+      unavailableWindowS: 45,
     });
   });
 
@@ -96,6 +99,11 @@ describe('configuration from the environment', () => {
       GATE_STREAM_DRAIN_TIMEOUT_S: '10',
       GATE_WORKER_METRICS_HOST: '0.0.0.0',
       GATE_WORKER_METRICS_PORT: '9464',
+      GATE_PG_CONNECT_TIMEOUT_S: '2',
+      GATE_PG_STATEMENT_TIMEOUT_S: '8',
+      GATE_PG_QUERY_TIMEOUT_S: '9.5',
+      GATE_TEMPORAL_CALL_TIMEOUT_S: '4',
+      GATE_UNAVAILABLE_WINDOW_S: '60',
     });
     assert.deepEqual(config.temporal, {
       address: 'temporal.internal:7233',
@@ -132,6 +140,20 @@ describe('configuration from the environment', () => {
       streamDrainTimeoutMs: 10_000,
     });
     assert.deepEqual(config.workerMetrics, { host: '0.0.0.0', port: 9464 });
+    assert.deepEqual(config.postgresBounds, {
+      connectMs: 2_000,
+      statementMs: 8_000,
+      queryMs: 9_500,
+    });
+    assert.equal(config.temporalCallTimeoutMs, 4_000);
+    assert.equal(config.unavailableWindowS, 60);
+  });
+
+  test('the server gives up on a statement before the client stops waiting for its answer', () => {
+    assert.match(
+      refusal({ ...required, GATE_PG_STATEMENT_TIMEOUT_S: '5', GATE_PG_QUERY_TIMEOUT_S: '5' }),
+      /GATE_PG_STATEMENT_TIMEOUT_S: must be less than GATE_PG_QUERY_TIMEOUT_S/,
+    );
   });
 
   test('a reservation lives past the longest model request: a TTL shorter than the model timeout, one write deadline and the settlement margin stops start-up', () => {
@@ -178,6 +200,8 @@ describe('configuration from the environment', () => {
       GATE_STAGE_ACTIVITIES: 'sometimes',
       GATE_OPERATOR_KEY: 'short',
       GATE_WORKER_CACHED_WORKFLOWS: '1.5',
+      GATE_PG_QUERY_TIMEOUT_S: 'soon',
+      GATE_UNAVAILABLE_WINDOW_S: '0',
     });
     for (const name of [
       'DATABASE_URL',
@@ -188,6 +212,8 @@ describe('configuration from the environment', () => {
       'GATE_OPERATOR_KEY',
       'GATE_PAYLOAD_KEYS',
       'GATE_WORKER_CACHED_WORKFLOWS',
+      'GATE_PG_QUERY_TIMEOUT_S',
+      'GATE_UNAVAILABLE_WINDOW_S',
     ]) {
       assert.match(message, new RegExp(`^  ${name}: `, 'm'), message);
     }

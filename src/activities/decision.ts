@@ -1,3 +1,4 @@
+import { Context } from '@temporalio/activity';
 import type {
   DecidedAnswer,
   GateAnswer,
@@ -18,14 +19,21 @@ export type AnswerRecorded = (request: GateRequest, answer: GateAnswer) => void;
 /**
  * Writes the decision to the state of record and tool.decision to the ledger, in one
  * transaction (a fail-closed deny during the pause settles the approval too). Idempotent: a
- * retry returns what was recorded and appends nothing.
+ * retry returns what was recorded and appends nothing. An attempt the workflow stopped waiting
+ * for (timed out, PostgreSQL frozen meanwhile) commits nothing when it wakes: the workflow may
+ * have decided otherwise since, and the record must be its decision.
  */
 export function recordDecisionActivity(pool: Pool, onRecorded: AnswerRecorded = () => undefined) {
   return async function recordDecision(
     request: GateRequest,
     decision: GateDecision,
   ): Promise<DecidedAnswer> {
-    const answer = await recordDecisionOnce(pool, request, decision);
+    const answer = await recordDecisionOnce(
+      pool,
+      request,
+      decision,
+      Context.current().cancellationSignal,
+    );
     onRecorded(request, answer);
     // A deny during the pause settled the approval: its notices go out as a person's would.
     if (decision.stage === 'approval') {

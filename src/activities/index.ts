@@ -8,8 +8,9 @@ import { recordDecisionActivity, recordedAnswer, type AnswerRecorded } from './d
 import { FrozenRuns } from './frozen-runs.js';
 import { policyStage } from './policy.js';
 import { schemaStage } from './schema.js';
-import { decideActivity, stagesActivity } from './stages.js';
+import { decideActivity, stageActivities, stagesActivity } from './stages.js';
 import { trustTierStage } from './trust-tier.js';
+import { namingUnavailability, reachingTheRecord } from './unavailability.js';
 import { webhookActivities } from './webhook-delivery.js';
 
 export interface ActivityDeps {
@@ -34,17 +35,18 @@ export function createActivities({ pool, publicUrl, sealer, onAnswerRecorded }: 
     policy: policyStage(frozen),
   };
   const stages = stagesActivity(checks);
-  const recordDecision = recordDecisionActivity(pool, onAnswerRecorded);
+  // The writes and reads of the record name a PostgreSQL that is away, for the workflow's deny.
+  const recordDecision = namingUnavailability(recordDecisionActivity(pool, onAnswerRecorded));
   return {
-    ...checks,
+    ...stageActivities(checks),
     stages,
-    recordDecision,
+    recordDecision: reachingTheRecord(recordDecision),
     decide: decideActivity(stages, recordDecision, (request) => recordedAnswer(pool, request)),
-    requestApproval: approval.requestApproval,
-    checkApproval: approval.checkApproval,
-    expireApproval: approval.expireApproval,
+    requestApproval: reachingTheRecord(approval.requestApproval),
+    checkApproval: reachingTheRecord(approval.checkApproval),
+    expireApproval: reachingTheRecord(approval.expireApproval),
     broker: brokerActivity(pool, frozen, sealer),
-    recordBrokerFailure: brokerFailureActivity(pool),
+    recordBrokerFailure: reachingTheRecord(brokerFailureActivity(pool)),
     ...webhookActivities(pool, sealer),
   };
 }

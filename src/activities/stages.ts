@@ -10,9 +10,28 @@ import type {
   StageOutcome,
 } from '../domain/gate/vocabulary.js';
 import { observeStage } from '../telemetry/activity-telemetry.js';
+import { refusePastItsWindow, unavailableFailure } from './unavailability.js';
 
 /** The failure type of a stage that could not answer; its details name the stage. */
 export const stageFailedType = 'StageFailed';
+
+/** Attempts of a stage that fails for any reason but an unreachable state of record. */
+const stageAttempts = 3;
+
+/**
+ * Why a stage could not answer, as the workflow tells the cases apart: PostgreSQL away or too
+ * slow is tried again through the request's window; anything else (a bug, a run that is not
+ * there) is no outage, and is tried three times in all before the stage fails closed.
+ */
+export function stageFailure(err: unknown, source?: DenySource): ApplicationFailure {
+  const unavailable = unavailableFailure(err, source);
+  if (unavailable) return unavailable;
+  const cause = err instanceof Error ? err.message : String(err);
+  const named = source === undefined ? [] : [source];
+  if (Context.current().info.attempt >= stageAttempts)
+    return ApplicationFailure.nonRetryable(cause, stageFailedType, ...named);
+  return ApplicationFailure.retryable(cause, stageFailedType, ...named);
+}
 
 export interface StageChecks {
   budget: (request: GateRequest) => Promise<StageOutcome>;
@@ -35,9 +54,31 @@ async function named<T extends { outcome: string }>(
     return outcome;
   } catch (err) {
     observeStage(source, seconds(), 'error');
-    const cause = err instanceof Error ? err.message : String(err);
-    throw ApplicationFailure.retryable(cause, stageFailedType, source);
+    throw stageFailure(err, source);
   }
+}
+
+/**
+ * The stages as activities of their own (`GATE_STAGE_ACTIVITIES=remote`), their failures told
+ * apart as in the one-activity path (their durations are the activity interceptor's to observe).
+ */
+export function stageActivities(checks: StageChecks): StageChecks {
+  const failingAs =
+    <T>(source: DenySource, check: (request: GateRequest) => Promise<T>) =>
+    async (request: GateRequest): Promise<T> => {
+      try {
+        return await check(request);
+      } catch (err) {
+        throw stageFailure(err, source);
+      }
+    };
+  return {
+    budget: failingAs('budget', checks.budget),
+    capability: failingAs('capability', checks.capability),
+    schema: failingAs('schema', checks.schema),
+    trustTier: failingAs('trust_tier', checks.trustTier),
+    policy: failingAs('policy', checks.policy),
+  };
 }
 
 /**
@@ -48,6 +89,7 @@ async function named<T extends { outcome: string }>(
  */
 export function stagesActivity(checks: StageChecks) {
   return async function stages(request: GateRequest): Promise<PolicyOutcome> {
+    refusePastItsWindow();
     const before: [DenySource, (request: GateRequest) => Promise<StageOutcome>][] = [
       ['budget', checks.budget],
       ['capability', checks.capability],
@@ -76,8 +118,11 @@ export function decideActivity(
   recordedAnswer: (request: GateRequest) => Promise<DecidedAnswer | undefined>,
 ) {
   return async function decide(request: GateRequest): Promise<Decided> {
+    refusePastItsWindow();
     if (Context.current().info.attempt > 1) {
-      const recorded = await recordedAnswer(request);
+      const recorded = await recordedAnswer(request).catch((err: unknown) => {
+        throw stageFailure(err);
+      });
       if (recorded) return { recorded };
     }
     const evaluation = evaluationOf(await stages(request));

@@ -19,10 +19,12 @@ export function createApi(
   operatorKey: string,
   { logger = false, gateWaitMs = 30_000 }: { logger?: ApiLogger; gateWaitMs?: number } = {},
 ) {
-  const pool = createPool(config.databaseUrl);
+  const pool = createPool(config.databaseUrl, config.postgresBounds);
   // The API hosts a gate worker so that each call's workflow starts on it eagerly; its stages
   // read through a pool of their own, so a burst of calls never starves the API's requests.
-  const workerPool = config.eagerStart ? createPool(config.databaseUrl) : undefined;
+  const workerPool = config.eagerStart
+    ? createPool(config.databaseUrl, config.postgresBounds)
+    : undefined;
   const localAnswers = new LocalAnswers();
   const hosted = workerPool
     ? new HostedWorker(config, (connection) =>
@@ -38,7 +40,9 @@ export function createApi(
       )
     : undefined;
   const gate = GateWorkflowClient.lazy(config, hosted);
-  const notifications = new WaitNotifications(config.databaseUrl, pool);
+  const notifications = new WaitNotifications(config.databaseUrl, pool, {
+    connectMs: config.postgresBounds.connectMs,
+  });
   notifications.start();
   const app = buildApi(
     {
@@ -52,6 +56,7 @@ export function createApi(
       approvalRecheckMaxS: config.approvalRecheckMaxS,
       stageActivities: config.stageActivities,
       http: config.http,
+      unavailableWindowS: config.unavailableWindowS,
       modelProxy: config.modelProxy,
       notifications,
       localAnswers,

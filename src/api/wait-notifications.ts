@@ -8,6 +8,8 @@ export interface WaitNotificationOptions {
   recheckMs?: number;
   /** How often approvals-list streams re-read regardless (they have no cheap shared query). */
   approvalsRecheckMs?: number;
+  /** How long the listening connection may take to open before it is tried again. */
+  connectMs?: number;
 }
 
 const toolCallKey = (sessionId: string, toolCallId: string) =>
@@ -30,14 +32,20 @@ export class WaitNotifications {
   private approvalsTimer: NodeJS.Timeout | undefined;
   private readonly recheckMs: number;
   private readonly approvalsRecheckMs: number;
+  private readonly connectMs: number;
 
   constructor(
     private readonly databaseUrl: string,
     private readonly pool: Pool,
-    { recheckMs = 5_000, approvalsRecheckMs = 30_000 }: WaitNotificationOptions = {},
+    {
+      recheckMs = 5_000,
+      approvalsRecheckMs = 30_000,
+      connectMs = 5_000,
+    }: WaitNotificationOptions = {},
   ) {
     this.recheckMs = recheckMs;
     this.approvalsRecheckMs = approvalsRecheckMs;
+    this.connectMs = connectMs;
   }
 
   start(): void {
@@ -85,7 +93,13 @@ export class WaitNotifications {
 
   private listen(): void {
     if (this.closed || this.client) return;
-    const client = new pg.Client({ connectionString: this.databaseUrl });
+    // Bounded and kept alive, so a server that froze or a network that dropped is noticed.
+    const client = new pg.Client({
+      connectionString: this.databaseUrl,
+      connectionTimeoutMillis: this.connectMs,
+      query_timeout: this.connectMs,
+      keepAlive: true,
+    });
     this.client = client;
     const retry = () => {
       if (this.client !== client) return;

@@ -1,6 +1,8 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { SessionId, ToolCallId } from '../domain/gate/ids.js';
 import type { ToolCallState } from '../domain/gate/vocabulary.js';
 import type { Pool } from '../store/pool.js';
+import { findToolCall } from '../store/tool-calls.js';
 import { awaitToolCall } from './await-tool-call.js';
 import { UnavailableError } from './errors.js';
 
@@ -31,6 +33,7 @@ export async function awaitGateAnswer(
   sessionId: SessionId,
   toolCallId: ToolCallId,
   waitMs: number,
+  abandoned: AbortSignal = new AbortController().signal,
 ): Promise<ToolCallState> {
   const state = await awaitToolCall(
     deps.pool,
@@ -39,11 +42,51 @@ export async function awaitGateAnswer(
     waitMs,
     (ms, signal) =>
       deps.notifications.waitForToolCall(sessionId, toolCallId, Math.min(recheckMs, ms), signal),
-    new AbortController().signal,
+    abandoned,
     { answered: (answer) => answer.status !== 'evaluating' },
   );
   if (state.status === 'evaluating') {
     throw new UnavailableError('the gate is still evaluating this call; send it again');
   }
   return state;
+}
+
+/** What the watch over a waiting call asks of Temporal: whether it answers at all. */
+export interface TemporalReach {
+  reachable(): Promise<void>;
+}
+
+/** How often a call waiting on its workflow checks that PostgreSQL and Temporal answer. */
+const dependencyWatchMs = 1000;
+
+/**
+ * What `wait` answers, as long as the gate's dependencies answer: the call's workflow moves only
+ * while Temporal does, and its stages only while PostgreSQL does (through their window), so while
+ * either is away or frozen the runner is told 503 within that one's bound rather than at the end
+ * of the gate's wait. `wait` is told when it is abandoned, and stops.
+ */
+export async function whileDependenciesAnswer<T>(
+  deps: { pool: Pool; gate: TemporalReach },
+  call: { session_id: SessionId; tool_call_id: ToolCallId },
+  wait: (abandoned: AbortSignal) => Promise<T>,
+): Promise<T> {
+  const settled = new AbortController();
+  const waiting = wait(settled.signal);
+  const watch = (async (): Promise<never> => {
+    for (;;) {
+      await sleep(dependencyWatchMs, undefined, { signal: settled.signal });
+      await Promise.all([
+        findToolCall(deps.pool, call.session_id, call.tool_call_id),
+        deps.gate.reachable(),
+      ]);
+    }
+  })();
+  // Whichever loses the race is stopped, and let go quietly.
+  watch.catch(() => undefined);
+  waiting.catch(() => undefined);
+  try {
+    return await Promise.race([waiting, watch]);
+  } finally {
+    settled.abort();
+  }
 }

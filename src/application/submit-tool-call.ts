@@ -7,7 +7,11 @@ import { withTransaction, type Pool } from '../store/pool.js';
 import type { FrozenRun } from '../store/runs.js';
 import { insertToolCall, stateOf, type ToolCallRow } from '../store/tool-calls.js';
 import type { GateWorkflowClient } from '../temporal/gate-workflow-client.js';
-import { awaitGateAnswer, type ToolCallNotices } from './await-gate-answer.js';
+import {
+  awaitGateAnswer,
+  whileDependenciesAnswer,
+  type ToolCallNotices,
+} from './await-gate-answer.js';
 import { answerEndedGate } from './ended-gate.js';
 import { ConflictError } from './errors.js';
 import type { LocalAnswers } from './local-answers.js';
@@ -26,6 +30,8 @@ export interface ToolCallDeps {
   approvalRecheckMaxS: number;
   /** How the cheap stages run: local activities, or regular ones on any worker. */
   stageActivities: 'local' | 'remote';
+  /** How long a stage keeps trying to reach its data before the call fails closed as unavailable. */
+  unavailableWindowS: number;
 }
 
 export interface ToolCall {
@@ -99,6 +105,7 @@ export async function submitToolCall(
     approval_recheck_s: deps.approvalRecheckS,
     approval_recheck_max_s: deps.approvalRecheckMaxS,
     stage_activities: deps.stageActivities,
+    unavailable_window_s: deps.unavailableWindowS,
   };
   const answer = await decide(deps, request, requestId);
   if (answer !== 'closed') return answer;
@@ -111,30 +118,33 @@ export async function submitToolCall(
  * Eagerly, when this process hosts a worker: the start hands it the first task and the answer
  * is read from the record as soon as it is written. A brokered execution's result lives only in
  * the workflow's answer until recorded, so it goes, like every call without a hosted worker,
- * through update-with-start.
+ * through update-with-start. Either way the wait ends in a 503 as soon as PostgreSQL or Temporal
+ * stops answering: the call sent again re-attaches.
  */
-async function decide(
+function decide(
   deps: ToolCallDeps,
   request: GateRequest,
   requestId: string | undefined,
 ): Promise<ToolCallState | 'closed'> {
-  if (request.execute || !deps.gate.startsEagerly)
-    return deps.gate.ask(request, deps.gateWaitMs, requestId);
-  const started = Date.now();
-  const left = () => Math.max(0, deps.gateWaitMs - (Date.now() - started));
-  const local = deps.localAnswers?.expect(request.session_id, request.tool_call_id);
-  try {
-    const start = await deps.gate.start(request, deps.gateWaitMs, requestId);
-    if (start === 'closed') return 'closed';
-    // Started here: the answer is recorded in this process and handed over. A task that moved
-    // elsewhere (this worker stopping), or a record slow to take it, is read from the record.
-    const answer =
-      start === 'eager' ? await local?.within(Math.min(left(), localWaitMs)) : undefined;
-    if (answer) return answer;
-  } finally {
-    local?.cancel();
-  }
-  return awaitGateAnswer(deps, request.session_id, request.tool_call_id, left());
+  return whileDependenciesAnswer(deps, request, async (abandoned) => {
+    if (request.execute || !deps.gate.startsEagerly)
+      return deps.gate.ask(request, deps.gateWaitMs, requestId, abandoned);
+    const started = Date.now();
+    const left = () => Math.max(0, deps.gateWaitMs - (Date.now() - started));
+    const local = deps.localAnswers?.expect(request.session_id, request.tool_call_id);
+    try {
+      const start = await deps.gate.start(request, deps.gateWaitMs, requestId);
+      if (start === 'closed') return 'closed';
+      // Started here: the answer is recorded in this process and handed over. A task that moved
+      // elsewhere (this worker stopping), or a record slow to take it, is read from the record.
+      const answer =
+        start === 'eager' ? await local?.within(Math.min(left(), localWaitMs)) : undefined;
+      if (answer) return answer;
+    } finally {
+      local?.cancel();
+    }
+    return awaitGateAnswer(deps, request.session_id, request.tool_call_id, left(), abandoned);
+  });
 }
 
 /** How long an eagerly started call waits for its answer in this process before reading. */

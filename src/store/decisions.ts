@@ -26,12 +26,14 @@ function deniesAtApproval(
  * approval stage (the gate failed closed while the call waited on a person, or its workflow was
  * terminated) settles a still-pending approval first, as `failed_closed` with approval.decided,
  * by the same compare-and-swap as a person's decision: whichever comes first decides, the other
- * finds it decided, and the approval never disagrees with the call's decision.
+ * finds it decided, and the approval never disagrees with the call's decision. With `abandoned`
+ * aborted by then, nothing commits: a writer its caller stopped waiting for must not decide.
  */
 export async function recordDecision(
   pool: Pool,
   call: DecidedCall,
   decision: GateDecision,
+  abandoned?: AbortSignal,
 ): Promise<DecidedAnswer> {
   return withTransaction(pool, async (tx) => {
     if (deniesAtApproval(decision)) {
@@ -39,7 +41,10 @@ export async function recordDecision(
         by: 'gate',
         decision,
       });
-      if (settled.outcome === 'decided') return settled.answer;
+      if (settled.outcome === 'decided') {
+        abandoned?.throwIfAborted();
+        return settled.answer;
+      }
     }
     const recorded = await recordToolCallDecision(
       tx,
@@ -48,6 +53,7 @@ export async function recordDecision(
       decision.answer,
     );
     await appendEvent(tx, call.session_id, toolDecisionEvent(call, decision, recorded));
+    abandoned?.throwIfAborted();
     return recorded;
   });
 }

@@ -6,11 +6,41 @@ export type Queryable = pg.Pool | pg.PoolClient;
 // bigint columns (token counts) come back as numbers: they stay far below 2^53.
 pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));
 
-/** A pool whose callers give up waiting for a connection after `connectionTimeoutMs`. */
-export function createPool(connectionString: string, max = 20, connectionTimeoutMs = 5_000): Pool {
-  const pool = new pg.Pool({ connectionString, max, connectionTimeoutMillis: connectionTimeoutMs });
-  // An idle client losing its connection (PostgreSQL restarted) must not crash the process.
-  pool.on('error', () => undefined);
+/**
+ * How long a caller waits on PostgreSQL: for a connection (queued or new), for a statement on
+ * the server, and for a query's answer on the client (which also ends a wait on a server that
+ * stopped answering altogether). Unset: no bound.
+ */
+export interface PostgresBounds {
+  max?: number;
+  connectMs?: number;
+  statementMs?: number;
+  queryMs?: number;
+}
+
+const ignore = () => undefined;
+
+/**
+ * A pool no PostgreSQL failure can take the process down with: the pool and every client it
+ * makes have their 'error' handled (a checked-out client whose server went away emits one, and
+ * unhandled it ends the process); a broken client is discarded on release, never reused.
+ */
+export function createPool(
+  connectionString: string,
+  { max = 20, connectMs, statementMs, queryMs }: PostgresBounds = {},
+): Pool {
+  const pool = new pg.Pool({
+    connectionString,
+    max,
+    keepAlive: true,
+    ...(connectMs !== undefined && { connectionTimeoutMillis: connectMs }),
+    ...(statementMs !== undefined && { statement_timeout: statementMs }),
+    ...(queryMs !== undefined && { query_timeout: queryMs }),
+  });
+  pool.on('error', ignore);
+  pool.on('connect', (client) => {
+    client.on('error', ignore);
+  });
   return pool;
 }
 
@@ -26,21 +56,32 @@ export function one<T>(rows: T[]): T {
   return row;
 }
 
+/**
+ * `work` in one transaction. A client whose connection failed or timed out is discarded, not
+ * rolled back: its transaction dies with its connection, and a query still waiting on it must
+ * never reach the next caller.
+ */
 export async function withTransaction<T>(
   pool: Pool,
   work: (client: pg.PoolClient) => Promise<T>,
 ): Promise<T> {
   const client = await pool.connect();
+  let broken: Error | undefined;
   try {
     await client.query('begin');
     const result = await work(client);
     await client.query('commit');
     return result;
   } catch (err) {
-    await client.query('rollback').catch(() => undefined);
+    broken = isUnavailableError(err) ? (err as Error) : undefined;
+    if (!broken) {
+      await client.query('rollback').catch((rollbackFailed: unknown) => {
+        broken = rollbackFailed instanceof Error ? rollbackFailed : new Error('rollback failed');
+      });
+    }
     throw err;
   } finally {
-    client.release();
+    client.release(broken);
   }
 }
 
@@ -49,14 +90,17 @@ export function isUnavailableError(err: unknown): boolean {
   if (!(err instanceof Error)) return false;
   const { code, syscall } = err as Error & { code?: unknown; syscall?: unknown };
   if (typeof code === 'string') {
-    if (['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND'].includes(code))
+    // EAGAIN: a Unix socket's backlog is full (a server that stopped accepting).
+    if (['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAGAIN'].includes(code))
       return true;
     // A Unix socket that is not there: the server is not running.
     if (code === 'ENOENT' && syscall === 'connect') return true;
-    // 08: connection exception; 57P01-03: admin shutdown, crash shutdown, cannot connect now.
-    if (code.startsWith('08') || ['57P01', '57P02', '57P03'].includes(code)) return true;
+    // 08: connection exception; 57P01-03: admin shutdown, crash shutdown, cannot connect now;
+    // 57014: a statement cancelled (the statement timeout); 53300: too many connections.
+    if (code.startsWith('08') || ['57P01', '57P02', '57P03', '57014', '53300'].includes(code))
+      return true;
   }
-  return /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error/i.test(
+  return /Connection terminated|timeout exceeded when trying to connect|Query read timeout|not queryable/i.test(
     err.message,
   );
 }

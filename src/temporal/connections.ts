@@ -3,7 +3,13 @@
  * the operators' history tools all reach the cluster (plain, TLS, mTLS or API key) and encrypt
  * payloads the same way.
  */
-import { Client, Connection, type ConnectionOptions } from '@temporalio/client';
+import {
+  Client,
+  Connection,
+  defaultGrpcRetryOptions,
+  makeGrpcRetryInterceptor,
+  type ConnectionOptions,
+} from '@temporalio/client';
 import type { DataConverter } from '@temporalio/common';
 import { NativeConnection, type NativeConnectionOptions } from '@temporalio/worker';
 import type { TemporalConfig } from '../config.js';
@@ -32,11 +38,29 @@ export function gateDataConverter(keys: readonly PayloadKey[]): DataConverter {
 }
 
 /**
+ * How a client that answers people (the API) rides out a frontend that does not answer: the
+ * SDK's retries of a refused call stop after about 3 s (six attempts, backing off from 0.17 s by
+ * 1.7 times; its default is some 20 s), so a runner waiting on an update is told 503 and sends
+ * the call again; and the channel tries to reconnect every 2 s at most (gRPC's default backs off
+ * to two minutes), so calls flow within seconds of the frontend's return.
+ */
+const answeringPeople: Pick<ConnectionOptions, 'interceptors' | 'channelArgs'> = {
+  interceptors: [makeGrpcRetryInterceptor(defaultGrpcRetryOptions({ maxAttempts: 6 }))],
+  channelArgs: { 'grpc.initial_reconnect_backoff_ms': 500, 'grpc.max_reconnect_backoff_ms': 2_000 },
+};
+
+/**
  * A client of the gate's namespace on a lazy connection, made on first use: a process (the API)
  * starts, and answers 503, while Temporal is away. The caller closes `client.connection`.
+ * `quickToGiveUp` (the API's client): a frontend that does not answer is an error in seconds.
  */
-export function temporalClient(config: TemporalConfig, keys: readonly PayloadKey[]): Client {
-  const connection = Connection.lazy(connectionOptions(config));
+export function temporalClient(
+  config: TemporalConfig,
+  keys: readonly PayloadKey[],
+  { quickToGiveUp = false } = {},
+): Client {
+  const options = connectionOptions(config);
+  const connection = Connection.lazy(quickToGiveUp ? { ...options, ...answeringPeople } : options);
   return new Client({
     connection,
     namespace: config.namespace,

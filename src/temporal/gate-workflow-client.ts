@@ -6,6 +6,7 @@ import { setMaxListeners } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
 import {
   Client,
+  ServiceError,
   WithStartWorkflowOperation,
   WorkflowExecutionAlreadyStartedError,
   WorkflowNotFoundError,
@@ -56,6 +57,8 @@ const endings: Partial<Record<WorkflowExecutionStatusName, GateEnding>> = {
   FAILED: 'ended',
   CONTINUED_AS_NEW: 'ended',
 };
+/** How long one answer to "does Temporal answer?" serves every call waiting. */
+const reachReuseMs = 1_000;
 
 /** What the Temporal UI shows of a call at a glance: never its arguments. */
 function workflowSummary(request: GateRequest) {
@@ -79,11 +82,14 @@ export class GateWorkflowClient {
   /** Answers to `ending`, shared for a moment by every reader of one call. */
   private readonly endingsAsked = new Map<string, Promise<GateEnding | undefined>>();
   private readonly closing = new AbortController();
+  private reach: { at: number; answer: Promise<void> } | undefined;
 
   constructor(
     readonly client: Client,
     private readonly taskQueue: string,
     private readonly hosted?: HostedWorker,
+    /** How long a start may take: a Temporal that does not answer is a 503 within this. */
+    private readonly callTimeoutMs = 5_000,
   ) {
     // Every wake-up waiting to try again listens here: while Temporal is away that is one per
     // approval decided meanwhile, each gone after its last try, so no count is a leak.
@@ -95,14 +101,15 @@ export class GateWorkflowClient {
    * a hosted worker, calls start eagerly on it whenever it runs.
    */
   static lazy(
-    config: Pick<GateConfig, 'temporal' | 'payloadKeys'>,
+    config: Pick<GateConfig, 'temporal' | 'payloadKeys' | 'temporalCallTimeoutMs'>,
     hosted?: HostedWorker,
   ): GateWorkflowClient {
     hosted?.open();
     return new GateWorkflowClient(
-      temporalClient(config.temporal, config.payloadKeys),
+      temporalClient(config.temporal, config.payloadKeys, { quickToGiveUp: true }),
       config.temporal.taskQueue,
       hosted,
+      config.temporalCallTimeoutMs,
     );
   }
 
@@ -142,7 +149,8 @@ export class GateWorkflowClient {
   ): Promise<'eager' | 'started' | 'closed'> {
     const client = this.hosted?.client ?? this.client;
     try {
-      const handle = await client.connection.withDeadline(Date.now() + waitMs, () =>
+      const deadline = Date.now() + Math.min(waitMs, this.callTimeoutMs);
+      const handle = await client.connection.withDeadline(deadline, () =>
         client.workflow.start(gateWorkflowType, {
           ...this.startOptions(request, requestId),
           requestEagerStart: client !== this.client,
@@ -159,11 +167,13 @@ export class GateWorkflowClient {
    * Runs the gate for one call with update-with-start: one workflow per (session, tool call),
    * update id = tool-call id, so a retry lands on the same workflow and the same update.
    * A closed gate is never started again (REJECT_DUPLICATE): the caller answers from the record.
+   * Once it answers, times out or `signal` aborts, its calls to Temporal stop.
    */
   async ask(
     request: GateRequest,
     waitMs: number,
     requestId?: string,
+    signal?: AbortSignal,
   ): Promise<GateAnswer | 'closed'> {
     const start = new WithStartWorkflowOperation(
       gateWorkflowType,
@@ -175,12 +185,20 @@ export class GateWorkflowClient {
         reject(new GateStillEvaluatingError());
       }, waitMs);
     });
+    // The update's polls, left to themselves, go on until it is answered: stop them with the wait.
+    const polls = new AbortController();
+    const abandoned = () => {
+      polls.abort();
+    };
+    signal?.addEventListener('abort', abandoned);
     try {
       return await Promise.race([
-        this.client.workflow.executeUpdateWithStart(toolCallUpdate, {
-          updateId: request.tool_call_id,
-          startWorkflowOperation: start,
-        }),
+        this.client.connection.withAbortSignal(polls.signal, () =>
+          this.client.workflow.executeUpdateWithStart(toolCallUpdate, {
+            updateId: request.tool_call_id,
+            startWorkflowOperation: start,
+          }),
+        ),
         timeout,
       ]);
     } catch (err) {
@@ -191,6 +209,8 @@ export class GateWorkflowClient {
       throw err;
     } finally {
       clearTimeout(timer);
+      signal?.removeEventListener('abort', abandoned);
+      polls.abort();
     }
   }
 
@@ -252,11 +272,26 @@ export class GateWorkflowClient {
    * Whether Temporal answers at all (for readiness). Bounded here, so no retry of it is still
    * pending when the API closes its connection.
    */
-  async ping(): Promise<void> {
+  async ping(deadlineMs = pingDeadlineMs): Promise<void> {
     const { connection } = this.client;
-    await connection.withDeadline(Date.now() + pingDeadlineMs, () =>
+    await connection.withDeadline(Date.now() + deadlineMs, () =>
       connection.workflowService.getSystemInfo({}),
     );
+  }
+
+  /**
+   * Whether Temporal answers, within a call's bound, for the calls waiting on their workflows:
+   * one question a second for all of them, however many wait.
+   */
+  reachable(): Promise<void> {
+    const now = Date.now();
+    if (!this.reach || now - this.reach.at >= reachReuseMs) {
+      const answer = this.ping(this.callTimeoutMs).catch((err: unknown) => {
+        throw new ServiceError('Temporal did not answer', { cause: err as Error });
+      });
+      this.reach = { at: now, answer };
+    }
+    return this.reach.answer;
   }
 
   async close(): Promise<void> {

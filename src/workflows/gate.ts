@@ -7,6 +7,8 @@ import {
   proxyActivities,
   proxyLocalActivities,
   setHandler,
+  TimeoutFailure,
+  type ActivityOptions,
 } from '@temporalio/workflow';
 import type { GateActivities } from '../activities/index.js';
 import {
@@ -14,7 +16,9 @@ import {
   decisionFromDenial,
   evaluationOf,
   failedClosed,
+  failedUnavailable,
   recordFailedType,
+  unavailableType,
   type Decided,
   type Evaluation,
 } from '../domain/gate/decisions.js';
@@ -38,11 +42,36 @@ const stageOptions = {
   startToCloseTimeout: '10 seconds',
   retry: { initialInterval: '200 milliseconds', backoffCoefficient: 2, maximumAttempts: 3 },
 } as const;
-const remoteStages = proxyActivities<GateActivities>(stageOptions);
-const localStages = proxyLocalActivities<GateActivities>(stageOptions);
-type Stages = typeof remoteStages;
+type Stages = ReturnType<typeof proxyActivities<GateActivities>>;
 const stagesInOneActivity = 'stages-in-one-local-activity';
 const decisionInOneActivity = 'stages-and-record-in-one-local-activity';
+/** A failure to reach the state of record denies as `unavailable`, not as the stage it hit. */
+const unavailableDenies = 'unavailable-denies-as-unavailable';
+
+/**
+ * The stages as the request asks for them. Within the request's window, a stage that cannot
+ * reach its data (the activity names that failure) is tried again, every 2 s at most, while the
+ * runner is answered 503 and sends the call again; any other failure is tried three times in all
+ * (the activity stops it). Requests from before the window have their three attempts.
+ */
+function stagesFor(request: GateRequest): Stages {
+  const windowS = request.unavailable_window_s;
+  const options: ActivityOptions =
+    windowS === undefined
+      ? stageOptions
+      : {
+          startToCloseTimeout: '10 seconds',
+          scheduleToCloseTimeout: windowS * 1000,
+          retry: {
+            initialInterval: '200 milliseconds',
+            backoffCoefficient: 2,
+            maximumInterval: '2 seconds',
+          },
+        };
+  return request.stage_activities === 'remote'
+    ? proxyActivities<GateActivities>(options)
+    : proxyLocalActivities<GateActivities>(options);
+}
 
 // A brokered call is claimed before the upstream is called, so a retry never calls twice. Three
 // attempts bound it (three minutes at most, plus three seconds of backoff); then the failure is
@@ -53,11 +82,12 @@ const brokering = proxyActivities<GateActivities>({
 });
 
 // Writes to the state of record ride out a PostgreSQL restart, for two minutes at most; then
-// the gate fails closed (see `recordFailingClosed`). Local: one transaction, no round trip.
+// the gate fails closed (see `recordFailingClosed`). Tried every 2 s at most, so a call is
+// answered within seconds of PostgreSQL's return. Local: one transaction, no round trip.
 const recorder = proxyLocalActivities<GateActivities>({
   startToCloseTimeout: '10 seconds',
   scheduleToCloseTimeout: '2 minutes',
-  retry: { initialInterval: '500 milliseconds', maximumInterval: '15 seconds' },
+  retry: { initialInterval: '500 milliseconds', maximumInterval: '2 seconds' },
 });
 
 /** How long past an approval's expiry the pause keeps trying to settle it before it denies. */
@@ -77,7 +107,37 @@ function checks(stages: Stages): readonly {
 }
 
 function causeOf(err: unknown): string {
-  return err instanceof ActivityFailure ? (err.cause?.message ?? err.message) : String(err);
+  if (err instanceof ActivityFailure) return err.cause?.message ?? err.message;
+  return err instanceof Error ? err.message : String(err);
+}
+
+/** A local activity's failure reaches the workflow as itself, a regular one wrapped. */
+function failureOf(err: unknown): unknown {
+  return err instanceof ActivityFailure ? err.cause : err;
+}
+
+/** The stage a failure names (`StageFailed` and `GateUnavailable` carry it), if any. */
+function stageNamed(err: unknown): DenySource | undefined {
+  const failure = failureOf(err);
+  const named = failure instanceof ApplicationFailure ? failure.details?.[0] : undefined;
+  return typeof named === 'string' ? (named as DenySource) : undefined;
+}
+
+/**
+ * The deny of an activity that failed: the gate's unavailability when it could not reach the
+ * state of record in time (named so by the activity, or timed out), else the failing stage's
+ * deny: the stage the failure names, else `stage`, else the first (none passed).
+ */
+function failedClosedBy(err: unknown, stage?: DenySource, what?: string): GateDecision {
+  const failure = failureOf(err);
+  const cause = what === undefined ? causeOf(err) : `${what}: ${causeOf(err)}`;
+  const failing = stageNamed(err) ?? stage;
+  const unreachable =
+    failure instanceof TimeoutFailure ||
+    (failure instanceof ApplicationFailure && failure.type === unavailableType);
+  // Histories from before replay their deny with the stage as its source.
+  if (unreachable && patched(unavailableDenies)) return failedUnavailable(failing, cause);
+  return failedClosed(failing ?? 'budget', cause);
 }
 
 /**
@@ -98,10 +158,7 @@ async function recordFailingClosed(
       refused = err;
     }
   }
-  const fallback = failedClosed(
-    decision.stage,
-    `the decision could not be recorded: ${causeOf(refused)}`,
-  );
+  const fallback = failedClosedBy(refused, decision.stage, 'the decision could not be recorded');
   try {
     return await recorder.recordDecision(request, fallback);
   } catch {
@@ -109,20 +166,12 @@ async function recordFailingClosed(
   }
 }
 
-/** The stage named by a failure of the one-activity evaluation; else the first, as none passed. */
-function failedSource(err: unknown): DenySource {
-  // A local activity's failure reaches the workflow as itself, a regular one wrapped.
-  const failure = err instanceof ActivityFailure ? err.cause : err;
-  const named = failure instanceof ApplicationFailure ? failure.details?.[0] : undefined;
-  return typeof named === 'string' ? (named as DenySource) : 'budget';
-}
-
 /** The stages in order, in one local activity: the first denial decides; a failing stage denies. */
 async function evaluateAtOnce(request: GateRequest): Promise<Evaluation> {
   try {
-    return evaluationOf(await localStages.stages(request));
+    return evaluationOf(await stagesFor(request).stages(request));
   } catch (err) {
-    return failedClosed(failedSource(err), causeOf(err));
+    return failedClosedBy(err);
   }
 }
 
@@ -134,11 +183,11 @@ async function evaluateAtOnce(request: GateRequest): Promise<Evaluation> {
  */
 async function decideAtOnce(request: GateRequest): Promise<Evaluation | Decided> {
   try {
-    return await localStages.decide(request);
+    return await stagesFor(request).decide(request);
   } catch (err) {
-    const failure = err instanceof ActivityFailure ? err.cause : err;
+    const failure = failureOf(err);
     if (!(failure instanceof ApplicationFailure && failure.type === recordFailedType))
-      return failedClosed(failedSource(err), causeOf(err));
+      return failedClosedBy(err);
     const [decision, retryable] = (failure.details ?? []) as [GateDecision?, boolean?];
     // A decision that did not come back whole is not guessed at: it fails closed.
     if (!decision?.answer) return failedClosed('policy', causeOf(err));
@@ -155,13 +204,13 @@ async function evaluate(request: GateRequest): Promise<Evaluation | Decided> {
     if (patched(decisionInOneActivity)) return decideAtOnce(request);
     if (patched(stagesInOneActivity)) return evaluateAtOnce(request);
   }
-  const stages = request.stage_activities === 'remote' ? remoteStages : localStages;
+  const stages = stagesFor(request);
   for (const check of checks(stages)) {
     let outcome: StageOutcome;
     try {
       outcome = await check.run(request);
     } catch (err) {
-      return failedClosed(check.source, causeOf(err));
+      return failedClosedBy(err, check.source);
     }
     if (outcome.outcome === 'deny') return decisionFromDenial(outcome);
   }
@@ -169,7 +218,7 @@ async function evaluate(request: GateRequest): Promise<Evaluation | Decided> {
   try {
     policy = await stages.policy(request);
   } catch (err) {
-    return failedClosed('policy', causeOf(err));
+    return failedClosedBy(err, 'policy');
   }
   return evaluationOf(policy);
 }
@@ -188,7 +237,7 @@ async function awaitApproval(
   try {
     pending = await recorder.requestApproval(request, policy);
   } catch (err) {
-    return recordFailingClosed(request, failedClosed('approval', causeOf(err)));
+    return recordFailingClosed(request, failedClosedBy(err, 'approval'));
   }
   announce(pending);
   const expiresAt = Date.parse(pending.approval.expires_at);
@@ -220,7 +269,7 @@ async function awaitApproval(
     } catch (err) {
       // Before the expiry a failed read waits for the next wake-up; long after it, fail closed.
       if (Date.now() >= expiresAt + expiryGraceMs)
-        return recordFailingClosed(request, failedClosed('approval', causeOf(err)));
+        return recordFailingClosed(request, failedClosedBy(err, 'approval'));
     }
     expiryRefused = Date.now() >= expiresAt;
     if (expiryRefused && Date.now() >= expiresAt + expiryGraceMs)

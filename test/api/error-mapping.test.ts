@@ -55,6 +55,16 @@ const cases: [string, unknown, number, string?][] = [
     503,
   ],
   ['a file that is not there', withCode('open ENOENT /etc/gate.yaml', 'ENOENT'), 500],
+  ['PostgreSQL restarted under a transaction', withCode('terminating connection', '57P01'), 503],
+  ['PostgreSQL too slow for the statement timeout', withCode('canceling statement', '57014'), 503],
+  ['PostgreSQL not answering a query in time', new Error('Query read timeout'), 503],
+  [
+    'PostgreSQL not answering a connection in time',
+    new Error('Connection terminated due to connection timeout'),
+    503,
+  ],
+  ['PostgreSQL not accepting on its socket', withCode('connect EAGAIN', 'EAGAIN'), 503],
+  ['a query that is wrong', withCode('syntax error at or near', '42601'), 500],
   ['Temporal away', new ServiceError('unavailable'), 503],
   [
     'a body too large',

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import type pg from 'pg';
 import type { TemporalConfig } from '../../src/config.js';
-import type { TestApi } from '../support/api.js';
+import type { ApiCaller } from '../support/api.js';
 import { testTemporalClient } from '../support/temporal.js';
 import {
   createRun,
@@ -21,7 +21,7 @@ const approvalPolicy = {
 const bash = (n: number) => ({ tool: 'Bash', arguments: { command: `deploy ${n}` } });
 
 /** Opens `count` pending approvals across several runs; returns each call's runner and id. */
-export async function openApprovals(api: TestApi, count: number, perRun = 5) {
+export async function openApprovals(api: ApiCaller, count: number, perRun = 5) {
   const seed = await seedWorkspace(api, approvalPolicy);
   const runs: CreatedRun[] = await Promise.all(
     Array.from({ length: count / perRun }, () => createRun(api, seed)),
@@ -37,8 +37,9 @@ export async function openApprovals(api: TestApi, count: number, perRun = 5) {
   return { seed, calls };
 }
 
+/** Decides every call, sending a decision again while the API answers 503, as a person would. */
 export async function decideAll(
-  api: TestApi,
+  api: ApiCaller,
   token: string,
   calls: { run: CreatedRun; id: string }[],
 ) {
@@ -58,7 +59,7 @@ export async function decideAll(
 }
 
 export async function assertEveryRunnerGetsItsDecision(
-  api: TestApi,
+  api: ApiCaller,
   db: pg.Pool,
   calls: { run: CreatedRun; id: string }[],
   expected: string[],

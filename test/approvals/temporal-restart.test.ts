@@ -1,16 +1,7 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { test } from 'node:test';
-import {
-  loadStackConfig,
-  stackProfile,
-  type StackProfile,
-} from '../../src/devstack/stack-config.js';
-import { startTemporalServer } from '../../src/devstack/temporal-server.js';
 import { startTestApi } from '../support/api.js';
-import { freeLoopbackPort } from '../support/server-everything.js';
+import { ownTemporalServer } from '../support/temporal.js';
 import { startWorkerProcess } from '../support/worker-processes.js';
 import {
   assertEveryRunnerGetsItsDecision,
@@ -23,20 +14,8 @@ import { useStorePool } from '../support/store-pool.js';
 const db = useStorePool(10);
 
 test('the Temporal server restarted (SQLite file kept) while approvals are pending, all decided while it is down: every runner gets its decision at once, every workflow ends with it once Temporal is back (the wake-up signals sent again, long before any re-check), nothing duplicates', async () => {
-  const folder = mkdtempSync(path.join(tmpdir(), 'gate-temporal-'));
-  const base = stackProfile(loadStackConfig(), 'test');
-  const profile: StackProfile = {
-    ...base,
-    temporal: {
-      ...base.temporal,
-      port: await freeLoopbackPort(),
-      uiPort: await freeLoopbackPort(),
-      sqliteFile: path.join(folder, 'temporal.sqlite'),
-    },
-  };
-  const address = `${profile.temporal.ip}:${profile.temporal.port}`;
-  const binary = process.env.GATE_TEST_TEMPORAL_BIN ?? '';
-  let server = await startTemporalServer(binary, profile, { quiet: true });
+  const server = await ownTemporalServer();
+  const { address } = server;
   // The re-check is far away: only the wake-up signals, sent again, can end the workflows.
   const api = await startTestApi({ temporal: { address }, approvalRecheckS: 600 });
   let worker = await startWorkerProcess('worker-t1', { TEMPORAL_ADDRESS: address });
@@ -48,13 +27,12 @@ test('the Temporal server restarted (SQLite file kept) while approvals are pendi
     await assertEveryRunnerGetsItsDecision(api, db.pool, calls, expected);
     // Down for longer than one wake-up signal may take (5 s): the first try of each has failed.
     await sleep(7_000);
-    server = await startTemporalServer(binary, profile, { quiet: true });
+    await server.restart();
     worker = await startWorkerProcess('worker-t2', { TEMPORAL_ADDRESS: address });
     await assertEveryWorkflowEndsWith(calls, expected, { address });
   } finally {
     await worker.stop();
     await api.close();
-    await server.stop();
-    rmSync(folder, { recursive: true, force: true });
+    await server.close();
   }
 });

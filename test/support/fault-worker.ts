@@ -9,7 +9,10 @@ import { configOrExit } from '../../src/config.js';
 import { runGateWorker } from '../../src/worker.js';
 
 export interface Faults {
-  /** Milliseconds an activity sleeps before it starts (a worker to kill mid-call). */
+  /**
+   * Milliseconds an activity's first attempt sleeps before it starts (a worker to kill mid-call,
+   * a call in flight when a dependency goes); its retries start at once.
+   */
   delayMs?: Partial<Record<keyof GateActivities, number>>;
   /** The message an activity throws on every attempt (a stage that cannot answer). */
   fail?: Partial<Record<keyof GateActivities, string>>;
@@ -20,7 +23,7 @@ function faultInterceptor(faults: Faults): ActivityInterceptorsFactory {
     inbound: {
       async execute(input, next) {
         const name = ctx.info.activityType as keyof GateActivities;
-        const delayMs = faults.delayMs?.[name] ?? 0;
+        const delayMs = ctx.info.attempt === 1 ? (faults.delayMs?.[name] ?? 0) : 0;
         if (delayMs > 0) await new Promise((resolve) => setTimeout(resolve, delayMs));
         const failure = faults.fail?.[name];
         if (failure !== undefined) throw new Error(failure);

@@ -2447,7 +2447,16 @@ export interface operations {
             status: 'decided' | 'pending_approval' | 'evaluating';
             /** @enum {string} */
             decision?: 'allow' | 'deny';
-            source?: string;
+            /** @enum {string} */
+            source?:
+              | 'budget'
+              | 'capability'
+              | 'binding'
+              | 'schema'
+              | 'trust_tier'
+              | 'policy'
+              | 'approval'
+              | 'unavailable';
             reason?: string;
             rule_id?: string | null;
             /** @constant */
@@ -2477,7 +2486,16 @@ export interface operations {
             status: 'decided' | 'pending_approval' | 'evaluating';
             /** @enum {string} */
             decision?: 'allow' | 'deny';
-            source?: string;
+            /** @enum {string} */
+            source?:
+              | 'budget'
+              | 'capability'
+              | 'binding'
+              | 'schema'
+              | 'trust_tier'
+              | 'policy'
+              | 'approval'
+              | 'unavailable';
             reason?: string;
             rule_id?: string | null;
             /** @constant */
@@ -2541,7 +2559,16 @@ export interface operations {
             status: 'decided' | 'pending_approval' | 'evaluating';
             /** @enum {string} */
             decision?: 'allow' | 'deny';
-            source?: string;
+            /** @enum {string} */
+            source?:
+              | 'budget'
+              | 'capability'
+              | 'binding'
+              | 'schema'
+              | 'trust_tier'
+              | 'policy'
+              | 'approval'
+              | 'unavailable';
             reason?: string;
             rule_id?: string | null;
             /** @constant */
@@ -2571,7 +2598,16 @@ export interface operations {
             status: 'decided' | 'pending_approval' | 'evaluating';
             /** @enum {string} */
             decision?: 'allow' | 'deny';
-            source?: string;
+            /** @enum {string} */
+            source?:
+              | 'budget'
+              | 'capability'
+              | 'binding'
+              | 'schema'
+              | 'trust_tier'
+              | 'policy'
+              | 'approval'
+              | 'unavailable';
             reason?: string;
             rule_id?: string | null;
             /** @constant */

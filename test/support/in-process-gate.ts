@@ -8,7 +8,7 @@ import { after, before } from 'node:test';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
 import type { GateActivities } from '../../src/activities/index.js';
-import { decideActivity, stagesActivity } from '../../src/activities/stages.js';
+import { decideActivity, stageActivities, stagesActivity } from '../../src/activities/stages.js';
 import type { ApprovalState } from '../../src/activities/approval.js';
 import { asRunId, asSessionId, asToolCallId, gateWorkflowId } from '../../src/domain/gate/ids.js';
 import type {
@@ -140,6 +140,8 @@ export function useInProcessGate(): InProcessGate {
   const stages = stagesActivity(scripted);
   const activities = {
     ...scripted,
+    // The stages as their own activities fail as the production ones do.
+    ...stageActivities(scripted),
     stages,
     // Nothing is recorded but through the script: a retried attempt finds no decision.
     decide: decideActivity(stages, scripted.recordDecision, () => Promise.resolve(undefined)),

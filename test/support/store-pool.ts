@@ -11,7 +11,7 @@ import { testConfig } from './env.js';
 export function useStorePool(max = 10): { pool: Pool } {
   const holder = {} as { pool: Pool };
   before(() => {
-    holder.pool = createPool(testConfig().databaseUrl, max, 60_000);
+    holder.pool = createPool(testConfig().databaseUrl, { max, connectMs: 60_000 });
   });
   after(async () => {
     await holder.pool.end();

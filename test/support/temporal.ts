@@ -1,10 +1,17 @@
 import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { promisify } from 'node:util';
 import type { Client } from '@temporalio/client';
 import type { TemporalConfig } from '../../src/config.js';
 import { asSessionId, asToolCallId, gateWorkflowId } from '../../src/domain/gate/ids.js';
+import type { ManagedProcess } from '../../src/devstack/child-process.js';
+import { loadStackConfig, stackProfile } from '../../src/devstack/stack-config.js';
+import { startTemporalServer } from '../../src/devstack/temporal-server.js';
 import { temporalClient } from '../../src/temporal/connections.js';
 import { testConfig } from './env.js';
+import { freeLoopbackPort } from './server-everything.js';
 
 /** A Temporal client of the test stack (or `temporal` over it) that opens encrypted payloads. */
 export function testTemporalClient(temporal: Partial<TemporalConfig> = {}): Client {
@@ -65,4 +72,36 @@ export function payloadsOf(value: unknown): { metadata: Record<string, string>; 
     return [record as { metadata: Record<string, string>; data: string }];
   }
   return Object.values(record).flatMap(payloadsOf);
+}
+
+/**
+ * A Temporal dev server of a test's own, on free ports and a SQLite file of its own, kept across
+ * a restart: a test may stop it and start it again without touching the stack's.
+ */
+export async function ownTemporalServer() {
+  const folder = mkdtempSync(path.join(tmpdir(), 'gate-temporal-'));
+  const base = stackProfile(loadStackConfig(), 'test');
+  const profile = {
+    ...base,
+    temporal: {
+      ...base.temporal,
+      port: await freeLoopbackPort(),
+      uiPort: await freeLoopbackPort(),
+      sqliteFile: path.join(folder, 'temporal.sqlite'),
+    },
+  };
+  const binary = process.env.GATE_TEST_TEMPORAL_BIN ?? '';
+  const start = () => startTemporalServer(binary, profile, { quiet: true });
+  let server: ManagedProcess = await start();
+  return {
+    address: `${profile.temporal.ip}:${profile.temporal.port}`,
+    stop: (signal?: NodeJS.Signals, graceMs?: number) => server.stop(signal, graceMs),
+    restart: async () => {
+      server = await start();
+    },
+    close: async () => {
+      await server.stop();
+      rmSync(folder, { recursive: true, force: true });
+    },
+  };
 }

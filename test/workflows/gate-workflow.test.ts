@@ -215,6 +215,98 @@ describe('every stage fails closed', { ...bound, concurrency: true }, () => {
   });
 });
 
+/** What the driver throws when PostgreSQL is not there. */
+const refused = () =>
+  Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
+
+describe('a stage that cannot reach its data', { ...bound, concurrency: true }, () => {
+  test('is tried again through the window while PostgreSQL is away, then decides on its merits: an allow stays an allow', async () => {
+    let attempts = 0;
+    const call = gate.call(
+      {
+        budget: () => {
+          attempts += 1;
+          if (attempts <= 4) throw refused();
+          return { outcome: 'pass' };
+        },
+      },
+      { unavailable_window_s: 30 },
+    );
+    const answer = await decided(call);
+    assert.equal(answer.decision, 'allow');
+    assert.equal(attempts, 5, 'more attempts than the three a failing stage gets');
+    assert.equal(call.onlyArgs('recordDecision')[1].stage, 'policy');
+  });
+
+  for (const stageActivities of ['local', 'remote'] as const) {
+    test(`past the window it fails closed as the gate's unavailability, not as the stage (${stageActivities} stages)`, async () => {
+      const call = gate.call(
+        {
+          budget: () => {
+            throw refused();
+          },
+        },
+        { unavailable_window_s: 2, stage_activities: stageActivities },
+      );
+      const answer = await decided(call);
+      assert.equal(answer.decision, 'deny');
+      assert.equal(answer.source, 'unavailable');
+      assert.match(
+        answer.reason,
+        /^the gate was unavailable: it could not reach its state of record in time( at the budget stage)? \((.*ECONNREFUSED.*|.*timeout|.* within the 2 s window)\); failing closed$/,
+      );
+      assert.equal(call.calls().includes('capability'), false);
+      // The ledger keeps the stage it stopped at when the last failure names it (a retry refused
+      // for starting past the window does not), and never the driver's text.
+      const [, decision] = call.onlyArgs('recordDecision');
+      assert.ok(['budget', 'unavailable'].includes(decision.stage), decision.stage);
+      assert.match(
+        decision.ledger_reason ?? '',
+        /^the gate was unavailable: it could not reach its state of record in time( at the budget stage)?; failing closed$/,
+      );
+    });
+  }
+
+  test('any other failure is no outage: three attempts, then the stage denies with its own source, window or not', async () => {
+    const call = gate.call(
+      {
+        policy: () => {
+          throw new Error('a bug');
+        },
+      },
+      { unavailable_window_s: 30 },
+    );
+    const answer = await decided(call);
+    assert.equal(answer.source, 'policy');
+    assert.equal(call.calls().filter((c) => c === 'policy').length, 3);
+  });
+
+  test("a decision the state of record stayed out of reach for, past the recorder's bound, is replaced by the unavailability deny, recorded", async () => {
+    let attempts = 0;
+    const call = gate.call(
+      {
+        recordDecision: (_request, decision) => {
+          attempts += 1;
+          // First the stages' own activity, then the recorder giving up at its bound.
+          if (attempts === 1)
+            throw ApplicationFailure.retryable('Query read timeout', 'GateUnavailable');
+          if (attempts === 2)
+            throw ApplicationFailure.nonRetryable('Query read timeout', 'GateUnavailable');
+          return decision.answer;
+        },
+      },
+      { unavailable_window_s: 30 },
+    );
+    const answer = await decided(call);
+    assert.equal(answer.source, 'unavailable');
+    assert.match(answer.reason, /\(the decision could not be recorded: Query read timeout\)/);
+    const [, allowed] = call.argsOf('recordDecision')[1] ?? [];
+    assert.equal(allowed?.answer.decision, 'allow');
+    const [, fallback] = call.argsOf('recordDecision')[2] ?? [];
+    assert.equal(fallback?.stage, 'policy');
+  });
+});
+
 describe('autonomy', bound, () => {
   test('require_approval rewritten to the fallback decides at once, naming the rewrite, with no approval', async () => {
     const call = gate.call({

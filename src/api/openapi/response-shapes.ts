@@ -3,6 +3,7 @@
  * answers are built by the routes; these describe them (extra fields may come).
  */
 import { z } from 'zod';
+import { denySources } from '../../domain/gate/vocabulary.js';
 
 const object = z.looseObject({});
 
@@ -37,7 +38,7 @@ export const responses = {
   toolCallAnswer: z.looseObject({
     status: z.enum(['decided', 'pending_approval', 'evaluating']),
     decision: z.enum(['allow', 'deny']).optional(),
-    source: z.string().optional(),
+    source: z.enum(denySources).optional(),
     reason: z.string().optional(),
     rule_id: z.string().nullable().optional(),
     render: z.literal('tool_error').optional(),

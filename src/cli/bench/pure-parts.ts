@@ -56,7 +56,7 @@ export function benchPureParts(): void {
 
 export async function benchLedgerAppends(databaseUrl: string): Promise<void> {
   process.stdout.write('\nLedger appends, 2000 to one stream, 20 at a time:\n');
-  const pool = createPool(databaseUrl, 25);
+  const pool = createPool(databaseUrl, { max: 25 });
   const stream = `bench-${randomUUID()}`;
   const appendTimes: number[] = [];
   const t0 = performance.now();

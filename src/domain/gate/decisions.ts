@@ -38,6 +38,29 @@ export function failedClosed(stage: DenySource, cause: string): GateDecision {
   });
 }
 
+/**
+ * The gate could not reach its state of record within its window (PostgreSQL away or too slow,
+ * every attempt timing out): it fails closed, and says that the gate, not a stage's rule,
+ * denied. `stage` is where it stopped, when known, for the ledger.
+ */
+export function failedUnavailable(stage: DenySource | undefined, cause: string): GateDecision {
+  const where = stage === undefined ? '' : ` at the ${stage} stage`;
+  return {
+    ...decisionFromDenial({
+      source: 'unavailable',
+      reason: `the gate was unavailable: it could not reach its state of record in time${where} (${cause}); failing closed`,
+      ledger_reason: `the gate was unavailable: it could not reach its state of record in time${where}; failing closed`,
+    }),
+    stage: stage ?? 'unavailable',
+  };
+}
+
+/**
+ * The failure type of an activity that could not reach the state of record (PostgreSQL away or
+ * too slow); its details name the stage, if a stage failed. Tried again within the window.
+ */
+export const unavailableType = 'GateUnavailable';
+
 /** The decision of a policy verdict of allow or deny, naming the rule and any autonomy rewrite. */
 export function decisionFromPolicy(
   ruling: PolicyRuling & { verdict: 'allow' | 'deny' },
@@ -107,12 +130,13 @@ const endingReasons: Record<GateEnding, string> = {
 
 /**
  * The deny of a call whose gate workflow closed before recording a decision: the approval
- * stage's when the call waited on a person (the approval can no longer reach it), else the
- * policy stage's (no verdict was reached).
+ * stage's when the call waited on a person (the approval can no longer reach it); else the
+ * gate's unavailability (no stage reached a verdict: the gate itself could not go on).
  */
 export function endedGateDecision(ending: GateEnding, paused: boolean): GateDecision {
+  if (paused) return decisionFromDenial({ source: 'approval', reason: endingReasons[ending] });
   return decisionFromDenial({
-    source: paused ? 'approval' : 'policy',
-    reason: endingReasons[ending],
+    source: 'unavailable',
+    reason: `the gate was unavailable: ${endingReasons[ending]}; failing closed`,
   });
 }

@@ -6,8 +6,21 @@ import type { RunId, SessionId, ToolCallId } from './ids.js';
 
 export type Decision = 'allow' | 'deny';
 
-export type DenySource =
-  'budget' | 'capability' | 'binding' | 'schema' | 'trust_tier' | 'policy' | 'approval';
+/**
+ * Who denied: a stage, the approval, or (`unavailable`) the gate itself, which could not reach
+ * its state of record within its window and so failed closed.
+ */
+export const denySources = [
+  'budget',
+  'capability',
+  'binding',
+  'schema',
+  'trust_tier',
+  'policy',
+  'approval',
+  'unavailable',
+] as const;
+export type DenySource = (typeof denySources)[number];
 
 /** A stage's denial: its source, the reason the runner reads, and how the ledger keeps it. */
 export interface Denial {
@@ -61,6 +74,11 @@ export interface GateRequest {
   approval_recheck_max_s?: number;
   /** Whether the cheap stages run as local activities (the default) or as regular ones. */
   stage_activities: 'local' | 'remote';
+  /**
+   * How long a stage keeps trying to reach its data before the call fails closed as
+   * `unavailable` (seconds). Absent (calls started before it existed): three attempts.
+   */
+  unavailable_window_s?: number;
 }
 
 export interface DecidedAnswer {
