@@ -18,6 +18,11 @@ const seconds = (min: number, max: number) => {
   return z.coerce.number({ error }).min(min, error).max(max, error);
 };
 
+const wholeNumber = (min: number, max: number) => {
+  const error = `must be a whole number from ${min} to ${max}`;
+  return z.coerce.number({ error }).int(error).min(min, error).max(max, error);
+};
+
 const filePath = z
   .string()
   .min(1)
@@ -61,12 +66,7 @@ const environmentSchema = z.object({
   GATE_SEALING_KEY: z.string().optional(),
   GATE_APPROVAL_RECHECK_S: seconds(0.1, 3600).default(300),
   GATE_APPROVAL_RECHECK_MAX_S: seconds(0.1, 86_400).default(3600),
-  GATE_WORKER_CACHED_WORKFLOWS: z.coerce
-    .number({ error: 'must be a whole number from 2 to 100000' })
-    .int('must be a whole number from 2 to 100000')
-    .min(2, 'must be a whole number from 2 to 100000')
-    .max(100_000, 'must be a whole number from 2 to 100000')
-    .default(250),
+  GATE_WORKER_CACHED_WORKFLOWS: wholeNumber(2, 100_000).default(250),
   GATE_STAGE_ACTIVITIES: z.enum(['local', 'remote']).default('local'),
   GATE_EAGER_START: z.enum(['on', 'off']).default('on'),
   GATE_RESERVATION_TTL_S: z.coerce
@@ -83,18 +83,8 @@ const environmentSchema = z.object({
   GATE_MODEL_IDLE_TIMEOUT_S: seconds(0.1, 3600).default(120),
   GATE_MODEL_TIMEOUT_S: seconds(0.1, 86_400).default(900),
   GATE_MODEL_WRITE_DEADLINE_S: seconds(0.1, 3600).default(30),
-  GATE_MODEL_CONCURRENT_PER_RUN: z.coerce
-    .number({ error: 'must be a whole number from 1 to 10000' })
-    .int('must be a whole number from 1 to 10000')
-    .min(1, 'must be a whole number from 1 to 10000')
-    .max(10_000, 'must be a whole number from 1 to 10000')
-    .default(16),
-  GATE_MODEL_COUNT_TOKENS_PER_MINUTE: z.coerce
-    .number({ error: 'must be a whole number from 1 to 100000' })
-    .int('must be a whole number from 1 to 100000')
-    .min(1, 'must be a whole number from 1 to 100000')
-    .max(100_000, 'must be a whole number from 1 to 100000')
-    .default(60),
+  GATE_MODEL_CONCURRENT_PER_RUN: wholeNumber(1, 10_000).default(16),
+  GATE_MODEL_COUNT_TOKENS_PER_MINUTE: wholeNumber(1, 100_000).default(60),
   GATE_PAYLOAD_KEYS: z
     .string({ error: 'must be set to the payload keys, id:base64 of 32 bytes, current first' })
     .transform((text, ctx) => {
