@@ -55,7 +55,7 @@ export default tseslint.config(
         },
       ],
       // npm test runs several files in one process and gathers each file's tests into a suite of
-      // its own by replacing node:test's named exports (src/cli/test-shard.ts): a default or
+      // its own by replacing node:test's named exports (tools/test/shard.ts): a default or
       // namespace import would reach the originals and register at the top of the process.
       'no-restricted-syntax': [
         'error',

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { projectRoot } from '../../src/devstack/stack-config.js';
+import { projectRoot } from '../../tools/devstack/stack-config.js';
 import { useHarness } from '../support/harness.js';
 import { createRun, expectStatus, toolCall, type CreatedRun } from '../support/seed.js';
 

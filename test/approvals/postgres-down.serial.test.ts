@@ -6,8 +6,8 @@ import {
   ensurePostgresCluster,
   postgresUrl,
   stopPostgresCluster,
-} from '../../src/devstack/postgres-cluster.js';
-import { loadStackConfig, stackProfile } from '../../src/devstack/stack-config.js';
+} from '../../tools/devstack/postgres-cluster.js';
+import { loadStackConfig, stackProfile } from '../../tools/devstack/stack-config.js';
 import { startTestApi } from '../support/api.js';
 import { testConfig } from '../support/env.js';
 import {

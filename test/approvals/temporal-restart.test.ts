@@ -7,8 +7,8 @@ import {
   loadStackConfig,
   stackProfile,
   type StackProfile,
-} from '../../src/devstack/stack-config.js';
-import { startTemporalServer } from '../../src/devstack/temporal-server.js';
+} from '../../tools/devstack/stack-config.js';
+import { startTemporalServer } from '../../tools/devstack/temporal-server.js';
 import { startTestApi } from '../support/api.js';
 import { freeLoopbackPort } from '../support/server-everything.js';
 import { startWorkerProcess } from '../support/worker-processes.js';

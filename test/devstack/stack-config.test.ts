@@ -7,8 +7,8 @@ import {
   projectRoot,
   StackConfigError,
   stackProfile,
-} from '../../src/devstack/stack-config.js';
-import { temporalServerArgs } from '../../src/devstack/temporal-server.js';
+} from '../../tools/devstack/stack-config.js';
+import { temporalServerArgs } from '../../tools/devstack/temporal-server.js';
 
 const text = readFileSync(path.join(projectRoot, 'temporal-dev.yaml'), 'utf8');
 

@@ -8,8 +8,8 @@ import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { projectRoot } from '../../src/devstack/stack-config.js';
-import { nodeEntryArgs } from '../../src/devstack/node-entry.js';
+import { projectRoot } from '../../tools/devstack/stack-config.js';
+import { nodeEntryArgs } from '../../tools/devstack/node-entry.js';
 import { startTestApi, type TestApi } from '../support/api.js';
 import { expectStatus } from '../support/seed.js';
 

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { after, before, test } from 'node:test';
 import pg from 'pg';
-import type { ManagedProcess } from '../../src/devstack/child-process.js';
+import type { ManagedProcess } from '../../tools/devstack/child-process.js';
 import { startTestApi, type TestApi } from '../support/api.js';
 import { startWorkerProcess } from '../support/worker-processes.js';
 import { testConfig } from '../support/env.js';

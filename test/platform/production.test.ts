@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import net from 'node:net';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { startProcess, waitFor, type ManagedProcess } from '../../src/devstack/child-process.js';
+import { startProcess, waitFor, type ManagedProcess } from '../../tools/devstack/child-process.js';
 import { apiCaller, type ApiCaller, type HttpAnswer } from '../support/api.js';
 import { testConfig, testOperatorKey } from '../support/env.js';
 import { productionBuild } from '../support/production-build.js';

@@ -11,8 +11,8 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { projectRoot } from '../../src/devstack/stack-config.js';
-import { nodeEntryArgs } from '../../src/devstack/node-entry.js';
+import { projectRoot } from '../../tools/devstack/stack-config.js';
+import { nodeEntryArgs } from '../../tools/devstack/node-entry.js';
 import { agentBuiltInTools } from '../../src/domain/tools/agent-built-in-tools.js';
 import {
   agentScript,

@@ -5,7 +5,7 @@ import { testConfig, type ConfigOverrides } from './env.js';
 import { seedWorkspace, type Seed } from './seed.js';
 
 /**
- * `npm test` runs several files one after another in each of its processes (src/cli/test-shard.ts):
+ * `npm test` runs several files one after another in each of its processes (tools/test/shard.ts):
  * a file releasing its API leaves it up for a moment, for the next file asking for the same
  * configuration. Each file still has its own workspace, runs, tokens and ids; what it saves is an
  * API start and the worker inside it (a thread that loads the SDK again: ~1 s of CPU a file).

@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { projectRoot } from '../../src/devstack/stack-config.js';
+import { projectRoot } from '../../tools/devstack/stack-config.js';
 import { startRugpullUpstream, type RugpullUpstream } from '../support/rugpull-upstream.js';
 import { createRun, defaultPolicy, expectStatus, toolCall } from '../support/seed.js';
 import { startServerEverything } from '../support/server-everything.js';

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
-import type { ManagedProcess } from '../../src/devstack/child-process.js';
+import type { ManagedProcess } from '../../tools/devstack/child-process.js';
 import { startTestApi, type TestApi } from '../support/api.js';
 import { boundOf, modelInput, modelRequest } from '../budget/support.js';
 import {

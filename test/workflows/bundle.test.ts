@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import { gateWorkflowBundle } from '../support/workflow-bundle.js';
 
 test('the workflow code bundles for the deterministic sandbox, importing nothing that does I/O', async () => {
-  // The run's one bundle (see src/cli/test.ts), built from src/workflows like any worker's.
+  // The run's one bundle (see tools/test/run.ts), built from src/workflows like any worker's.
   const bundle = await gateWorkflowBundle();
   const code = 'code' in bundle ? bundle.code : readFileSync(bundle.codePath, 'utf8');
   // The bundler refuses Node built-ins; check our own modules did not drag in a driver or client.

@@ -14,8 +14,8 @@ import { test } from 'node:test';
 import proto from '@temporalio/proto';
 
 const { temporal } = proto;
-import { exportHistories, replayHistories } from '../../src/cli/histories.js';
-import { projectRoot } from '../../src/devstack/stack-config.js';
+import { exportHistories, replayHistories } from '../../tools/histories.js';
+import { projectRoot } from '../../tools/devstack/stack-config.js';
 import { useHarness } from '../support/harness.js';
 import { gateWorkflowBundle } from '../support/workflow-bundle.js';
 import { createRun, defaultPolicy, expectStatus, toolCall } from '../support/seed.js';

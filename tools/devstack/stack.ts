@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import { migrateUp } from '../store/migrate.js';
+import { migrateUp } from '../../src/store/migrate.js';
 import { startProcess, waitFor, type ManagedProcess } from './child-process.js';
 import {
   clusterDataDir,

@@ -24,7 +24,7 @@ import { build, type Plugin } from 'esbuild';
 import { projectRoot } from '../devstack/stack-config.js';
 
 /** The folders compiled, from the project's root. */
-const compiledFolders = ['src', 'test', 'examples'];
+const compiledFolders = ['src', 'tools', 'test', 'examples'];
 
 function filesUnder(dir: string, keep: (file: string) => boolean): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {

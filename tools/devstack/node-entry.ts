@@ -1,6 +1,6 @@
 /**
  * How the project's own processes start a TypeScript entry: through tsx, or, in a test run that
- * compiled the tree (src/cli/test-build.ts), its JavaScript on plain Node.
+ * compiled the tree (tools/test/build.ts), its JavaScript on plain Node.
  */
 import { existsSync } from 'node:fs';
 import path from 'node:path';

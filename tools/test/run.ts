@@ -20,10 +20,10 @@ import { spec } from 'node:test/reporters';
 import { projectRoot } from '../devstack/stack-config.js';
 import { startNodeProcess, startStack } from '../devstack/stack.js';
 import { compiledTreeVariable } from '../devstack/node-entry.js';
-import { bundleWorkflowTo } from '../worker.js';
-import { compileForTests, freshCompiledTree } from './test-build.js';
-import { keepDurations, slowestFirst } from './test-durations.js';
-import type { ShardQueue } from './test-shard.js';
+import { bundleWorkflowTo } from '../../src/worker.js';
+import { compileForTests, freshCompiledTree } from './build.js';
+import { keepDurations, slowestFirst } from './durations.js';
+import type { ShardQueue } from './shard.js';
 
 /**
  * Processes of the first phase, each running one file at a time from the phase's queue. The
@@ -70,7 +70,7 @@ function shardEntries(phase: Phase): string[] {
   });
   const queue: ShardQueue = { root: projectRoot, files };
   writeFileSync(path.join(queueDir, 'queue.json'), JSON.stringify(queue));
-  const shardModule = pathToFileURL(path.join(compiledTree, 'src/cli/test-shard.js')).href;
+  const shardModule = pathToFileURL(path.join(compiledTree, 'tools/test/shard.js')).href;
   const processes = Math.min(phase.concurrency, files.length);
   return Array.from({ length: processes }, (_, index) => {
     const entry = path.join(queueDir, `process-${index + 1}.mjs`);
@@ -130,7 +130,7 @@ async function runPhase(phase: Phase): Promise<PhaseResult> {
 async function runBenchCheck(env: NodeJS.ProcessEnv): Promise<boolean> {
   process.stdout.write('\n▶ bench ratios: the gate against the floor, a small sample\n');
   const started = Date.now();
-  const bench = startNodeProcess('bench', 'src/cli/bench.ts', env, { args: ['--check'] });
+  const bench = startNodeProcess('bench', 'tools/bench.ts', env, { args: ['--check'] });
   const code = await bench.exited;
   process.stdout.write(
     `bench ratios: ${code === 0 ? 'ok' : 'failed'} in ${Date.now() - started} ms\n`,
