@@ -1,7 +1,7 @@
 /** Stops the test stack's PostgreSQL for a moment: runs alone, after the concurrent tests. */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { test } from 'node:test';
+import { test } from 'vitest';
 import {
   ensurePostgresCluster,
   postgresUrl,

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { test } from 'node:test';
+import { test } from 'vitest';
 import {
   loadStackConfig,
   stackProfile,

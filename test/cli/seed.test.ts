@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { test } from 'node:test';
+import { test } from 'vitest';
 import { seed } from '../../tools/seed.js';
 import { startTestApi } from '../support/api.js';
 import { expectStatus, toolCall } from '../support/seed.js';

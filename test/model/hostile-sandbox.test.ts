@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import net from 'node:net';
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import { admitProxiedRequest } from '../../src/application/model-access/admit-proxied-request.js';
 import {
@@ -37,13 +37,13 @@ let fake: FakeAnthropic;
 /** An API that drops a client after one second without reading, and counts tokens 3 times a minute. */
 let strict: TestApi;
 
-before(async () => {
+beforeAll(async () => {
   fake = await startFakeAnthropic();
   strict = await startTestApi({
     modelProxy: proxyLimits({ writeDeadlineMs: 1_000, countTokensPerMinute: 3 }),
   });
 });
-after(async () => {
+afterAll(async () => {
   strict.app.server.closeAllConnections();
   await strict.close();
   await fake.close();

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { describe, test } from 'node:test';
+import { describe, test } from 'vitest';
 import { CredentialSealer } from '../../src/broker/sealing.js';
 import { eventsOf } from '../budget/support.js';
 import { useHarness } from '../support/harness.js';

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import {
   parseMessagesRequest,
   messagesInputBound,
@@ -12,10 +12,10 @@ import { createModelRun, createProvider, drain, gateClient, smallRequest } from 
 const h = useHarness();
 let fake: FakeAnthropic;
 
-before(async () => {
+beforeAll(async () => {
   fake = await startFakeAnthropic();
 });
-after(async () => {
+afterAll(async () => {
   await fake.close();
 });
 

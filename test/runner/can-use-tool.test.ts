@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { describe, test } from 'node:test';
+import { describe, test } from 'vitest';
 import type { PermissionResult } from '@anthropic-ai/claude-agent-sdk';
 import { gateCanUseTool } from '../../src/runner/can-use-tool.js';
 import { GateClient } from '../../src/runner/gate-client.js';

@@ -9,7 +9,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { projectRoot } from '../../tools/devstack/stack-config.js';
 import { nodeEntryArgs } from '../../tools/devstack/node-entry.js';
@@ -87,7 +87,7 @@ async function ledger(sessionId: string) {
 }
 
 describe('the gate MCP proxy, driven by the MCP SDK client', () => {
-  before(async () => {
+  beforeAll(async () => {
     dir = mkdtempSync(path.join(tmpdir(), 'gate-proxy-'));
     writeFileSync(path.join(dir, 'hello.txt'), 'hello from the sandbox');
     controlFile = path.join(dir, 'drift-now');
@@ -122,7 +122,7 @@ describe('the gate MCP proxy, driven by the MCP SDK client', () => {
       tools: { bundles: [fs, drifting, asking], connections: [{ id: notes.id }] },
     });
   });
-  after(async () => {
+  afterAll(async () => {
     for (const proxy of proxies) await proxy.close().catch(() => undefined);
     await upstream.close();
     rmSync(dir, { recursive: true, force: true });

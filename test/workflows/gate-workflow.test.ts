@@ -5,7 +5,7 @@
  * approval_recheck_s and short expiries.
  */
 import assert from 'node:assert/strict';
-import { describe, test } from 'node:test';
+import { describe, test } from 'vitest';
 import { ApplicationFailure } from '@temporalio/common';
 import type { ApprovalState } from '../../src/activities/approval.js';
 import type {
@@ -137,7 +137,7 @@ describe('the stages, in order', bound, () => {
   }
 });
 
-describe('every stage fails closed', { ...bound, concurrency: true }, () => {
+describe('every stage fails closed', { ...bound, concurrent: true }, () => {
   for (const stage of stages) {
     test(`a ${stage} stage that cannot answer is retried, then denies with its own source`, async () => {
       const failing = () => {
@@ -232,7 +232,7 @@ describe('autonomy', bound, () => {
   });
 });
 
-describe('the approval pause', { ...bound, concurrency: true }, () => {
+describe('the approval pause', { ...bound, concurrent: true }, () => {
   test('the runner is told pending at once; a wake-up signal makes the workflow re-read the row and finish with it', async () => {
     let row: ApprovalState = { status: 'pending', expires_at: '' };
     const call = gate.call({ policy: () => requireApproval, checkApproval: () => row });

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
-import { test } from 'node:test';
+import { test } from 'vitest';
 import { bundleWorkflowCode, Worker } from '@temporalio/worker';
 import type { Client } from '@temporalio/client';
 import { projectRoot } from '../../tools/devstack/stack-config.js';
