@@ -3,8 +3,8 @@
  * compiled the tree (tools/test/compiled-tree.ts), its JavaScript on plain Node.
  */
 import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { projectRoot } from './stack-config.js';
 
 /** Set by the test run in the environment of its processes: where its compiled tree is. */
@@ -52,7 +52,8 @@ export function nodeEntryArgs(source: string, env: NodeJS.ProcessEnv = process.e
   return (
     compiledEntryArgs(source, env) ?? [
       '--import',
-      fileURLToPath(import.meta.resolve('tsx')),
+      // require.resolve, which every loader has (vitest's has no import.meta.resolve).
+      createRequire(import.meta.url).resolve('tsx'),
       source,
     ]
   );
