@@ -22,7 +22,7 @@ const withoutServices = [
   'test/web/visible-text.test.ts',
   'test/workflows/import-rule.test.ts',
 ];
-/** Files that stop or disturb a shared service (PostgreSQL, a sweep over every hold): one at a time, last. */
+/** Files that stop or disturb a shared service (PostgreSQL, a sweep of every hold): alone, last. */
 const serial = ['test/**/*.serial.test.ts'];
 /** The services, started once per run (tools/test/services.ts), and each file's wait for them. */
 const services = {
