@@ -46,23 +46,16 @@ export default tseslint.config(
   {
     files: ['test/**/*.ts'],
     rules: {
-      '@typescript-eslint/no-floating-promises': [
+      // Tests run on vitest: a file still on node:test would register with no runner at all.
+      'no-restricted-imports': [
         'error',
         {
-          allowForKnownSafeCalls: [
-            { from: 'package', name: ['test', 'it', 'describe', 'suite'], package: 'node:test' },
+          paths: [
+            {
+              name: 'node:test',
+              message: "Tests run on vitest: import { test, describe, beforeAll } from 'vitest'.",
+            },
           ],
-        },
-      ],
-      // npm test runs several files in one process and gathers each file's tests into a suite of
-      // its own by replacing node:test's named exports (src/cli/test-shard.ts): a default or
-      // namespace import would reach the originals and register at the top of the process.
-      'no-restricted-syntax': [
-        'error',
-        {
-          selector:
-            "ImportDeclaration[source.value='node:test'] > :matches(ImportDefaultSpecifier, ImportNamespaceSpecifier)",
-          message: "Import node:test's functions by name: import { test } from 'node:test'.",
         },
       ],
       '@typescript-eslint/no-non-null-assertion': 'off',

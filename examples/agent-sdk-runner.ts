@@ -15,7 +15,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { query, type SDKMessage } from '@anthropic-ai/claude-agent-sdk';
-import { seed } from '../src/cli/seed.js';
+import { seed } from '../tools/seed.js';
 import { GateClient } from '../src/runner/gate-client.js';
 import { gateQueryOptions } from '../src/runner/gate-query-options.js';
 import { agentScript, startFakeAnthropic, text, toolUses } from '../test/support/fake-anthropic.js';

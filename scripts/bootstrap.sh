@@ -33,4 +33,4 @@ if [ ! -x /usr/bin/chromium ]; then
   fi
 fi
 
-exec node --import tsx src/cli/bootstrap.ts "$@"
+exec node --import tsx tools/bootstrap.ts "$@"

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { after, describe, test } from 'node:test';
+import { afterAll, describe, test } from 'vitest';
 import { ConfigError, loadConfig } from '../src/config.js';
 
 const payloadKey = Buffer.alloc(32, 7).toString('base64');
@@ -228,7 +228,7 @@ describe('a real Temporal cluster, as Temporal names it in the environment', () 
     writeFileSync(full, `-----${name}-----`);
     return full;
   };
-  after(() => {
+  afterAll(() => {
     rmSync(files, { recursive: true, force: true });
   });
 

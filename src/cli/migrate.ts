@@ -1,13 +1,12 @@
 /**
- * `npm run migrate` (or `npm run start:migrate` from the build): applies pending migrations to
- * DATABASE_URL. Without it, beside `npm run dev`, to the dev stack's database.
+ * `npm run start:migrate` from the build: applies pending migrations to DATABASE_URL
+ * (`npm run migrate` does the same beside `npm run dev`, on the dev stack's database).
  */
 import { migrateUp } from '../store/migrate.js';
 
-async function databaseUrl(): Promise<string> {
-  if (process.env.DATABASE_URL) return process.env.DATABASE_URL;
-  const { withDevStackDefaults } = await import('../devstack/stack-environment.js');
-  return withDevStackDefaults().DATABASE_URL ?? '';
+const databaseUrl = process.env.DATABASE_URL;
+if (!databaseUrl) {
+  process.stderr.write('DATABASE_URL is required: the database to migrate\n');
+  process.exit(2);
 }
-
-await migrateUp(await databaseUrl(), true);
+await migrateUp(databaseUrl, true);

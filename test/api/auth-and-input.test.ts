@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import assert from 'node:assert/strict';
-import { describe, test } from 'node:test';
+import { describe, test } from 'vitest';
 import { createRun, expectStatus, toolCall } from '../support/seed.js';
 import { useHarness } from '../support/harness.js';
 

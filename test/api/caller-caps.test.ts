@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { IncomingMessage, ServerResponse } from 'node:http';
 import { Socket, connect } from 'node:net';
 import { randomUUID } from 'node:crypto';
-import { after, describe, test } from 'node:test';
+import { afterAll, describe, test } from 'vitest';
 import { CallerSlots, callerLimits } from '../../src/api/caller-slots.js';
 import { GateClient } from '../../src/runner/gate-client.js';
 import { useHarness } from '../support/harness.js';
@@ -22,7 +22,7 @@ import {
 
 const h = useHarness();
 const held: Socket[] = [];
-after(() => {
+afterAll(() => {
   for (const socket of held) socket.destroy();
 });
 
@@ -161,7 +161,7 @@ describe('writes in flight, per credential', () => {
       greedy.session_id,
     ]);
     assert.equal(calls.rowCount, decided.length);
-    t.diagnostic(`${refused.length} of 300 refused; another run answered in ${otherMs} ms`);
+    await t.annotate(`${refused.length} of 300 refused; another run answered in ${otherMs} ms`);
   });
 });
 

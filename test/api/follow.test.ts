@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { describe, test } from 'node:test';
+import { describe, test } from 'vitest';
 import { follow, type EventStream, type FollowStep } from '../../src/api/event-stream.js';
 import { KeyedWaiters } from '../../src/api/keyed-waiters.js';
 

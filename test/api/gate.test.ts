@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import type { Client } from '@temporalio/client';
 import { gateWorkflowId, asSessionId, asToolCallId } from '../../src/domain/gate/ids.js';
 import { createRun, defaultPolicy, expectStatus, toolCall } from '../support/seed.js';
@@ -9,10 +9,10 @@ import { testTemporalClient } from '../support/temporal.js';
 const h = useHarness();
 let temporal: Client;
 
-before(() => {
+beforeAll(() => {
   temporal = testTemporalClient();
 });
-after(async () => {
+afterAll(async () => {
   await temporal.connection.close();
 });
 

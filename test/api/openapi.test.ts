@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { describe, test } from 'node:test';
+import { describe, test } from 'vitest';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import createClient from 'openapi-fetch';
 import { openApiPath } from '../../src/api/openapi/openapi-document.js';

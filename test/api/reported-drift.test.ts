@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { after, before, describe, test } from 'node:test';
-import { projectRoot } from '../../src/devstack/stack-config.js';
+import { afterAll, beforeAll, describe, test } from 'vitest';
+import { projectRoot } from '../../tools/devstack/stack-config.js';
 import { useHarness } from '../support/harness.js';
 import { createRun, expectStatus, toolCall, type CreatedRun } from '../support/seed.js';
 
@@ -75,10 +75,10 @@ describe('a runner reports the digest its sandbox serves (observed_digest)', () 
 
 describe('the runner reads its frozen tools by origin (GET /v1/sessions/{sid}/toolset)', () => {
   let dir: string;
-  before(() => {
+  beforeAll(() => {
     dir = mkdtempSync(path.join(tmpdir(), 'gate-toolset-'));
   });
-  after(() => {
+  afterAll(() => {
     rmSync(dir, { recursive: true, force: true });
   });
 

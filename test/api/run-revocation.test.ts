@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import Anthropic from '@anthropic-ai/sdk';
 import { asSessionId, asToolCallId, gateWorkflowId } from '../../src/domain/gate/ids.js';
 import { admit, eventsOf, modelRequest, reportUsage } from '../budget/support.js';
@@ -38,10 +38,10 @@ const hello = {
   messages: [{ role: 'user' as const, content: 'Hi.' }],
 };
 
-before(async () => {
+beforeAll(async () => {
   fake = await startFakeAnthropic();
 });
-after(async () => {
+afterAll(async () => {
   await fake.close();
 });
 

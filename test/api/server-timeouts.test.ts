@@ -6,7 +6,7 @@
  * each case has one cause); Node looks for requests past their bounds every second.
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import { useHarness } from '../support/harness.js';
 import { startFakeAnthropic, text, type FakeAnthropic } from '../support/fake-anthropic.js';
 import { rawConnection, requestHead } from '../support/raw-http.js';
@@ -34,10 +34,10 @@ const silenceMs = 4_000;
 
 const h = useHarness({ api: { http: bounds }, policy: askForBash });
 let fake: FakeAnthropic;
-before(async () => {
+beforeAll(async () => {
   fake = await startFakeAnthropic();
 });
-after(async () => {
+afterAll(async () => {
   await fake.close();
 });
 

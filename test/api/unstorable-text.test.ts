@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { describe, test } from 'node:test';
+import { describe, test } from 'vitest';
 import { useHarness } from '../support/harness.js';
 import { createRun, expectStatus, toolCall, type CreatedRun } from '../support/seed.js';
 

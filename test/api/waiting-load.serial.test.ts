@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import pg from 'pg';
 import { callerLimits } from '../../src/api/caller-slots.js';
 import { startTestApi, type TestApi } from '../support/api.js';
@@ -36,7 +36,7 @@ const openedSignal = () => {
   return abort.signal;
 };
 
-before(async () => {
+beforeAll(async () => {
   const url = new URL(testConfig().databaseUrl);
   url.searchParams.set('application_name', appName);
   // No worker inside this API: its PostgreSQL connections are then the API's pool and its LISTEN
@@ -52,7 +52,7 @@ before(async () => {
   });
   db = new pg.Pool({ connectionString: testConfig().databaseUrl, max: 2 });
 });
-after(async () => {
+afterAll(async () => {
   for (const abort of opened) abort.abort();
   await api.close();
   await db.end();
@@ -137,7 +137,7 @@ describe('waiting is cheap', { timeout: 180_000 }, () => {
 
     const busy = await decisionTimes(other, 5);
     const connections = await apiConnections();
-    t.diagnostic(
+    await t.annotate(
       `decision p50 ${median(quiet).toFixed(0)} ms quiet, ${median(busy).toFixed(0)} ms under load; API connections ${connections.total} (${connections.active} active)`,
     );
     // Only the catastrophic is bounded: a poll per waiter would take the pool and the CPU.
@@ -157,7 +157,7 @@ describe('waiting is cheap', { timeout: 180_000 }, () => {
     const answers = await Promise.all(waits);
     const statuses = new Set(answers.map((a) => a.status));
     assert.deepEqual([...statuses], [200]);
-    t.diagnostic(
+    await t.annotate(
       `all ${answers.length} waiters answered ${Date.now() - started} ms after the decisions began`,
     );
     assert.ok(Date.now() - started < 30_000);

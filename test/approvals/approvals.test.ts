@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { describe, test } from 'node:test';
+import { describe, test } from 'vitest';
 import { asSessionId, asToolCallId } from '../../src/domain/gate/ids.js';
 import { settleAndRecord } from '../../src/store/approval-settlement.js';
 import { startTestApi } from '../support/api.js';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { after, before, test } from 'node:test';
+import { afterAll, beforeAll, test } from 'vitest';
 import { startTestApi, type TestApi } from '../support/api.js';
 import { startRugpullUpstream, type RugpullUpstream } from '../support/rugpull-upstream.js';
 import {
@@ -16,11 +16,11 @@ let api: TestApi;
 let upstream: RugpullUpstream;
 const upstreamToken = randomBytes(16).toString('hex');
 
-before(async () => {
+beforeAll(async () => {
   api = await startTestApi({ approvalRecheckS: 1 });
   upstream = await startRugpullUpstream({ token: upstreamToken });
 });
-after(async () => {
+afterAll(async () => {
   await upstream.close();
   await api.close();
 });

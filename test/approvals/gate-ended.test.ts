@@ -5,7 +5,7 @@
  * first, the approval, the call and the ledger agree.
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import type { Client } from '@temporalio/client';
 import { failedClosed } from '../../src/domain/gate/decisions.js';
 import { asSessionId, asToolCallId, gateWorkflowId } from '../../src/domain/gate/ids.js';
@@ -22,10 +22,10 @@ const h = useHarness({
 });
 const store = useStorePool();
 let temporal: Client;
-before(() => {
+beforeAll(() => {
   temporal = testTemporalClient();
 });
-after(async () => {
+afterAll(async () => {
   await temporal.connection.close();
 });
 

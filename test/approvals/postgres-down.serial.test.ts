@@ -1,13 +1,13 @@
 /** Stops the test stack's PostgreSQL for a moment: runs alone, after the concurrent tests. */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { test } from 'node:test';
+import { test } from 'vitest';
 import {
   ensurePostgresCluster,
   postgresUrl,
   stopPostgresCluster,
-} from '../../src/devstack/postgres-cluster.js';
-import { loadStackConfig, stackProfile } from '../../src/devstack/stack-config.js';
+} from '../../tools/devstack/postgres-cluster.js';
+import { loadStackConfig, stackProfile } from '../../tools/devstack/stack-config.js';
 import { startTestApi } from '../support/api.js';
 import { testConfig } from '../support/env.js';
 import {

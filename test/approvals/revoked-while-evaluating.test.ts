@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { after, before, test } from 'node:test';
+import { afterAll, beforeAll, test } from 'vitest';
 import pg from 'pg';
-import type { ManagedProcess } from '../../src/devstack/child-process.js';
+import type { ManagedProcess } from '../../tools/devstack/child-process.js';
 import { startTestApi, type TestApi } from '../support/api.js';
 import { testConfig } from '../support/env.js';
 import {
@@ -24,7 +24,7 @@ let api: TestApi;
 let worker: ManagedProcess;
 let db: pg.Pool;
 
-before(async () => {
+beforeAll(async () => {
   // The approval is written a few seconds after the call is accepted: time to revoke the run.
   worker = await startWorkerProcess(
     'revoked-worker',
@@ -34,7 +34,7 @@ before(async () => {
   api = await startTestApi({ temporal: { taskQueue } });
   db = new pg.Pool({ connectionString: testConfig().databaseUrl });
 });
-after(async () => {
+afterAll(async () => {
   await api.close();
   await worker.stop();
   await db.end();

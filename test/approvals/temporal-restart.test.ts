@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { test } from 'node:test';
+import { test } from 'vitest';
 import { startTestApi } from '../support/api.js';
 import { ownTemporalServer } from '../support/temporal.js';
 import { startWorkerProcess } from '../support/worker-processes.js';

@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { before, describe, test } from 'node:test';
+import { beforeAll, describe, test } from 'vitest';
 import { pendingVersion } from '../../src/api/web/approval-list-page.js';
 import { useHarness } from '../support/harness.js';
 import { createRun, defaultPolicy, expectStatus, toolCall } from '../support/seed.js';
@@ -96,7 +96,7 @@ const listsIt: Record<Who, boolean> = {
 };
 
 describe('approval visibility', () => {
-  before(async () => {
+  beforeAll(async () => {
     for (const [who, role] of Object.entries(roles) as [Exclude<Who, 'admin'>, string][]) {
       const created = await addMember(`${who}-${randomUUID().slice(0, 8)}`, role);
       tokens[who] = created.user_token;

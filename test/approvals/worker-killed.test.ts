@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { test } from 'node:test';
+import { test } from 'vitest';
 import { startTestApi } from '../support/api.js';
 import { startWorkerProcess } from '../support/worker-processes.js';
 import {

@@ -4,9 +4,9 @@
  */
 import assert from 'node:assert/strict';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { after, before, test } from 'node:test';
+import { afterAll, beforeAll, test } from 'vitest';
 import pg from 'pg';
-import type { ManagedProcess } from '../../src/devstack/child-process.js';
+import type { ManagedProcess } from '../../tools/devstack/child-process.js';
 import { startTestApi, type TestApi } from '../support/api.js';
 import { testConfig } from '../support/env.js';
 import { startRugpullUpstream, type RugpullUpstream } from '../support/rugpull-upstream.js';
@@ -26,7 +26,7 @@ let worker: ManagedProcess;
 let upstream: RugpullUpstream;
 let db: pg.Pool;
 
-before(async () => {
+beforeAll(async () => {
   api = await startTestApi({ temporal: { taskQueue } });
   worker = await startWorkerProcess(
     'broker-failure-worker',
@@ -36,7 +36,7 @@ before(async () => {
   upstream = await startRugpullUpstream({ token });
   db = new pg.Pool({ connectionString: testConfig().databaseUrl });
 });
-after(async () => {
+afterAll(async () => {
   await worker.stop();
   await upstream.close();
   await api.close();

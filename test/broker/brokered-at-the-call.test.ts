@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import { startRugpullUpstream, type RugpullUpstream } from '../support/rugpull-upstream.js';
 import { createRun, defaultPolicy, expectStatus, toolCall } from '../support/seed.js';
 import { useHarness } from '../support/harness.js';
@@ -23,7 +23,7 @@ const h = useHarness({ policy, api: { approvalRecheckS: 1 } });
 const token = `upstream-${randomBytes(16).toString('hex')}`;
 const upstreams: RugpullUpstream[] = [];
 const connections: string[] = [];
-after(async () => {
+afterAll(async () => {
   await Promise.all(upstreams.map((upstream) => upstream.close()));
 });
 
@@ -187,7 +187,7 @@ describe('a rug pull during the approval wait is caught at the call', () => {
 
 describe('a redirecting upstream', () => {
   let elsewhere: RugpullUpstream;
-  before(async () => {
+  beforeAll(async () => {
     elsewhere = await startRugpullUpstream({ token });
     upstreams.push(elsewhere);
   });

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { describe, test } from 'node:test';
+import { describe, test } from 'vitest';
 import { budgetStage } from '../../src/activities/budget.js';
 import { asRunId, asSessionId, asToolCallId } from '../../src/domain/gate/ids.js';
 import type { GateRequest } from '../../src/domain/gate/vocabulary.js';

@@ -4,7 +4,7 @@
  * admission is idempotent by request id, so retries must not change what is admitted.
  */
 import assert from 'node:assert/strict';
-import { describe, test } from 'node:test';
+import { describe, test } from 'vitest';
 import { admitModelRequest } from '../../src/store/budget.js';
 import { useHarness } from '../support/harness.js';
 import { createRun, untilAnswered } from '../support/seed.js';

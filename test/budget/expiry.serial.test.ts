@@ -3,7 +3,7 @@
  * at their own sessions.
  */
 import assert from 'node:assert/strict';
-import { describe, test } from 'node:test';
+import { describe, test } from 'vitest';
 import { expireStaleReservations, startReservationSweeper } from '../../src/store/budget.js';
 import { createRun, expectStatus } from '../support/seed.js';
 import {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { describe, test } from 'node:test';
+import { describe, test } from 'vitest';
 import { expireStaleReservations } from '../../src/store/budget.js';
 import { createRun, expectStatus } from '../support/seed.js';
 import { admit, boundOf, eventsOf, reportUsage } from './support.js';

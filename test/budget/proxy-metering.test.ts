@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { describe, test } from 'node:test';
+import { describe, test } from 'vitest';
 import fc from 'fast-check';
 import { jsonTextProblem } from '../../src/domain/budget/json-text-shape.js';
 import { parseMessagesRequest } from '../../src/domain/budget/messages-request.js';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
-import { test } from 'node:test';
-import { seed } from '../../src/cli/seed.js';
+import { test } from 'vitest';
+import { seed } from '../../tools/seed.js';
 import { startTestApi } from '../support/api.js';
 import { expectStatus, toolCall } from '../support/seed.js';
 

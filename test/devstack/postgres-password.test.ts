@@ -1,19 +1,19 @@
 import assert from 'node:assert/strict';
 import { readFileSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { after, test } from 'node:test';
+import { afterAll, test } from 'vitest';
 import pg from 'pg';
 import {
   clusterDataDir,
   ensurePostgresCluster,
   postgresUrl,
   stopPostgresCluster,
-} from '../../src/devstack/postgres-cluster.js';
+} from '../../tools/devstack/postgres-cluster.js';
 import {
   loadStackConfig,
   stackProfile,
   type StackProfile,
-} from '../../src/devstack/stack-config.js';
+} from '../../tools/devstack/stack-config.js';
 
 /** The stack's PostgreSQL takes no connection on trust: every one proves the kept password. */
 const profile = stackProfile(loadStackConfig(), 'test');
@@ -90,7 +90,7 @@ const legacy: StackProfile = {
     dataDir: path.join(path.dirname(profile.postgres.dataDir), 'legacy', 'postgres'),
   },
 };
-after(async () => {
+afterAll(async () => {
   await stopPostgresCluster(legacy, 'immediate').catch(() => undefined);
   rmSync(path.dirname(legacy.postgres.dataDir), { recursive: true, force: true });
 });

@@ -1,14 +1,14 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { test } from 'node:test';
+import { test } from 'vitest';
 import {
   parseStackConfig,
   projectRoot,
   StackConfigError,
   stackProfile,
-} from '../../src/devstack/stack-config.js';
-import { temporalServerArgs } from '../../src/devstack/temporal-server.js';
+} from '../../tools/devstack/stack-config.js';
+import { temporalServerArgs } from '../../tools/devstack/temporal-server.js';
 
 const text = readFileSync(path.join(projectRoot, 'temporal-dev.yaml'), 'utf8');
 

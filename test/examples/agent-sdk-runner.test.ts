@@ -7,17 +7,17 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import { after, before, test } from 'node:test';
-import { projectRoot } from '../../src/devstack/stack-config.js';
-import { nodeEntryArgs } from '../../src/devstack/node-entry.js';
+import { afterAll, beforeAll, test } from 'vitest';
+import { projectRoot } from '../../tools/devstack/stack-config.js';
+import { nodeEntryArgs } from '../../tools/devstack/node-entry.js';
 import { startTestApi, type TestApi } from '../support/api.js';
 import { expectStatus } from '../support/seed.js';
 
 let api: TestApi;
-before(async () => {
+beforeAll(async () => {
   api = await startTestApi({ approvalRecheckS: 1 });
 });
-after(async () => {
+afterAll(async () => {
   await api.close();
 });
 

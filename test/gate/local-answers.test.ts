@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { test } from 'node:test';
+import { test } from 'vitest';
 import { LocalAnswers } from '../../src/application/local-answers.js';
 import type { GateAnswer } from '../../src/domain/gate/vocabulary.js';
 

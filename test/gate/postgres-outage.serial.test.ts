@@ -5,14 +5,14 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { after, before, test } from 'node:test';
+import { afterAll, beforeAll, test } from 'vitest';
 import {
   ensurePostgresCluster,
   postgresUrl,
   stopPostgresCluster,
-} from '../../src/devstack/postgres-cluster.js';
-import { loadStackConfig, stackProfile } from '../../src/devstack/stack-config.js';
-import type { ManagedProcess } from '../../src/devstack/child-process.js';
+} from '../../tools/devstack/postgres-cluster.js';
+import { loadStackConfig, stackProfile } from '../../tools/devstack/stack-config.js';
+import type { ManagedProcess } from '../../tools/devstack/child-process.js';
 import { startTestApi, type TestApi } from '../support/api.js';
 import { testConfig } from '../support/env.js';
 import {
@@ -46,7 +46,7 @@ let shortWindow: TestApi;
 let worker: ManagedProcess;
 let seeds: { eager: Seed; held: Seed };
 
-before(async () => {
+beforeAll(async () => {
   quietHostedWorkers();
   assert.equal(
     testConfig().databaseUrl,
@@ -66,7 +66,7 @@ before(async () => {
   ]);
   seeds = { eager: await seedWorkspace(eager), held: await seedWorkspace(held) };
 });
-after(async () => {
+afterAll(async () => {
   await worker.stop();
   await Promise.all([eager.close(), held.close(), shortWindow.close()]);
 });

@@ -5,8 +5,8 @@
  */
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { after, before, test } from 'node:test';
-import type { ManagedProcess } from '../../src/devstack/child-process.js';
+import { afterAll, beforeAll, test } from 'vitest';
+import type { ManagedProcess } from '../../tools/devstack/child-process.js';
 import { assertEveryWorkflowEndsWith } from '../approvals/pending-approvals.js';
 import { startTestApi, type TestApi } from '../support/api.js';
 import {
@@ -26,7 +26,7 @@ let api: TestApi;
 let worker: ManagedProcess;
 let seed: Seed;
 
-before(async () => {
+beforeAll(async () => {
   quietHostedWorkers();
   server = await ownTemporalServer();
   // The API hosts a worker and starts calls eagerly on it (the default); a worker process polls
@@ -37,7 +37,7 @@ before(async () => {
   ]);
   seed = await seedWorkspace(api);
 });
-after(async () => {
+afterAll(async () => {
   await worker.stop();
   await api.close();
   await server.close();

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { after, before, test } from 'node:test';
+import { afterAll, beforeAll, test } from 'vitest';
 import type { Client } from '@temporalio/client';
 import pg from 'pg';
 import { asSessionId, asToolCallId, gateWorkflowId } from '../../src/domain/gate/ids.js';
@@ -16,12 +16,12 @@ let api: TestApi;
 let temporal: Client;
 let db: pg.Pool;
 
-before(async () => {
+beforeAll(async () => {
   api = await startTestApi({ temporal: { taskQueue } }, { gateWaitMs: 90_000 });
   temporal = testTemporalClient();
   db = new pg.Pool({ connectionString: testConfig().databaseUrl });
 });
-after(async () => {
+afterAll(async () => {
   await api.close();
   await temporal.connection.close();
   await db.end();

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { describe, test } from 'node:test';
+import { describe, test } from 'vitest';
 import { eventHash, genesisHash } from '../../src/domain/ledger/hash-chain.js';
 import { payload, redact, Redacted } from '../../src/domain/ledger/redaction.js';
 import { appendEvent } from '../../src/store/ledger.js';

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { after, before, test } from 'node:test';
+import { afterAll, beforeAll, test } from 'vitest';
 import pg from 'pg';
-import type { ManagedProcess } from '../../src/devstack/child-process.js';
+import type { ManagedProcess } from '../../tools/devstack/child-process.js';
 import { startTestApi, type TestApi } from '../support/api.js';
 import { startWorkerProcess } from '../support/worker-processes.js';
 import { testConfig } from '../support/env.js';
@@ -35,7 +35,7 @@ let worker: ManagedProcess;
 let upstream: RugpullUpstream;
 let db: pg.Pool;
 
-before(async () => {
+beforeAll(async () => {
   api = await startTestApi(
     { temporal: { taskQueue }, approvalRecheckS: 1 },
     { logger: { level: 'trace', stream: { write: (line: string) => void apiLog.push(line) } } },
@@ -56,7 +56,7 @@ before(async () => {
   });
   db = new pg.Pool({ connectionString: testConfig().databaseUrl });
 });
-after(async () => {
+afterAll(async () => {
   await worker.stop();
   await upstream.close();
   await api.close();

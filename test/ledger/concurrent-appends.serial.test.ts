@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { test } from 'node:test';
+import { test } from 'vitest';
 import { appendEvent, readEvents } from '../../src/store/ledger.js';
 import { withTransaction } from '../../src/store/pool.js';
 import { useStorePool } from '../support/store-pool.js';

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { describe, test } from 'node:test';
+import { describe, test } from 'vitest';
 import type pg from 'pg';
 import { eventHash } from '../../src/domain/ledger/hash-chain.js';
 import { createRun, expectStatus, toolCall } from '../support/seed.js';

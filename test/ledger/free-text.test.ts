@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { describe, test } from 'node:test';
+import { describe, test } from 'vitest';
 import { digestOf } from '../../src/domain/ledger/digest.js';
 import { useHarness } from '../support/harness.js';
 import { createRun, defaultPolicy, expectStatus, toolCall } from '../support/seed.js';

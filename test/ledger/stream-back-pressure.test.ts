@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { connect } from 'node:net';
-import { test } from 'node:test';
+import { test } from 'vitest';
 import { redact } from '../../src/domain/ledger/redaction.js';
 import { appendEvent } from '../../src/store/ledger.js';
 import { withTransaction } from '../../src/store/pool.js';

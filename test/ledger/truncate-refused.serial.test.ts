@@ -3,7 +3,7 @@
  * the file runs alone, after the concurrent ones; each attempt is rolled back whatever happens.
  */
 import assert from 'node:assert/strict';
-import { test } from 'node:test';
+import { test } from 'vitest';
 import { useStorePool } from '../support/store-pool.js';
 
 const store = useStorePool(2);

@@ -3,7 +3,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import { query, type SpawnOptions } from '@anthropic-ai/claude-agent-sdk';
 import { contextWindowCeiling } from '../../src/domain/budget/input-token-bound.js';
 import { budgetOf, reservationsOf } from '../budget/support.js';
@@ -21,12 +21,12 @@ const h = useHarness();
 let fake: FakeAnthropic;
 let cwd: string;
 
-before(async () => {
+beforeAll(async () => {
   fake = await startFakeAnthropic();
   cwd = mkdtempSync(path.join(tmpdir(), 'gate-agent-'));
   writeFileSync(path.join(cwd, 'notes.txt'), 'the answer is 42\n');
 });
-after(async () => {
+afterAll(async () => {
   await fake.close();
   rmSync(cwd, { recursive: true, force: true });
 });

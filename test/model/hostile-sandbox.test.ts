@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import net from 'node:net';
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import { admitProxiedRequest } from '../../src/application/model-access/admit-proxied-request.js';
 import {
@@ -41,7 +41,7 @@ let fake: FakeAnthropic;
  */
 let strict: TestApi;
 
-before(async () => {
+beforeAll(async () => {
   fake = await startFakeAnthropic();
   strict = await startTestApi({
     modelProxy: proxyLimits({
@@ -51,7 +51,7 @@ before(async () => {
     }),
   });
 });
-after(async () => {
+afterAll(async () => {
   strict.app.server.closeAllConnections();
   await strict.close();
   await fake.close();

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import Anthropic from '@anthropic-ai/sdk';
 import { CredentialSealer } from '../../src/broker/sealing.js';
 import { eventsOf } from '../budget/support.js';
@@ -12,10 +12,10 @@ import { createModelRun, createProvider, gateClient } from './support.js';
 const h = useHarness();
 let fake: FakeAnthropic;
 
-before(async () => {
+beforeAll(async () => {
   fake = await startFakeAnthropic();
 });
-after(async () => {
+afterAll(async () => {
   await fake.close();
 });
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { connect } from 'node:net';
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import { budgetOf, reservationsOf } from '../budget/support.js';
 import { startFakeAnthropic, text, type FakeAnthropic } from '../support/fake-anthropic.js';
 import { useHarness } from '../support/harness.js';
@@ -16,10 +16,10 @@ import {
 const h = useHarness();
 let fake: FakeAnthropic;
 
-before(async () => {
+beforeAll(async () => {
   fake = await startFakeAnthropic(() => text('should not be reached'));
 });
-after(async () => {
+afterAll(async () => {
   await fake.close();
 });
 

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import {
   parseMessagesRequest,
   messagesInputBound,
@@ -20,10 +20,10 @@ import {
 const h = useHarness({ api: { modelProxy: proxyLimits({ concurrentPerRun: 64 }) } });
 let fake: FakeAnthropic;
 
-before(async () => {
+beforeAll(async () => {
   fake = await startFakeAnthropic();
 });
-after(async () => {
+afterAll(async () => {
   await fake.close();
 });
 

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import {
   parseMessagesRequest,
   messagesInputBound,
@@ -22,11 +22,11 @@ let fake: FakeAnthropic;
 /** A second API whose proxied requests give up after one second without a byte. */
 let impatient: TestApi;
 
-before(async () => {
+beforeAll(async () => {
   fake = await startFakeAnthropic();
   impatient = await startTestApi({ modelProxy: proxyLimits({ idleTimeoutMs: 1000 }) });
 });
-after(async () => {
+afterAll(async () => {
   // The SDK stops reading a stream once it sees an error event but keeps the connection open;
   // the server would wait for it until its own timeout.
   impatient.app.server.closeAllConnections();

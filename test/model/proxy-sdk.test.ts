@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import {
   parseMessagesRequest,
   messagesInputBound,
@@ -14,10 +14,10 @@ import { createModelRun, createProvider, gateClient, smallRequest } from './supp
 const h = useHarness();
 let fake: FakeAnthropic;
 
-before(async () => {
+beforeAll(async () => {
   fake = await startFakeAnthropic();
 });
-after(async () => {
+afterAll(async () => {
   await fake.close();
 });
 

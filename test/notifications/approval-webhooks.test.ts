@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import { newWebhookSecret, verifyWebhook } from '../../src/domain/notify/webhook-signature.js';
 import { useHarness } from '../support/harness.js';
 import {
@@ -78,10 +78,10 @@ class Receiver {
 
 const receiver = new Receiver();
 let base: string;
-before(async () => {
+beforeAll(async () => {
   base = await receiver.start();
 });
-after(() => receiver.close());
+afterAll(() => receiver.close());
 
 function register(workspace: string, body: Record<string, unknown>) {
   return h.api.call('POST', `/v1/workspaces/${workspace}/webhooks`, {

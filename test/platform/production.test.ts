@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import net from 'node:net';
 import path from 'node:path';
-import { after, before, test } from 'node:test';
-import { startProcess, waitFor, type ManagedProcess } from '../../src/devstack/child-process.js';
+import { afterAll, beforeAll, test } from 'vitest';
+import { startProcess, waitFor, type ManagedProcess } from '../../tools/devstack/child-process.js';
 import { apiCaller, type ApiCaller, type HttpAnswer } from '../support/api.js';
 import { testConfig, testOperatorKey } from '../support/env.js';
 import { productionBuild } from '../support/production-build.js';
@@ -46,7 +46,7 @@ function startBuilt(
   return child;
 }
 
-before(async () => {
+beforeAll(async () => {
   const dir = productionBuild();
   const config = testConfig();
   const operatorKey = testOperatorKey(config);
@@ -96,7 +96,7 @@ before(async () => {
   );
   apis = started.map((s) => s.caller);
 });
-after(async () => {
+afterAll(async () => {
   await Promise.all(processes.map((p) => p.stop()));
 });
 

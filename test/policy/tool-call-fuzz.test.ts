@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { describe, test } from 'node:test';
+import { describe, test } from 'vitest';
 import { setTimeout as sleep } from 'node:timers/promises';
 import fc from 'fast-check';
 import { useHarness } from '../support/harness.js';

@@ -10,9 +10,9 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { after, before, describe, test } from 'node:test';
-import { projectRoot } from '../../src/devstack/stack-config.js';
-import { nodeEntryArgs } from '../../src/devstack/node-entry.js';
+import { afterAll, beforeAll, describe, test } from 'vitest';
+import { projectRoot } from '../../tools/devstack/stack-config.js';
+import { nodeEntryArgs } from '../../tools/devstack/node-entry.js';
 import { agentBuiltInTools } from '../../src/domain/tools/agent-built-in-tools.js';
 import {
   agentScript,
@@ -109,7 +109,7 @@ const ofType = (events: { type: string; data: Record<string, any> }[], type: str
   events.filter((e) => e.type === type).map((e) => e.data);
 
 describe('a real agent SDK agent, wired through the gate', () => {
-  before(async () => {
+  beforeAll(async () => {
     root = mkdtempSync(path.join(tmpdir(), 'gate-agent-'));
     upstream = await startRugpullUpstream({ token });
     const bundle = async (body: Record<string, unknown>) =>
@@ -142,7 +142,7 @@ describe('a real agent SDK agent, wired through the gate', () => {
       )
     ).id as string;
   });
-  after(async () => {
+  afterAll(async () => {
     for (const fake of fakes) await fake.close();
     await upstream.close();
     rmSync(root, { recursive: true, force: true });

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import { BUILTIN_TOOL_NAMES, query } from '@anthropic-ai/claude-agent-sdk';
 import { agentBuiltInTools, agentSdkVersion } from '../../src/domain/tools/agent-built-in-tools.js';
 import { GateClient } from '../../src/runner/gate-client.js';
@@ -22,10 +22,10 @@ interface SentTool {
 }
 
 let dir: string;
-before(() => {
+beforeAll(() => {
   dir = mkdtempSync(path.join(tmpdir(), 'agent-sdk-tools-'));
 });
-after(() => {
+afterAll(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 

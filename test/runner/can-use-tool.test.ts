@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
-import { describe, test } from 'node:test';
+import { describe, test } from 'vitest';
 import type { PermissionResult } from '@anthropic-ai/claude-agent-sdk';
 import { gateCanUseTool } from '../../src/runner/can-use-tool.js';
 import { GateClient } from '../../src/runner/gate-client.js';
-import { waitFor } from '../../src/devstack/child-process.js';
+import { waitFor } from '../../tools/devstack/child-process.js';
 import { useHarness } from '../support/harness.js';
 import { createRun, defaultPolicy, expectStatus, type CreatedRun } from '../support/seed.js';
 

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import type { SyncHookJSONOutput } from '@anthropic-ai/claude-agent-sdk';
 import { gateCanUseTool } from '../../src/runner/can-use-tool.js';
 import { GateClient } from '../../src/runner/gate-client.js';
@@ -32,14 +32,14 @@ const client = () =>
   });
 
 describe('an answer that is not a decision is never an allow', () => {
-  before(async () => {
+  beforeAll(async () => {
     server = createServer((_request, response) => {
       response.writeHead(200, { 'content-type': 'application/json' });
       response.end(JSON.stringify(body));
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   });
-  after(
+  afterAll(
     () =>
       new Promise<void>((resolve) =>
         server.close(() => {

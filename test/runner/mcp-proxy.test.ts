@@ -9,10 +9,10 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { projectRoot } from '../../src/devstack/stack-config.js';
-import { nodeEntryArgs } from '../../src/devstack/node-entry.js';
+import { projectRoot } from '../../tools/devstack/stack-config.js';
+import { nodeEntryArgs } from '../../tools/devstack/node-entry.js';
 import { connectProxy, type ConnectedProxy } from '../support/gate-mcp-proxy.js';
 import { useHarness } from '../support/harness.js';
 import { relativeFilesystemServer, writeHostileRepo } from '../support/hostile-repo.js';
@@ -88,7 +88,7 @@ async function ledger(sessionId: string) {
 }
 
 describe('the gate MCP proxy, driven by the MCP SDK client', () => {
-  before(async () => {
+  beforeAll(async () => {
     dir = mkdtempSync(path.join(tmpdir(), 'gate-proxy-'));
     writeFileSync(path.join(dir, 'hello.txt'), 'hello from the sandbox');
     controlFile = path.join(dir, 'drift-now');
@@ -124,7 +124,7 @@ describe('the gate MCP proxy, driven by the MCP SDK client', () => {
       tools: { bundles: [fs, drifting, asking], connections: [{ id: notes.id }] },
     });
   });
-  after(async () => {
+  afterAll(async () => {
     for (const proxy of proxies) await proxy.close().catch(() => undefined);
     await upstream.close();
     rmSync(dir, { recursive: true, force: true });

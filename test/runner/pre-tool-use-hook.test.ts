@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { describe, test } from 'node:test';
+import { describe, test } from 'vitest';
 import type { HookInput, SyncHookJSONOutput } from '@anthropic-ai/claude-agent-sdk';
 import type { DecidedAnswer } from '../../src/domain/gate/vocabulary.js';
 import type { DecideOptions, GateDecider, ToolCallRequest } from '../../src/runner/gate-client.js';

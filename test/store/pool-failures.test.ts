@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { test } from 'node:test';
+import { test } from 'vitest';
 import {
   createPool,
   isUnavailableError,

@@ -5,10 +5,12 @@ export type ConfigOverrides = Partial<Omit<GateConfig, 'temporal'>> & {
   temporal?: Partial<TemporalConfig>;
 };
 
-/** The stack `npm test` started: tests never fall back to the dev stack's ports. */
+/** The stack the test run started (tools/test/services.ts): never the dev stack's ports. */
 export function testConfig(overrides: ConfigOverrides = {}): GateConfig {
   if (process.env.GATE_TEST_PROFILE !== 'test') {
-    throw new Error('run tests through `npm test`, which starts the services they need');
+    throw new Error(
+      'no test services: run tests with vitest (`npm test`, `npx vitest run <file>`), and keep a file that needs them out of `withoutServices` in vitest.config.ts',
+    );
   }
   const config = loadConfig();
   // A test that sets how often a paused call re-reads its approval means that period, unchanged.

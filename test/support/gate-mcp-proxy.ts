@@ -1,7 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { compiledEntryArgs } from '../../src/devstack/node-entry.js';
+import { compiledEntryArgs } from '../../tools/devstack/node-entry.js';
 
 export const proxyBin = fileURLToPath(new URL('../../bin/gate-mcp-proxy.js', import.meta.url));
 /**

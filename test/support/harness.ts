@@ -1,11 +1,11 @@
-import { after, before } from 'node:test';
+import { afterAll, beforeAll } from 'vitest';
 import pg from 'pg';
 import { startTestApi, type TestApi } from './api.js';
 import { testConfig, type ConfigOverrides } from './env.js';
 import { seedWorkspace, type Seed } from './seed.js';
 
 /**
- * `npm test` runs several files one after another in each of its processes (src/cli/test-shard.ts):
+ * A test process runs several files one after another, keeping its modules (vitest.config.ts):
  * a file releasing its API leaves it up for a moment, for the next file asking for the same
  * configuration. Each file still has its own workspace, runs, tokens and ids; what it saves is an
  * API start and the worker inside it (a thread that loads the SDK again: ~1 s of CPU a file).
@@ -60,14 +60,14 @@ export function useHarness(
 ): Harness {
   const harness = {} as Harness;
   let release: () => void = () => undefined;
-  before(async () => {
+  beforeAll(async () => {
     [harness.api, release] = await acquireApi(options.api);
     harness.seed = await seedWorkspace(harness.api, options.policy);
     harness.db = new pg.Pool({ connectionString: testConfig().databaseUrl });
     // Some tests stop PostgreSQL on purpose; an idle client losing its connection is expected.
     harness.db.on('error', () => undefined);
   });
-  after(async () => {
+  afterAll(async () => {
     release();
     await harness.db.end();
   });

@@ -7,7 +7,7 @@
  */
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { projectRoot } from '../../src/devstack/stack-config.js';
+import { projectRoot } from '../../tools/devstack/stack-config.js';
 
 /** The relative command a bundle may name, resolved against whatever directory it starts in. */
 export const relativeFilesystemServer = 'node_modules/.bin/mcp-server-filesystem';

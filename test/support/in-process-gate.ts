@@ -4,7 +4,7 @@
  * never takes its tasks). Each call gets a script: what each activity answers for it.
  */
 import { randomUUID } from 'node:crypto';
-import { after, before } from 'node:test';
+import { afterAll, beforeAll } from 'vitest';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
 import type { GateActivities } from '../../src/activities/index.js';
@@ -147,7 +147,7 @@ export function useInProcessGate(): InProcessGate {
     decide: decideActivity(stages, scripted.recordDecision, () => Promise.resolve(undefined)),
   };
 
-  before(async () => {
+  beforeAll(async () => {
     // Activities fail here on purpose: only the worker's errors belong in the test report.
     try {
       Runtime.install({ logger: new DefaultLogger('ERROR') });
@@ -169,7 +169,7 @@ export function useInProcessGate(): InProcessGate {
     running = worker.run();
     gate.client = new GateWorkflowClient(gate.env.client, taskQueue);
   });
-  after(async () => {
+  afterAll(async () => {
     worker.shutdown();
     await running;
     await gate.env.teardown();

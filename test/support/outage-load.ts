@@ -8,7 +8,7 @@ import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 import type pg from 'pg';
-import type { ManagedProcess } from '../../src/devstack/child-process.js';
+import type { ManagedProcess } from '../../tools/devstack/child-process.js';
 import {
   assertEveryRunnerGetsItsDecision,
   decideAll,

@@ -1,7 +1,7 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
-import { clusterDataDir } from '../../src/devstack/postgres-cluster.js';
-import type { StackProfile } from '../../src/devstack/stack-config.js';
+import { clusterDataDir } from '../../tools/devstack/postgres-cluster.js';
+import type { StackProfile } from '../../tools/devstack/stack-config.js';
 
 /** The processes whose parent is `parent`, from /proc. */
 function childrenOf(parent: number): number[] {

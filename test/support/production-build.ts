@@ -15,7 +15,7 @@ import {
 } from 'node:fs';
 import { homedir } from 'node:os';
 import path from 'node:path';
-import { projectRoot } from '../../src/devstack/stack-config.js';
+import { projectRoot } from '../../tools/devstack/stack-config.js';
 
 const cacheDir = path.join(projectRoot, '.data', 'production');
 /**

@@ -1,6 +1,6 @@
 import { createConnection, createServer, type AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
-import { startProcess, waitFor } from '../../src/devstack/child-process.js';
+import { startProcess, waitFor } from '../../tools/devstack/child-process.js';
 
 const binary = fileURLToPath(
   new URL('../../node_modules/.bin/mcp-server-everything', import.meta.url),

@@ -1,4 +1,4 @@
-import { after, before } from 'node:test';
+import { afterAll, beforeAll } from 'vitest';
 import { createPool, type Pool } from '../../src/store/pool.js';
 import { testConfig } from './env.js';
 
@@ -10,10 +10,10 @@ import { testConfig } from './env.js';
  */
 export function useStorePool(max = 10): { pool: Pool } {
   const holder = {} as { pool: Pool };
-  before(() => {
+  beforeAll(() => {
     holder.pool = createPool(testConfig().databaseUrl, { max, connectMs: 60_000 });
   });
-  after(async () => {
+  afterAll(async () => {
     await holder.pool.end();
   });
   return holder;

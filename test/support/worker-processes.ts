@@ -1,8 +1,8 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { waitFor, type ManagedProcess } from '../../src/devstack/child-process.js';
-import { startNodeProcess } from '../../src/devstack/stack.js';
+import { waitFor, type ManagedProcess } from '../../tools/devstack/child-process.js';
+import { startNodeProcess } from '../../tools/devstack/stack.js';
 import type { Faults } from './fault-worker.js';
 import { gateWorkflowBundle } from './workflow-bundle.js';
 

@@ -14,7 +14,7 @@ const quietLogger = {
 let bundle: Promise<WorkflowBundleOption> | undefined;
 
 /**
- * The gate workflow's code bundled for the sandbox: the one `npm test` built for the whole run
+ * The gate workflow's code bundled for the sandbox: the one the test run built once
  * (GATE_WORKFLOW_BUNDLE, as the workers get it), else bundled here once per test process.
  */
 export function gateWorkflowBundle(): Promise<WorkflowBundleOption> {

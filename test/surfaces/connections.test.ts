@@ -3,8 +3,8 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { after, before, describe, test } from 'node:test';
-import { projectRoot } from '../../src/devstack/stack-config.js';
+import { afterAll, beforeAll, describe, test } from 'vitest';
+import { projectRoot } from '../../tools/devstack/stack-config.js';
 import { startRugpullUpstream, type RugpullUpstream } from '../support/rugpull-upstream.js';
 import { createRun, defaultPolicy, expectStatus, toolCall } from '../support/seed.js';
 import { startServerEverything } from '../support/server-everything.js';
@@ -20,11 +20,11 @@ const h = useHarness({ policy: allowAll });
 let upstream: RugpullUpstream;
 let token: string;
 
-before(async () => {
+beforeAll(async () => {
   token = `upstream-${randomBytes(16).toString('hex')}`;
   upstream = await startRugpullUpstream({ token });
 });
-after(async () => {
+afterAll(async () => {
   await upstream.close();
 });
 

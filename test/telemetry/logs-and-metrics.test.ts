@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
-import { after, before, describe, test } from 'node:test';
-import type { ManagedProcess } from '../../src/devstack/child-process.js';
+import { afterAll, beforeAll, describe, test } from 'vitest';
+import type { ManagedProcess } from '../../tools/devstack/child-process.js';
 import { startTestApi, type TestApi } from '../support/api.js';
 import { boundOf, modelInput, modelRequest } from '../budget/support.js';
 import {
@@ -41,7 +41,7 @@ let worker: ManagedProcess;
 let workerMetricsUrl: string;
 let seed: Seed;
 
-before(async () => {
+beforeAll(async () => {
   const metricsPort = await freePort();
   workerMetricsUrl = `http://127.0.0.1:${metricsPort}/metrics`;
   worker = await startWorkerProcess(
@@ -59,7 +59,7 @@ before(async () => {
   );
   seed = await seedWorkspace(api, policy);
 });
-after(async () => {
+afterAll(async () => {
   await api.close();
   await worker.stop();
 });

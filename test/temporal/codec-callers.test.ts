@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { before, describe, test } from 'node:test';
+import { beforeAll, describe, test } from 'vitest';
 import { hashToken } from '../../src/application/tokens.js';
 import { asSessionId, asToolCallId, gateWorkflowId } from '../../src/domain/gate/ids.js';
 import { startTestApi } from '../support/api.js';
@@ -29,7 +29,7 @@ const plain = {
   ],
 };
 
-before(async () => {
+beforeAll(async () => {
   const run = await createRun(h.api, h.seed);
   await expectStatus(
     toolCall(h.api, run, 'c1', { tool: 'Read', arguments: { file_path: `/srv/${canary}` } }),

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { test } from 'node:test';
+import { test } from 'vitest';
 import { gateWorkflowId, asSessionId, asToolCallId } from '../../src/domain/gate/ids.js';
 import { useHarness } from '../support/harness.js';
 import { closedHistory, payloadsOf } from '../support/temporal.js';

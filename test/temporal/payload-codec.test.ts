@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { test } from 'node:test';
+import { test } from 'vitest';
 import { defaultPayloadConverter } from '@temporalio/common';
 import {
   EncryptionCodec,

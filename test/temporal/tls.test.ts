@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import type { TemporalConfig } from '../../src/config.js';
 import { createGateWorker } from '../../src/worker.js';
 import { Connection } from '@temporalio/client';
@@ -15,7 +15,7 @@ let pki: TestPki;
 let tlsProxy: TlsProxy;
 let mtlsProxy: TlsProxy;
 
-before(async () => {
+beforeAll(async () => {
   pki = testPki();
   pki.authority('server-ca');
   pki.leaf('server', 'server-ca', serverName);
@@ -28,7 +28,7 @@ before(async () => {
   tlsProxy = await startTlsProxy(upstream, server);
   mtlsProxy = await startTlsProxy(upstream, { ...server, clientCa: pki.read('client-ca.crt') });
 });
-after(async () => {
+afterAll(async () => {
   await tlsProxy.close();
   await mtlsProxy.close();
   pki.remove();

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { useHarness } from '../support/harness.js';
 import {
@@ -94,7 +94,7 @@ const decisionUrl = (toolCallId: string) =>
 describe('the approvers web form', () => {
   // Inside the suite: Node 20 runs top-level hooks concurrently, so these would not wait for the
   // harness's API. The browser also closes before the harness closes the API.
-  before(async () => {
+  beforeAll(async () => {
     mkdirSync(artifacts, { recursive: true });
     approver = await addMember('olga', 'approver');
     bystander = await addMember('mo', 'member');
@@ -103,7 +103,7 @@ describe('the approvers web form', () => {
     });
     browser = await chromium.launch({ executablePath: '/usr/bin/chromium', headless: true });
   });
-  after(async () => {
+  afterAll(async () => {
     await browser.close();
   });
 

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { test } from 'node:test';
+import { test } from 'vitest';
 import { useHarness } from '../support/harness.js';
 import { createRun, defaultPolicy, expectStatus, toolCall } from '../support/seed.js';
 import { csrfIn, signInOverHttp } from '../support/web-form.js';

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { test } from 'node:test';
+import { test } from 'vitest';
 import { gateWorkflowBundle } from '../support/workflow-bundle.js';
 
 test('the workflow code bundles for the deterministic sandbox, importing nothing that does I/O', async () => {
-  // The run's one bundle (see src/cli/test.ts), built from src/workflows like any worker's.
+  // The run's one bundle (tools/test/services.ts), built from src/workflows like any worker's.
   const bundle = await gateWorkflowBundle();
   const code = 'code' in bundle ? bundle.code : readFileSync(bundle.codePath, 'utf8');
   // The bundler refuses Node built-ins; check our own modules did not drag in a driver or client.

@@ -5,7 +5,7 @@
  * approval_recheck_s and short expiries.
  */
 import assert from 'node:assert/strict';
-import { describe, test } from 'node:test';
+import { describe, test } from 'vitest';
 import { ApplicationFailure } from '@temporalio/common';
 import type { ApprovalState } from '../../src/activities/approval.js';
 import type {
@@ -137,7 +137,7 @@ describe('the stages, in order', bound, () => {
   }
 });
 
-describe('every stage fails closed', { ...bound, concurrency: true }, () => {
+describe('every stage fails closed', { ...bound, concurrent: true }, () => {
   for (const stage of stages) {
     test(`a ${stage} stage that cannot answer is retried, then denies with its own source`, async () => {
       const failing = () => {
@@ -219,7 +219,7 @@ describe('every stage fails closed', { ...bound, concurrency: true }, () => {
 const refused = () =>
   Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
 
-describe('a stage that cannot reach its data', { ...bound, concurrency: true }, () => {
+describe('a stage that cannot reach its data', { ...bound, concurrent: true }, () => {
   test('is tried again through the window while PostgreSQL is away, then decides on its merits: an allow stays an allow', async () => {
     let attempts = 0;
     const call = gate.call(
@@ -324,7 +324,7 @@ describe('autonomy', bound, () => {
   });
 });
 
-describe('the approval pause', { ...bound, concurrency: true }, () => {
+describe('the approval pause', { ...bound, concurrent: true }, () => {
   test('the runner is told pending at once; a wake-up signal makes the workflow re-read the row and finish with it', async () => {
     let row: ApprovalState = { status: 'pending', expires_at: '' };
     const call = gate.call({ policy: () => requireApproval, checkApproval: () => row });

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { describe, test } from 'node:test';
+import { describe, test } from 'vitest';
 import { ESLint } from 'eslint';
 import tseslint from 'typescript-eslint';
 import { workflowImportRules } from '../../eslint.config.js';

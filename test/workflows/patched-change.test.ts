@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
-import { test } from 'node:test';
+import { test } from 'vitest';
 import { bundleWorkflowCode, Worker } from '@temporalio/worker';
 import type { Client } from '@temporalio/client';
-import { projectRoot } from '../../src/devstack/stack-config.js';
+import { projectRoot } from '../../tools/devstack/stack-config.js';
 import { gateWorkflowId, asSessionId, asToolCallId } from '../../src/domain/gate/ids.js';
 import { createGateWorker, workflowsPath } from '../../src/worker.js';
 import {

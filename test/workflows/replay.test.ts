@@ -10,12 +10,12 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { test } from 'node:test';
+import { test } from 'vitest';
 import proto from '@temporalio/proto';
 
 const { temporal } = proto;
-import { exportHistories, replayHistories } from '../../src/cli/histories.js';
-import { projectRoot } from '../../src/devstack/stack-config.js';
+import { exportHistories, replayHistories } from '../../tools/histories.js';
+import { projectRoot } from '../../tools/devstack/stack-config.js';
 import { useHarness } from '../support/harness.js';
 import { gateWorkflowBundle } from '../support/workflow-bundle.js';
 import { createRun, defaultPolicy, expectStatus, toolCall } from '../support/seed.js';

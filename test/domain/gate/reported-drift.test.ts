@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { test } from 'node:test';
+import { test } from 'vitest';
 import { reportedDriftVerdict } from '../../../src/domain/gate/reported-drift.js';
 
 const frozen = { name: 'mcp__fs__read_file', digest: `sha256:${'a'.repeat(64)}` };

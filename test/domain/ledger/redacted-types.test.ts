@@ -4,7 +4,7 @@
  */
 /* eslint-disable @typescript-eslint/no-unsafe-class-instance-assignment -- forging envelopes is what this file tries */
 import assert from 'node:assert/strict';
-import { test } from 'node:test';
+import { test } from 'vitest';
 import type pg from 'pg';
 import { redact, type Redacted } from '../../../src/domain/ledger/redaction.js';
 import { appendEvent } from '../../../src/store/ledger.js';

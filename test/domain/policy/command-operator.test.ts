@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { describe, test } from 'node:test';
+import { describe, test } from 'vitest';
 import { evaluatePolicy, type Rule, type Verdict } from '../../../src/domain/policy/policy.js';
 import { analyseCommand } from '../../../src/domain/policy/shell-command.js';
 import { bash, onCommand, policyWithRules, verdictOf } from './support.js';

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { describe, test } from 'node:test';
+import { describe, test } from 'vitest';
 import fc from 'fast-check';
 import { evaluatePolicy } from '../../../src/domain/policy/policy.js';
 import { wordGlobMatches } from '../../../src/domain/policy/glob.js';

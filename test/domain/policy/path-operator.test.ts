@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { describe, test } from 'node:test';
+import { describe, test } from 'vitest';
 import type { Rule } from '../../../src/domain/policy/policy.js';
 import { normaliseAbsolutePath, resolvePath } from '../../../src/domain/policy/path-match.js';
 import { policyWithRules, verdictOf, withArgs } from './support.js';

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { describe, test } from 'node:test';
+import { describe, test } from 'vitest';
 import { applyAutonomy } from '../../../src/domain/gate/autonomy.js';
 import { evaluatePolicy, type Rule } from '../../../src/domain/policy/policy.js';
 import { policyWithRules } from './support.js';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { readFileSync, readdirSync } from 'node:fs';
-import { after, before, describe, test } from 'node:test';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ArgumentValidator } from '../../../src/domain/tools/argument-validation.js';
@@ -179,7 +179,7 @@ function prepare(fixture: Fixture): (attempt: number) => void {
 }
 
 describe('hostile schema corpus', () => {
-  before(() => {
+  beforeAll(() => {
     // A process's first compiles load ajv and let V8 optimise its code generator: that cost
     // is the process's, paid once, not the schema's. Warm up on an ordinary tool schema.
     for (let round = 0; round < 3; round++) {
@@ -188,7 +188,7 @@ describe('hostile schema corpus', () => {
     }
     monitor.enable();
   });
-  after(() => {
+  afterAll(() => {
     monitor.disable();
     console.log(
       `hostile corpus: ${fixtures.length} schemas; worst synchronous run ${worstSyncMs.toFixed(1)} ms of processor time, ` +

@@ -3,8 +3,8 @@
  * its web UI, migrations, a worker and the API. Ctrl-C stops everything it started; the data
  * stays in .data/dev, so a restart keeps every run, approval and workflow history.
  */
-import { StackConfigError } from '../devstack/stack-config.js';
-import { startNodeProcess, startStack, waitHttpOk, type Stack } from '../devstack/stack.js';
+import { StackConfigError } from './devstack/stack-config.js';
+import { startNodeProcess, startStack, waitHttpOk, type Stack } from './devstack/stack.js';
 
 let stack: Stack;
 try {

@@ -1,13 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import { migrateUp } from '../store/migrate.js';
+import { migrateUp } from '../../src/store/migrate.js';
 import { startProcess, waitFor, type ManagedProcess } from './child-process.js';
 import {
   clusterDataDir,
   ensurePostgresCluster,
+  startedPostgresUrl,
   stopPostgresCluster,
-  type PostgresCluster,
 } from './postgres-cluster.js';
 import { loadStackConfig, projectRoot, stackProfile, type StackProfile } from './stack-config.js';
 import { payloadKeys, sealingKey } from './stack-keys.js';
@@ -27,41 +27,60 @@ export interface Stack {
 }
 
 /**
+ * A stack's profile and the variables its processes get, known before anything starts (the
+ * database's URL is where a cluster started here will be; a cluster found running may differ).
+ */
+export interface StackPlan {
+  profile: StackProfile;
+  variables: Record<string, string>;
+}
+
+export function planStack(name: 'dev' | 'test'): StackPlan {
+  const profile = stackProfile(loadStackConfig(), name);
+  const databaseUrl = process.env.DATABASE_URL ?? startedPostgresUrl(profile);
+  return {
+    profile,
+    variables: {
+      ...stackEnvironment(profile, databaseUrl),
+      GATE_SEALING_KEY: sealingKey(profile),
+      GATE_PAYLOAD_KEYS: payloadKeys(profile),
+      GATE_OPERATOR_KEY:
+        process.env.GATE_OPERATOR_KEY ?? `fgo_${randomBytes(24).toString('base64url')}`,
+    },
+  };
+}
+
+/**
  * Starts PostgreSQL (unless DATABASE_URL names a server), applies migrations, and starts the
  * Temporal dev server, all as temporal-dev.yaml describes for the profile.
  */
 export async function startStack(
   name: 'dev' | 'test',
-  { fresh = false, quietTemporal = false } = {},
+  {
+    fresh = false,
+    quietTemporal = false,
+    plan = planStack(name),
+  }: { fresh?: boolean; quietTemporal?: boolean; plan?: StackPlan } = {},
 ): Promise<Stack> {
-  const profile = stackProfile(loadStackConfig(), name);
+  const { profile, variables } = plan;
   const temporalBinary = await ensureTemporalCli(profile.cliVersion);
   // Before any path is chosen: PostgreSQL's data folder stays in the project once reachable.
   letPhotographsReachProject();
   if (fresh) await wipeData(profile);
 
-  let postgres: PostgresCluster | undefined;
-  const databaseUrl =
-    process.env.DATABASE_URL ?? (postgres = await ensurePostgresCluster(profile)).url;
+  const postgres = process.env.DATABASE_URL ? undefined : await ensurePostgresCluster(profile);
+  const databaseUrl = process.env.DATABASE_URL ?? postgres?.url ?? '';
   const stopAll: (() => Promise<void>)[] = [];
   if (postgres) stopAll.push(() => postgres.stop());
   try {
     await migrateUp(databaseUrl, name === 'dev');
     const temporal = await startTemporalServer(temporalBinary, profile, { quiet: quietTemporal });
     stopAll.unshift(() => temporal.stop('SIGTERM', 15_000));
-    const env: NodeJS.ProcessEnv = {
-      ...process.env,
-      ...stackEnvironment(profile, databaseUrl),
-      GATE_SEALING_KEY: sealingKey(profile),
-      GATE_PAYLOAD_KEYS: payloadKeys(profile),
-      GATE_OPERATOR_KEY:
-        process.env.GATE_OPERATOR_KEY ?? `fgo_${randomBytes(24).toString('base64url')}`,
-    };
     return {
       profile,
       temporalBinary,
       databaseUrl,
-      env,
+      env: { ...process.env, ...variables, DATABASE_URL: databaseUrl },
       temporal,
       stop: async () => {
         for (const stop of stopAll)

@@ -6,9 +6,9 @@
  * their ids and one-time tokens as JSON.
  */
 import { randomUUID } from 'node:crypto';
-import { agentBuiltInTools } from '../domain/tools/agent-built-in-tools.js';
-import { configOrExit } from '../config.js';
-import { withDevStackDefaults } from '../devstack/stack-environment.js';
+import { agentBuiltInTools } from '../src/domain/tools/agent-built-in-tools.js';
+import { configOrExit } from '../src/config.js';
+import { withDevStackDefaults } from './devstack/stack-environment.js';
 
 export class SeedError extends Error {
   override name = 'SeedError';

@@ -8,8 +8,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client, Connection, WithStartWorkflowOperation } from '@temporalio/client';
 import { Worker } from '@temporalio/worker';
-import type { TemporalConfig } from '../../config.js';
-import { connectionOptions, workerConnection } from '../../temporal/connections.js';
+import type { TemporalConfig } from '../../src/config.js';
+import { connectionOptions, workerConnection } from '../../src/temporal/connections.js';
 import { floorUpdate } from './floor-workflow.js';
 
 const workflowsPath = path.join(path.dirname(fileURLToPath(import.meta.url)), 'floor-workflow.ts');

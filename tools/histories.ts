@@ -16,12 +16,12 @@ import proto from '@temporalio/proto';
 
 const { temporal } = proto;
 import { Worker, type WorkflowBundleOption } from '@temporalio/worker';
-import { configOrExit } from '../config.js';
-import { withDevStackDefaults } from '../devstack/stack-environment.js';
-import { gateDataConverter, temporalClient } from '../temporal/connections.js';
-import type { PayloadKey } from '../temporal/payload-codec.js';
-import { workflowsPath } from '../worker.js';
-import { gateWorkflowType } from '../workflows/messages.js';
+import { configOrExit } from '../src/config.js';
+import { withDevStackDefaults } from './devstack/stack-environment.js';
+import { gateDataConverter, temporalClient } from '../src/temporal/connections.js';
+import type { PayloadKey } from '../src/temporal/payload-codec.js';
+import { workflowsPath } from '../src/worker.js';
+import { gateWorkflowType } from '../src/workflows/messages.js';
 
 export async function exportHistories(
   folder: string,

@@ -5,7 +5,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
-import { createDemoRun, type DemoWorkspace } from './seed.js';
+import { createDemoRun, type DemoWorkspace } from '../seed.js';
 
 /** Answers every request with a short, fixed event stream at once. */
 async function startStubUpstream() {

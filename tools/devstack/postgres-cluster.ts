@@ -179,10 +179,18 @@ async function createCluster(profile: StackProfile, dataDir: string): Promise<vo
  */
 export function postgresUrl(profile: StackProfile, database = profile.postgres.database): string {
   const socket = socketPath(profile);
+  return clusterUrl(profile, database, socket !== undefined && existsSync(socket));
+}
+
+/** Where a cluster this stack starts will be reached once it is up: known before it starts. */
+export function startedPostgresUrl(profile: StackProfile): string {
+  return clusterUrl(profile, profile.postgres.database, socketPath(profile) !== undefined);
+}
+
+function clusterUrl(profile: StackProfile, database: string, overSocket: boolean): string {
+  const socket = socketPath(profile);
   const host =
-    socket !== undefined && existsSync(socket)
-      ? encodeURIComponent(path.dirname(socket))
-      : '127.0.0.1';
+    overSocket && socket !== undefined ? encodeURIComponent(path.dirname(socket)) : '127.0.0.1';
   return `postgres://postgres:${clusterPassword(profile)}@${host}:${profile.postgres.port}/${database}`;
 }
 

@@ -1,13 +1,13 @@
 /**
  * How the project's own processes start a TypeScript entry: through tsx, or, in a test run that
- * compiled the tree (src/cli/test-build.ts), its JavaScript on plain Node.
+ * compiled the tree (tools/test/compiled-tree.ts), its JavaScript on plain Node.
  */
 import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { projectRoot } from './stack-config.js';
 
-/** Set by `npm test` in the environment of its processes: where the run's compiled tree is. */
+/** Set by the test run in the environment of its processes: where its compiled tree is. */
 export const compiledTreeVariable = 'GATE_TEST_COMPILED';
 
 /** A source file's compiled JavaScript, when the run has a compiled tree that holds it. */
@@ -52,7 +52,8 @@ export function nodeEntryArgs(source: string, env: NodeJS.ProcessEnv = process.e
   return (
     compiledEntryArgs(source, env) ?? [
       '--import',
-      fileURLToPath(import.meta.resolve('tsx')),
+      // require.resolve, which every loader has (vitest's has no import.meta.resolve).
+      createRequire(import.meta.url).resolve('tsx'),
       source,
     ]
   );

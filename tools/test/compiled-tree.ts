@@ -1,30 +1,23 @@
 /**
- * The suite's TypeScript compiled once to JavaScript, so its processes run on plain Node instead
- * of each paying the TypeScript loader: over the suite's ~50 processes that loader cost more CPU
- * than many tests (its hooks run on a thread of their own, every import a round trip there).
+ * The TypeScript of the processes tests start (workers, the MCP proxy, agents, helpers) compiled
+ * once per run to JavaScript, so each starts on plain Node instead of paying the TypeScript loader
+ * (about half a second of CPU a start; the suite starts dozens).
  *
- * The JavaScript sits in a folder of `.data/`, mirroring the tree (`src/`, `test/`, `examples/`), so
- * relative imports resolve to each other and packages to the project's `node_modules`. Every
+ * The JavaScript sits in a folder of `.data/`, mirroring the tree (`src/`, `tools/`,
+ * `examples/`, `test/support/`), so relative imports resolve to each other and packages to the
+ * project's `node_modules`. Every
  * module keeps its source's `import.meta.url`: paths computed from it (the project's root,
  * migrations, fixtures, the workflow code a worker bundles) are the source tree's, and a stack
  * trace points at the TypeScript through an inline source map.
  */
-import {
-  chmodSync,
-  copyFileSync,
-  mkdirSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  symlinkSync,
-} from 'node:fs';
+import { chmodSync, copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { build, type Plugin } from 'esbuild';
 import { projectRoot } from '../devstack/stack-config.js';
 
 /** The folders compiled, from the project's root. */
-const compiledFolders = ['src', 'test', 'examples'];
+const compiledFolders = ['src', 'tools', 'examples', 'test/support'];
 
 function filesUnder(dir: string, keep: (file: string) => boolean): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
@@ -81,10 +74,7 @@ const sourceUrls: Plugin = {
   },
 };
 
-/**
- * Compiles the tree into `outDir`; the JSON files modules import are copied beside, the files at
- * the root (a test reads the lint configuration) linked.
- */
+/** Compiles the tree into `outDir`, with the JSON files modules import copied beside. */
 export async function compileForTests(outDir: string): Promise<void> {
   const roots = compiledFolders.map((folder) => path.join(projectRoot, folder));
   const isSource = (file: string) => file.endsWith('.ts') && !file.endsWith('.d.ts');
@@ -104,9 +94,5 @@ export async function compileForTests(outDir: string): Promise<void> {
     const copy = path.join(outDir, path.relative(projectRoot, file));
     mkdirSync(path.dirname(copy), { recursive: true });
     copyFileSync(file, copy);
-  }
-  for (const entry of readdirSync(projectRoot, { withFileTypes: true })) {
-    if (entry.isFile())
-      symlinkSync(path.join(projectRoot, entry.name), path.join(outDir, entry.name));
   }
 }

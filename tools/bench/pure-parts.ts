@@ -1,10 +1,10 @@
 /** The bench's in-process parts: policy evaluation, argument validation, ledger appends. */
 import { randomUUID } from 'node:crypto';
-import { validateArguments } from '../../domain/tools/argument-validation.js';
-import { evaluatePolicy, type Rule } from '../../domain/policy/policy.js';
-import { payload, redact } from '../../domain/ledger/redaction.js';
-import { appendEvent } from '../../store/ledger.js';
-import { createPool, withTransaction } from '../../store/pool.js';
+import { validateArguments } from '../../src/domain/tools/argument-validation.js';
+import { evaluatePolicy, type Rule } from '../../src/domain/policy/policy.js';
+import { payload, redact } from '../../src/domain/ledger/redaction.js';
+import { appendEvent } from '../../src/store/ledger.js';
+import { createPool, withTransaction } from '../../src/store/pool.js';
 import { figures, show } from './figures.js';
 
 function perSecond(work: () => void): number {

@@ -3,8 +3,8 @@
  * temporal-dev.yaml names, and the local PostgreSQL cluster's files (created, not left running).
  * `npm run dev` and `npm test` start the services themselves.
  */
-import { loadStackConfig, StackConfigError } from '../devstack/stack-config.js';
-import { ensureTemporalCli } from '../devstack/temporal-server.js';
+import { loadStackConfig, StackConfigError } from './devstack/stack-config.js';
+import { ensureTemporalCli } from './devstack/temporal-server.js';
 
 try {
   const config = loadStackConfig();

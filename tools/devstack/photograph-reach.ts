@@ -1,7 +1,7 @@
 import { chmodSync, statSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
-import { photographUser } from '../broker/unprivileged-user.js';
+import { photographUser } from '../../src/broker/unprivileged-user.js';
 import { projectRoot } from './stack-config.js';
 
 /** Whether `user` may enter `dir` (`test -x`, run as that user). */

@@ -1,0 +1,80 @@
+import { defineConfig } from 'vitest/config';
+import SlowestFirst from './tools/test/slowest-first.js';
+
+/**
+ * Files that need neither PostgreSQL nor Temporal: they run first, while the services start. A
+ * file not named here waits for the services, so a new file is never short of them.
+ */
+const withoutServices = [
+  'test/domain/**/*.test.ts',
+  'test/config.test.ts',
+  'test/devstack/stack-config.test.ts',
+  'test/api/error-mapping.test.ts',
+  'test/api/follow.test.ts',
+  'test/api/keyed-waiters.test.ts',
+  'test/broker/photograph.test.ts',
+  'test/budget/proxy-metering.test.ts',
+  'test/gate/local-answers.test.ts',
+  'test/runner/agent-sdk-tools.test.ts',
+  'test/runner/gate-client.test.ts',
+  'test/runner/pre-tool-use-hook.test.ts',
+  'test/temporal/payload-codec.test.ts',
+  'test/web/visible-text.test.ts',
+  'test/workflows/import-rule.test.ts',
+];
+/** Files that stop or disturb a shared service (PostgreSQL, a sweep of every hold): alone, last. */
+const serial = ['test/**/*.serial.test.ts'];
+/** The services, started once per run (tools/test/services.ts), and each file's wait for them. */
+const services = {
+  globalSetup: ['tools/test/services.ts'],
+  setupFiles: ['tools/test/services-ready.ts'],
+};
+
+export default defineConfig({
+  test: {
+    // A process runs file after file and keeps its modules: what files share (the SDKs, an API of
+    // the same configuration: test/support/harness.ts) is loaded once per process.
+    pool: 'forks',
+    isolate: false,
+    // Every test and hook is bounded; a test that needs longer says so in its options.
+    testTimeout: 120_000,
+    hookTimeout: 120_000,
+    // The last project's teardown runs the bench's check and stops the services.
+    teardownTimeout: 180_000,
+    reporters: ['default', './tools/test/reporter.ts'],
+    sequence: { sequencer: SlowestFirst },
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: 'no-services',
+          include: withoutServices,
+          sequence: { groupOrder: 0 },
+          maxWorkers: 2,
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'services',
+          include: ['test/**/*.test.ts'],
+          exclude: [...withoutServices, ...serial],
+          ...services,
+          sequence: { groupOrder: 1 },
+          // Both cores stay busy while files wait on services: more processes measured no faster.
+          maxWorkers: 4,
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'serial',
+          include: serial,
+          ...services,
+          fileParallelism: false,
+          sequence: { groupOrder: 2 },
+        },
+      },
+    ],
+  },
+});
