@@ -36,6 +36,9 @@ export interface StackPlan {
 }
 
 export function planStack(name: 'dev' | 'test'): StackPlan {
+  // Before any path is chosen (the database URL names the cluster's socket): PostgreSQL's data
+  // folder stays in the project once reachable, and every process then agrees where it is.
+  letPhotographsReachProject();
   const profile = stackProfile(loadStackConfig(), name);
   const databaseUrl = process.env.DATABASE_URL ?? startedPostgresUrl(profile);
   return {
@@ -64,8 +67,6 @@ export async function startStack(
 ): Promise<Stack> {
   const { profile, variables } = plan;
   const temporalBinary = await ensureTemporalCli(profile.cliVersion);
-  // Before any path is chosen: PostgreSQL's data folder stays in the project once reachable.
-  letPhotographsReachProject();
   if (fresh) await wipeData(profile);
 
   const postgres = process.env.DATABASE_URL ? undefined : await ensurePostgresCluster(profile);
