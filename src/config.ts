@@ -173,8 +173,8 @@ export interface GateConfig {
   workerMetrics: { host: string; port: number } | undefined;
   /**
    * Every wait on PostgreSQL is bounded, well below the API's wait for the gate, so a request
-   * meeting a PostgreSQL that stopped answering is a 503 within seconds (see README, "When a
-   * dependency fails").
+   * meeting a PostgreSQL that stopped answering is a 503 within seconds (see docs/operations.md,
+   * "When a dependency fails").
    */
   postgresBounds: { connectMs: number; statementMs: number; queryMs: number };
   /** How long one call to Temporal (a start, a signal) may take before the API answers 503. */

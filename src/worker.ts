@@ -76,7 +76,7 @@ export function createGateWorkerOn(
     dataConverter: gateDataConverter(config.payloadKeys),
     namespace: config.temporal.namespace,
     taskQueue: config.temporal.taskQueue,
-    // Paused calls wait for days; only the ones that move stay in memory (see README).
+    // Paused calls wait for days; only the ones that move stay in memory (see docs/operations.md).
     maxCachedWorkflows: config.workerCachedWorkflows,
     ...(extra.maxConcurrentWorkflowTaskExecutions !== undefined && {
       maxConcurrentWorkflowTaskExecutions: extra.maxConcurrentWorkflowTaskExecutions,

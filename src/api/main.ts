@@ -31,7 +31,7 @@ export function createApi(
         createGateWorkerOn(connection, config, workerPool, {
           // As many tasks at once as workflows in memory (the SDK's default is 40): an eager
           // start needs a free slot here, and one refused goes through the server's dispatch to
-          // any worker, at twice the cost (see README, "What a decision costs").
+          // any worker, at twice the cost (see docs/performance.md).
           maxConcurrentWorkflowTaskExecutions: config.workerCachedWorkflows,
           onAnswerRecorded: (request, answer) => {
             localAnswers.deliver(request.session_id, request.tool_call_id, answer);

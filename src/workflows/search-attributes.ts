@@ -1,7 +1,7 @@
 /**
  * What the Temporal UI can filter gate workflows by: the session, the tool, and the decision
  * once known (`pending` while an approval waits). Never an argument: search attributes are not
- * encrypted. A namespace registers them once (see the README).
+ * encrypted. A namespace registers them once (see docs/operations.md).
  */
 import {
   defineSearchAttributeKey,

@@ -441,7 +441,7 @@ describe('photographing a stdio server is bounded', () => {
         assert.equal(found.key, 'EACCES');
         assert.equal(found.environ, 'EACCES');
       } else {
-        // Not root: the server is the API's own user (the README says what the operator does).
+        // Not root: the server is the API's own user (docs/operations.md says what the operator does).
         assert.equal(found.uid, process.getuid?.());
         await annotate(
           'not run as root: the server ran as this user, so its isolation as nobody (no sealing key, no API environment) was not checked; run the suite as root to check it',

@@ -173,7 +173,7 @@ async function createCluster(profile: StackProfile, dataDir: string): Promise<vo
 
 /**
  * Where the stack's own processes reach the cluster: its Unix socket while it is there (each
- * statement costs less CPU than over loopback TCP; see README, "What a decision costs"), else
+ * statement costs less CPU than over loopback TCP; see docs/architecture.md), else
  * loopback TCP, which the cluster also listens on, for any other client and for a cluster
  * started without a socket.
  */
