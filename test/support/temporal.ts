@@ -63,6 +63,28 @@ export async function closedHistory(temporal: TemporalConfig, workflowId: string
   return storedHistory(temporal, workflowId);
 }
 
+type Duration = { seconds?: number | { toNumber(): number } | null; nanos?: number | null };
+const msOf = (duration: Duration | null | undefined): number => {
+  const seconds = duration?.seconds ?? 0;
+  const whole = typeof seconds === 'number' ? seconds : seconds.toNumber();
+  return whole * 1000 + Math.round((duration?.nanos ?? 0) / 1e6);
+};
+
+/**
+ * What a workflow's history says of its waits: the timers it started (their durations, in ms),
+ * how many of them fired, and the signals it received, by name.
+ */
+export async function waitsOf(client: Client, workflowId: string) {
+  const events = (await client.workflow.getHandle(workflowId).fetchHistory()).events ?? [];
+  return {
+    timersMs: events.flatMap((e) =>
+      e.timerStartedEventAttributes ? [msOf(e.timerStartedEventAttributes.startToFireTimeout)] : [],
+    ),
+    fired: events.filter((e) => e.timerFiredEventAttributes).length,
+    signals: events.flatMap((e) => e.workflowExecutionSignaledEventAttributes?.signalName ?? []),
+  };
+}
+
 /** Every payload in a history rendered as JSON (objects with `data` and `metadata`). */
 export function payloadsOf(value: unknown): { metadata: Record<string, string>; data: string }[] {
   if (Array.isArray(value)) return value.flatMap(payloadsOf);

@@ -340,7 +340,8 @@ describe('the schema stage', () => {
       const run = await runWith(connection.id);
       const frozen = run.tools.find((t) => t.name === 'mcp__hostile__create_note') as any;
       assert.equal(frozen.callable, false);
-      const started = Date.now();
+      // The argument would take a backtracking engine 2^30 steps on the title's pattern: the
+      // frozen verdict answers, and nothing of the schema is compiled or run.
       const denied = await expectStatus(
         toolCall(h.api, run, 'c1', {
           tool: 'mcp__hostile__create_note',
@@ -348,10 +349,9 @@ describe('the schema stage', () => {
         }),
         200,
       );
-      assert.ok(Date.now() - started < 5_000);
       assert.equal(denied.source, 'schema');
       assert.equal(denied.render, 'tool_error');
-      assert.match(denied.reason, /uncallable/);
+      assert.match(denied.reason, /is uncallable: its schema failed the guard \(.*ref/i);
       const other = await expectStatus(
         toolCall(h.api, run, 'c2', {
           tool: 'mcp__hostile__search_notes',
