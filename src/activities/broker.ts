@@ -13,6 +13,8 @@ import {
 import { findConnection, type ConnectionRow } from '../store/connections.js';
 import { appendEvent } from '../store/ledger.js';
 import { findMember } from '../store/members.js';
+import { findRunRevocation } from '../store/run-revocations.js';
+import type { FrozenRun } from '../store/runs.js';
 import { withTransaction, type Pool, type Queryable } from '../store/pool.js';
 import {
   findToolCall,
@@ -64,13 +66,15 @@ function brokeredEvent(request: GateRequest, brokered: Brokered, latencyMs: numb
  * digest; either refusing turns the allow into a deny at the call, and nothing is executed.
  */
 export function brokerActivity(pool: Pool, frozen: FrozenRuns, sealer: CredentialSealer) {
-  async function execute(called: CalledTool, request: GateRequest, workspaceId: string) {
+  async function execute(called: CalledTool, request: GateRequest, run: FrozenRun) {
     const binding = called.frozen?.binding;
     const connection = binding ? await findConnection(pool, binding.connection_id) : undefined;
     const owner = connection?.owner_user_id
-      ? await findMember(pool, workspaceId, connection.owner_user_id)
+      ? await findMember(pool, run.workspace_id, connection.owner_user_id)
       : undefined;
-    const verdict = brokerVerdict(called, connection, owner);
+    // Read now, not frozen: a run revoked after its call was allowed touches no credential.
+    const revoked = (await findRunRevocation(pool, run.id)) !== undefined;
+    const verdict = brokerVerdict(called, connection, owner, revoked);
     if (verdict.outcome === 'deny') return { outcome: 'denied', denial: verdict } as const;
     return callUpstream(called, request, verdict.connection);
   }
@@ -137,7 +141,7 @@ export function brokerActivity(pool: Pool, frozen: FrozenRuns, sealer: Credentia
               'an earlier attempt to execute this call did not finish; it is not repeated',
             ),
           }
-        : await execute(called, request, run.workspace_id);
+        : await execute(called, request, run);
     return record(request, brokered, Date.now() - started);
   };
 }

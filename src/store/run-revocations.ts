@@ -43,7 +43,7 @@ async function denyPendingApprovals(
  * approval of the run denied (each with its approval.decided and tool.decision), in one
  * transaction. The run's row is locked first, which waits for any transaction still writing a
  * call or an approval of the run (their references hold a lock on it), so none is left pending
- * unseen. Revoking again changes nothing and returns the first revocation, with no call denied.
+ * unseen; then its pending approvals, then the ledger, the order every decider takes them in. Revoking again changes nothing and returns the first revocation, with no call denied.
  */
 export async function revokeRun(
   pool: Pool,
@@ -52,6 +52,13 @@ export async function revokeRun(
 ): Promise<{ revocation: RunRevocation; denied: ToolCallId[] }> {
   return withTransaction(pool, async (tx) => {
     await tx.query('select 1 from runs where id = $1 for update', [run.id]);
+    // The pending approvals before the ledger's head, as a person's decision takes them: taken
+    // the other way round, a decision landing now would deadlock with the revocation.
+    await tx.query(
+      `select 1 from approvals where session_id = $1 and status = 'pending'
+       order by tool_call_id for update`,
+      [run.session_id],
+    );
     const inserted = await tx.query<RunRevocation>(
       `insert into run_revocations (run_id, revoked_by) values ($1, $2)
        on conflict (run_id) do nothing

@@ -51,6 +51,11 @@ interface RunServices extends TestServices {
 const shared = Symbol.for('fluidbox-gate.test-services');
 type Holder = Record<typeof shared, RunServices | undefined>;
 
+/** A database URL as it may be printed: its password replaced. */
+function withoutPassword(url: string | undefined): string {
+  return url === undefined ? '?' : url.replace(/^(postgres(?:ql)?:\/\/[^:@/]*:)[^@]*@/, '$1…@');
+}
+
 function startServices(): RunServices {
   const plan: StackPlan = planStack('test');
   const scratch = mkdtempSync(path.join(tmpdir(), 'gate-test-'));
@@ -80,7 +85,7 @@ function startServices(): RunServices {
     if (stack?.databaseUrl !== env.DATABASE_URL)
       return {
         ok: false,
-        error: `PostgreSQL is at ${stack?.databaseUrl ?? '?'}, not ${env.DATABASE_URL ?? '?'}`,
+        error: `PostgreSQL is at ${withoutPassword(stack?.databaseUrl)}, not ${withoutPassword(env.DATABASE_URL)}`,
       };
     worker = startNodeProcess(
       'worker',

@@ -19,15 +19,21 @@ const nothingExecuted = (denial: Denial, where: string): Denial => ({
 });
 
 /**
- * Before a sealed credential is opened: the capability verdict the stage gave, on the
- * connection as read now (status, authorisation generation, the frozen digest against its
- * photograph), and for a personal connection its owner an active member. Any doubt refuses.
+ * Before a sealed credential is opened: the run not revoked since its call was allowed, the
+ * capability verdict the stage gave, on the connection as read now (status, authorisation
+ * generation, the frozen digest against its photograph), and for a personal connection its owner
+ * an active member. Any doubt refuses.
  */
 export function brokerVerdict<C extends BrokeredConnection>(
   called: CalledTool,
   connection: C | undefined,
   owner: { status: string } | undefined,
+  runRevoked = false,
 ): BrokerVerdict<C> {
+  if (runRevoked) {
+    const reason = 'the run was revoked: its bindings refuse';
+    return nothingExecuted({ outcome: 'deny', source: 'binding', reason }, 'checked at the call');
+  }
   const capability = capabilityVerdict(called, connection);
   if (capability.outcome === 'deny') return nothingExecuted(capability, 'checked at the call');
   if (!connection) {

@@ -116,6 +116,16 @@ describe('right before the broker opens a credential', () => {
   }
 });
 
+test('a run revoked after its call was allowed refuses at the call (binding), whatever the connection', () => {
+  const verdict = brokerVerdict(called, org, undefined, true);
+  assert.equal(verdict.outcome, 'deny');
+  assert.equal(verdict.source, 'binding');
+  assert.match(
+    verdict.reason,
+    /^the run was revoked: its bindings refuse \(checked at the call; nothing was executed\)$/,
+  );
+});
+
 describe("the server's live definition, just before the call", () => {
   test('the frozen digest listed live: no refusal', () => {
     assert.equal(liveDefinitionVerdict(called, org, photograph), undefined);
