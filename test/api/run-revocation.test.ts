@@ -263,4 +263,26 @@ describe('a revoked run', () => {
     const events = [...text.matchAll(/^event: (.+)$/gm)].map((m) => m[1]);
     assert.deepEqual(events, ['run.created', 'run.revoked']);
   });
+
+  test("a stream opened past the ledger's end still ends with the run.revoked event", async () => {
+    // A runner that claims to have read events not yet written must not outlive its revocation.
+    const run = await createRun(h.api, h.seed);
+    const url = `${h.api.url}/v1/sessions/${run.session_id}/events/stream?after=1000000`;
+    const response = await fetch(url, {
+      headers: { authorization: `Bearer ${run.session_token}`, accept: 'text/event-stream' },
+    });
+    assert.equal(response.status, 200);
+    assert.ok(response.body);
+    const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+    await reader.read(); // the stream's opening comment: it is open and following
+    await expectStatus(revoke(run.run_id, h.api.operatorKey), 200);
+    let text = '';
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      text += value;
+    }
+    const events = [...text.matchAll(/^event: (.+)$/gm)].map((m) => m[1]);
+    assert.deepEqual(events, ['run.revoked']);
+  });
 });

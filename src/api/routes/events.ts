@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import type { SessionId } from '../../domain/gate/ids.js';
 import { verifyLedger } from '../../application/verify-ledger.js';
-import { readEvents, type LedgerEvent } from '../../store/ledger.js';
+import { readEvents, readStreamHead, type LedgerEvent } from '../../store/ledger.js';
 import { findRunBySessionId } from '../../store/runs.js';
 import type { Principal } from '../auth.js';
 import { callerKey } from '../caller-slots.js';
@@ -68,6 +68,11 @@ export function eventRoutes(app: FastifyInstance, ctx: ApiContext) {
         'query',
       )['last-event-id'];
     }
+
+    // A cursor past the ledger's end reads from its end: what is appended next, a revocation
+    // among it, reaches the reader whatever it claimed to have read.
+    const head = await readStreamHead(ctx.pool, session_id);
+    cursor = Math.min(cursor, head?.seq ?? 0);
 
     const release = ctx.slots.take('streams', callerKey(principal));
     const stream = streams.start(request, reply, release);
