@@ -97,9 +97,10 @@ export function isUnavailableError(err: unknown): boolean {
     if (code === 'ENOENT' && syscall === 'connect') return true;
     // 08: connection exception; 57P01-03: admin shutdown, crash shutdown, cannot connect now;
     // 57014: a statement cancelled (the statement timeout); 53300: too many connections.
-    if (code.startsWith('08') || ['57P01', '57P02', '57P03', '57014', '53300'].includes(code))
-      return true;
+    return code.startsWith('08') || ['57P01', '57P02', '57P03', '57014', '53300'].includes(code);
   }
+  // node-postgres's own client errors carry no code, only these messages. An error with a code
+  // is the server's, whose message may quote a value the caller chose: never read as an outage.
   return /Connection terminated|timeout exceeded when trying to connect|Query read timeout|not queryable/i.test(
     err.message,
   );

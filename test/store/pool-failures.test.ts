@@ -70,3 +70,14 @@ test('a statement past the server-side bound is cancelled by PostgreSQL and answ
     assert.ok(performance.now() - started < 3_000, `${performance.now() - started} ms`);
   });
 });
+
+test("a server error whose message quotes the caller's value is never read as an outage", async () => {
+  await withPool({}, async (pool) => {
+    const failed = await pool.query('select $1::uuid', ['Connection terminated']).then(
+      () => undefined,
+      (err: unknown) => err,
+    );
+    assert.ok(failed instanceof Error && /Connection terminated/.test(failed.message));
+    assert.equal(isUnavailableError(failed), false, 'a wrong value is not PostgreSQL away');
+  });
+});
