@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { run } from '../devstack/child-process.js';
+import { run, stillRuns } from '../devstack/child-process.js';
 import { projectRoot } from '../devstack/stack-config.js';
 import { toolsDir } from '../devstack/temporal-server.js';
 
@@ -27,16 +27,8 @@ export async function ensureSchemathesis(): Promise<string> {
   const binary = schemathesisPath();
   // Written last: an install that stopped half-way is started over, not trusted.
   const stamp = path.join(dir, 'installed-from-requirements');
-  if (existsSync(stamp)) {
-    try {
-      await run(binary, ['--version']);
-      return binary;
-    } catch {
-      process.stderr.write(
-        `schemathesis at ${path.relative(projectRoot, dir)} is broken; reinstalling\n`,
-      );
-    }
-  }
+  const what = `schemathesis in ${path.relative(projectRoot, dir)}`;
+  if (existsSync(stamp) && (await stillRuns(binary, what))) return binary;
   rmSync(dir, { recursive: true, force: true });
   process.stderr.write('installing schemathesis from PyPI into .tools/ ...\n');
   try {
