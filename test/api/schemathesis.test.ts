@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, test } from 'vitest';
 import { run } from '../../tools/devstack/child-process.js';
-import { schemathesisPath } from '../../tools/test/schemathesis-install.js';
+import { schemathesisPath, schemathesisVariables } from '../../tools/test/schemathesis-install.js';
 import { useHarness } from '../support/harness.js';
 import { startRugpullUpstream, type RugpullUpstream } from '../support/rugpull-upstream.js';
 import { askForBash, createRun, expectStatus } from '../support/seed.js';
@@ -93,7 +93,7 @@ describe('the API against its OpenAPI document', () => {
       const report = await run(
         schemathesisPath(),
         ['--config-file', configFile, 'run', '--no-color', `${h.api.url}/openapi.json`],
-        { env: { ...process.env, ...env } },
+        { env: { ...process.env, ...schemathesisVariables(), ...env } },
       );
       // Every operation the configuration selects was reached, not skipped.
       const selected = /Selected: (\d+)\/(\d+)/.exec(report);

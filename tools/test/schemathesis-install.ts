@@ -22,6 +22,11 @@ export function schemathesisPath(): string {
   return path.join(environmentDir(), 'bin', 'schemathesis');
 }
 
+/** What a run needs in its environment: Hypothesis keeps its caches in ours, not in the tree. */
+export function schemathesisVariables(): Record<string, string> {
+  return { HYPOTHESIS_STORAGE_DIRECTORY: path.join(environmentDir(), 'hypothesis') };
+}
+
 export async function ensureSchemathesis(): Promise<string> {
   const dir = environmentDir();
   const binary = schemathesisPath();
