@@ -1,14 +1,17 @@
 /**
  * The part of the bootstrap that needs the project's own code: the Temporal CLI at the version
- * temporal-dev.yaml names, and the local PostgreSQL cluster's files (created, not left running).
+ * temporal-dev.yaml names, the local PostgreSQL cluster's files (created, not left running), and
+ * the pinned Schemathesis that checks the API against its document (tools/test/schemathesis-install.ts).
  * `npm run dev` and `npm test` start the services themselves.
  */
 import { loadStackConfig, StackConfigError } from './devstack/stack-config.js';
 import { ensureTemporalCli } from './devstack/temporal-server.js';
+import { ensureSchemathesis } from './test/schemathesis-install.js';
 
 try {
   const config = loadStackConfig();
   await ensureTemporalCli(config.temporal.cli_version);
+  await ensureSchemathesis();
 } catch (err) {
   const message =
     err instanceof StackConfigError ? err.message : String((err as Error).stack ?? err);

@@ -67,6 +67,17 @@ export function run(
   });
 }
 
+/** Whether a tool installed earlier still runs (its `--version`); says so when it does not. */
+export async function stillRuns(binary: string, what: string): Promise<boolean> {
+  try {
+    await run(binary, ['--version']);
+    return true;
+  } catch {
+    process.stderr.write(`${what} is broken; installing it again\n`);
+    return false;
+  }
+}
+
 export async function waitFor<T>(
   what: string,
   attempt: () => Promise<T>,

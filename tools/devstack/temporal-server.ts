@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { Connection } from '@temporalio/client';
-import { run, startProcess, waitFor, type ManagedProcess } from './child-process.js';
+import { run, startProcess, stillRuns, waitFor, type ManagedProcess } from './child-process.js';
 import { projectRoot, type StackProfile } from './stack-config.js';
 
 export const toolsDir = path.join(projectRoot, '.tools');
@@ -16,16 +16,8 @@ export function temporalCliPath(version: string): string {
  */
 export async function ensureTemporalCli(version: string): Promise<string> {
   const binary = temporalCliPath(version);
-  if (existsSync(binary)) {
-    try {
-      await run(binary, ['--version']);
-      return binary;
-    } catch {
-      process.stderr.write(
-        `temporal CLI at ${path.relative(projectRoot, binary)} is broken; rebuilding\n`,
-      );
-    }
-  }
+  const what = `the temporal CLI at ${path.relative(projectRoot, binary)}`;
+  if (existsSync(binary) && (await stillRuns(binary, what))) return binary;
   const gobin = path.dirname(binary);
   mkdirSync(gobin, { recursive: true });
   process.stderr.write(
