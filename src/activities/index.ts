@@ -39,7 +39,6 @@ export function createActivities({ pool, publicUrl, sealer, onAnswerRecorded }: 
   const recordDecision = namingUnavailability(recordDecisionActivity(pool, onAnswerRecorded));
   return {
     ...stageActivities(checks),
-    stages,
     recordDecision: reachingTheRecord(recordDecision),
     decide: decideActivity(stages, recordDecision, (request) => recordedAnswer(pool, request)),
     requestApproval: reachingTheRecord(approval.requestApproval),

@@ -23,10 +23,10 @@ import { testConfig } from './env.js';
 import { gateWorkflowBundle } from './workflow-bundle.js';
 
 /**
- * `stages` and `decide` are not scripted: they run the scripted stages and recorder, each
- * recorded, as the real ones do.
+ * `decide` is not scripted: it runs the scripted stages and recorder, each recorded, as the real
+ * one does.
  */
-type Activities = Omit<GateActivities, 'stages' | 'decide'>;
+type Activities = Omit<GateActivities, 'decide'>;
 type ActivityName = keyof Activities;
 
 /** What one call's activities do; anything not scripted passes, allows, or records as given. */
@@ -142,7 +142,6 @@ export function useInProcessGate(): InProcessGate {
     ...scripted,
     // The stages as their own activities fail as the production ones do.
     ...stageActivities(scripted),
-    stages,
     // Nothing is recorded but through the script: a retried attempt finds no decision.
     decide: decideActivity(stages, scripted.recordDecision, () => Promise.resolve(undefined)),
   };
@@ -188,7 +187,9 @@ export function useInProcessGate(): InProcessGate {
       arguments: { file_path: 'README.md' },
       execute: false,
       approval_recheck_s: 60,
+      approval_recheck_max_s: 60,
       stage_activities: 'local',
+      unavailable_window_s: 30,
       ...overrides,
     };
     const invocations: Invocation[] = [];
