@@ -1,4 +1,6 @@
-import { PhotographError, callToolHttp, type ListedTool } from '../broker/photograph.js';
+import type { ListedTool } from '../broker/exchange-limits.js';
+import { callToolHttp } from '../broker/http-mcp-server.js';
+import { PhotographError } from '../broker/photograph-error.js';
 import type { CredentialSealer } from '../broker/sealing.js';
 import { brokerVerdict, liveDefinitionVerdict } from '../domain/gate/broker-verdicts.js';
 import type { CalledTool } from '../domain/gate/stage-verdicts.js';
