@@ -11,13 +11,17 @@ export interface PhotographLimits {
   maxPages?: number;
 }
 
-/** The bounds every exchange with an MCP server is held to, whichever its transport. */
-export interface ExchangeLimits extends PhotographLimits {
+export interface HttpPhotographOptions extends PhotographLimits {
   /** Bound on the body of any one HTTP response. */
   maxResponseBytes?: number;
-  /** Bound on everything a stdio server writes to stdout. */
+}
+
+export interface StdioPhotographOptions extends PhotographLimits {
+  /** Bound on everything the server writes to stdout. */
   maxOutputBytes?: number;
   maxStderrBytes?: number;
+  /** Added to the child's environment, which otherwise holds only PATH. */
+  env?: Record<string, string>;
 }
 
 const defaults = {
@@ -30,7 +34,7 @@ const defaults = {
 };
 
 // `??` rather than a spread, so a caller passing `{ timeoutMs: undefined }` still gets a bound.
-export function withDefaults(options: ExchangeLimits) {
+export function withDefaults(options: HttpPhotographOptions & StdioPhotographOptions) {
   return {
     timeoutMs: options.timeoutMs ?? defaults.timeoutMs,
     maxTools: options.maxTools ?? defaults.maxTools,

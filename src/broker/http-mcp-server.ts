@@ -7,8 +7,8 @@ import {
   clientInfo,
   Deadline,
   withDefaults,
+  type HttpPhotographOptions,
   type ListedTool,
-  type PhotographLimits,
 } from './exchange-limits.js';
 import { PhotographError } from './photograph-error.js';
 import { redactor } from './secret-redactor.js';
@@ -17,11 +17,6 @@ import { listAllTools } from './tool-listing.js';
 export interface BearerCredential {
   type: 'bearer';
   token: string;
-}
-
-export interface HttpPhotographOptions extends PhotographLimits {
-  /** Bound on the body of any one HTTP response. */
-  maxResponseBytes?: number;
 }
 
 /**

@@ -8,21 +8,13 @@ import {
   Deadline,
   withDefaults,
   type ListedTool,
-  type PhotographLimits,
+  type StdioPhotographOptions,
 } from './exchange-limits.js';
 import { PhotographError } from './photograph-error.js';
 import { redactor } from './secret-redactor.js';
 import { StdioProcessTransport } from './stdio-process-transport.js';
 import { listAllTools } from './tool-listing.js';
 import { photographUser, type ProcessIdentity } from './unprivileged-user.js';
-
-export interface StdioPhotographOptions extends PhotographLimits {
-  /** Bound on everything the server writes to stdout. */
-  maxOutputBytes?: number;
-  maxStderrBytes?: number;
-  /** Added to the child's environment, which otherwise holds only PATH. */
-  env?: Record<string, string>;
-}
 
 /**
  * Starts a stdio MCP server, lists its tools and stops it, within a time bound and with bounded
