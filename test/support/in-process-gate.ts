@@ -187,10 +187,12 @@ export function useInProcessGate(): InProcessGate {
       arguments: { file_path: 'README.md' },
       execute: false,
       approval_recheck_s: 60,
-      approval_recheck_max_s: 60,
       stage_activities: 'local',
       unavailable_window_s: 30,
       ...overrides,
+      // A test that sets the re-check without its longest wait means that period, unchanged.
+      approval_recheck_max_s:
+        overrides.approval_recheck_max_s ?? overrides.approval_recheck_s ?? 60,
     };
     const invocations: Invocation[] = [];
     scripts.set(request.tool_call_id, { script, invocations });
