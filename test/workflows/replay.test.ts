@@ -86,14 +86,16 @@ function payloadsIn(value: unknown, found: Message[] = []): Message[] {
 }
 
 /**
- * Keeps one history per shape as the recorded ones, their payloads opened with this run's key:
- * a test stack's key is new each run, and an opened payload replays with any key.
+ * Adds to the recorded histories one of each shape they do not hold yet (those there stay: an
+ * older shape keeps replaying), its payloads opened with this run's key: a test stack's key is
+ * new each run, and an opened payload replays with any key.
  */
-async function recordDistinctShapes(folder: string) {
+async function recordNewShapes(folder: string) {
   const codec = new EncryptionCodec(loadConfig().payloadKeys);
-  rmSync(recorded, { recursive: true, force: true });
   mkdirSync(recorded, { recursive: true });
+  const known = new Set(distinctShapes(recorded).map((file) => shapeOf(recorded, file)));
   for (const file of distinctShapes(folder)) {
+    if (known.has(shapeOf(folder, file))) continue;
     const history = temporal.api.history.v1.History.decode(readFileSync(path.join(folder, file)));
     for (const payload of payloadsIn(history)) {
       const [opened] = await codec.decode([payload]);
@@ -157,8 +159,8 @@ test("this run's gate histories (with every other test file's when run by npm te
       200,
     );
     assert.ok(written >= 2, `only ${written} closed gate workflows`);
-    // Run with GATE_RECORD_HISTORIES=1 after a deliberate workflow change to record new ones.
-    if (process.env.GATE_RECORD_HISTORIES === '1') await recordDistinctShapes(folder);
+    // Run with GATE_RECORD_HISTORIES=1 after a deliberate workflow change to record its shapes.
+    if (process.env.GATE_RECORD_HISTORIES === '1') await recordNewShapes(folder);
     // Histories of one shape asked the same of the code: one of each is replayed.
     const distinct = new Set(distinctShapes(folder));
     for (const file of readdirSync(folder)) {
