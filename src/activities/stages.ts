@@ -87,9 +87,8 @@ export function stageActivities(checks: StageChecks): StageChecks {
  * reads; see `npm run bench`). The first denial ends evaluation; a stage that throws is named in
  * the failure, so the workflow fails closed with that stage's source.
  */
-export function stagesActivity(checks: StageChecks) {
+export function stagesInOrder(checks: StageChecks) {
   return async function stages(request: GateRequest): Promise<PolicyOutcome> {
-    refusePastItsWindow();
     const before: [DenySource, (request: GateRequest) => Promise<StageOutcome>][] = [
       ['budget', checks.budget],
       ['capability', checks.capability],

@@ -8,7 +8,7 @@ import { afterAll, beforeAll } from 'vitest';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
 import type { GateActivities } from '../../src/activities/index.js';
-import { decideActivity, stageActivities, stagesActivity } from '../../src/activities/stages.js';
+import { decideActivity, stageActivities, stagesInOrder } from '../../src/activities/stages.js';
 import type { ApprovalState } from '../../src/activities/approval.js';
 import { asRunId, asSessionId, asToolCallId, gateWorkflowId } from '../../src/domain/gate/ids.js';
 import type {
@@ -137,7 +137,7 @@ export function useInProcessGate(): InProcessGate {
       },
     ]),
   ) as unknown as Activities;
-  const stages = stagesActivity(scripted);
+  const stages = stagesInOrder(scripted);
   const activities = {
     ...scripted,
     // The stages as their own activities fail as the production ones do.
