@@ -5,14 +5,11 @@ import type {
   PendingAnswer,
   PolicyRuling,
 } from '../domain/gate/vocabulary.js';
-import { redact } from '../domain/ledger/redaction.js';
-import { settleAndRecord } from '../store/approval-settlement.js';
-import { findApproval, insertApproval, type ApprovalRow } from '../store/approvals.js';
-import { appendEvent } from '../store/ledger.js';
-import { withTransaction, type Pool } from '../store/pool.js';
-import { denyForRevocation, findRunRevocation } from '../store/run-revocations.js';
-import { enqueueApprovalNotices } from '../store/webhooks.js';
-import { findToolCall, recordPendingApproval } from '../store/tool-calls.js';
+import { requestApprovalRecord } from '../store/approval-request.js';
+import { settleExpiredApproval } from '../store/approval-settlement.js';
+import { findApproval, type ApprovalRow } from '../store/approvals.js';
+import type { Pool } from '../store/pool.js';
+import { findToolCall } from '../store/tool-calls.js';
 import type { AnswerRecorded } from './decision.js';
 import type { FrozenRuns } from './frozen-runs.js';
 import { startApprovalDeliveries } from './webhook-delivery.js';
@@ -47,9 +44,8 @@ export function approvalActivities(
   onRecorded: AnswerRecorded = () => undefined,
 ) {
   /**
-   * Writes the pending approval (once), marks the call pending and emits approval.requested,
-   * in one transaction. Who may decide is fixed here: the personal connection's owner, or the
-   * workspace's approvers.
+   * Writes the pending approval (once) with approval.requested, and starts its notices. Who may
+   * decide is fixed here: the personal connection's owner, or the workspace's approvers.
    */
   async function requestApproval(
     request: GateRequest,
@@ -57,8 +53,9 @@ export function approvalActivities(
   ): Promise<PendingAnswer> {
     const { run, called } = await frozen.call(request);
     const owner = called.frozen?.binding?.owner_user_id ?? null;
-    const pending = await withTransaction(pool, async (tx) => {
-      const { row, created } = await insertApproval(tx, {
+    const pending = await requestApprovalRecord(
+      pool,
+      {
         session_id: request.session_id,
         tool_call_id: request.tool_call_id,
         run_id: run.id,
@@ -71,29 +68,9 @@ export function approvalActivities(
         owner_user_id: owner,
         on_timeout: policy.approval.on_timeout,
         timeout_s: policy.approval.timeout_s,
-      });
-      const answer = pendingAnswer(publicUrl, row);
-      let marked = false;
-      if (created) {
-        marked = await recordPendingApproval(tx, request.session_id, request.tool_call_id, answer);
-        await appendEvent(
-          tx,
-          request.session_id,
-          redact('approval.requested', {
-            tool_call_id: request.tool_call_id,
-            tool: request.tool,
-            rule_id: policy.rule_id,
-            expires_at: answer.approval.expires_at,
-          }),
-        );
-        await enqueueApprovalNotices(tx, 'approval.requested', row, answer.approval.url);
-        // Revoked while this call was evaluated: nobody may decide it, so it is denied at once
-        // (the revocation's lock on the run orders the two transactions; one of them sees it).
-        if (await findRunRevocation(tx, run.id))
-          await denyForRevocation(tx, request.session_id, request.tool_call_id);
-      }
-      return { answer, marked };
-    });
+      },
+      (row) => pendingAnswer(publicUrl, row),
+    );
     // Handed over only when this transaction is what made the call's record read pending.
     if (pending.marked) onRecorded(request, pending.answer);
     await startApprovalDeliveries(
@@ -132,9 +109,7 @@ export function approvalActivities(
     sessionId: SessionId,
     toolCallId: ToolCallId,
   ): Promise<ApprovalState> {
-    const settlement = await withTransaction(pool, (tx) =>
-      settleAndRecord(tx, sessionId, toolCallId, { by: 'expiry' }),
-    );
+    const settlement = await settleExpiredApproval(pool, sessionId, toolCallId);
     if (settlement.outcome === 'decided')
       return decided({ status: 'decided', answer: settlement.answer }, sessionId, toolCallId);
     return checkApproval(sessionId, toolCallId);

@@ -1,63 +1,24 @@
-import { PhotographError, callToolHttp, type ListedTool } from '../broker/photograph.js';
+import type { ListedTool } from '../broker/exchange-limits.js';
+import { callToolHttp } from '../broker/http-mcp-server.js';
+import { PhotographError } from '../broker/photograph-error.js';
 import type { CredentialSealer } from '../broker/sealing.js';
 import { brokerVerdict, liveDefinitionVerdict } from '../domain/gate/broker-verdicts.js';
 import type { CalledTool } from '../domain/gate/stage-verdicts.js';
-import type { DecidedAnswer, Denial, GateRequest } from '../domain/gate/vocabulary.js';
-import { payload, redact } from '../domain/ledger/redaction.js';
+import type { DecidedAnswer, GateRequest } from '../domain/gate/vocabulary.js';
 import { photographMcpTools } from '../domain/tools/mcp-tools.js';
 import {
   claimBrokeredCall,
-  finishBrokeredCall,
-  settleFailedBrokeredCall,
+  recordedBrokeredAnswer,
+  recordBrokeredOutcome,
+  toolError,
+  type Brokered,
 } from '../store/brokered-calls.js';
 import { findConnection, type ConnectionRow } from '../store/connections.js';
-import { appendEvent } from '../store/ledger.js';
 import { findMember } from '../store/members.js';
 import { findRunRevocation } from '../store/run-revocations.js';
 import type { FrozenRun } from '../store/runs.js';
-import { withTransaction, type Pool, type Queryable } from '../store/pool.js';
-import {
-  findToolCall,
-  recordBrokeredResult,
-  recordDenialAtCall,
-  stateOf,
-} from '../store/tool-calls.js';
+import type { Pool } from '../store/pool.js';
 import type { FrozenRuns } from './frozen-runs.js';
-
-type Result = Record<string, unknown>;
-
-/** What became of one brokered call: the server's result, a failure to carry it out, or a deny. */
-type Brokered =
-  { outcome: 'executed' | 'failed'; result: Result } | { outcome: 'denied'; denial: Denial };
-
-const toolError = (text: string): Result => ({ isError: true, content: [{ type: 'text', text }] });
-
-/** The call as the gate recorded it: what a retried activity answers once it is settled. */
-async function recordedAnswer(db: Queryable, request: GateRequest): Promise<DecidedAnswer> {
-  const row = await findToolCall(db, request.session_id, request.tool_call_id);
-  const state = row ? stateOf(row) : undefined;
-  if (state?.status !== 'decided') throw new Error('the brokered call is not recorded as decided');
-  return state;
-}
-
-function deniedAnswer(denial: Denial): DecidedAnswer & { decision: 'deny' } {
-  return { status: 'decided', decision: 'deny', source: denial.source, reason: denial.reason };
-}
-
-function brokeredEvent(request: GateRequest, brokered: Brokered, latencyMs: number | null) {
-  const denial = brokered.outcome === 'denied' ? brokered.denial : undefined;
-  const result = brokered.outcome === 'denied' ? null : brokered.result;
-  return redact('tool.brokered', {
-    tool_call_id: request.tool_call_id,
-    tool: request.tool,
-    outcome: brokered.outcome,
-    source: denial?.source ?? null,
-    reason: denial?.reason ?? null,
-    latency_ms: latencyMs,
-    is_error: result === null || result.isError === true,
-    result: payload(result),
-  });
-}
 
 /**
  * Carries out an allowed brokered call for the sandbox: the credential never leaves the control
@@ -106,22 +67,6 @@ export function brokerActivity(pool: Pool, frozen: FrozenRuns, sealer: Credentia
     }
   }
 
-  async function record(request: GateRequest, brokered: Brokered, latencyMs: number) {
-    const { session_id: sessionId, tool_call_id: toolCallId } = request;
-    return withTransaction(pool, async (tx) => {
-      if (brokered.outcome === 'denied') {
-        const answer = deniedAnswer(brokered.denial);
-        await finishBrokeredCall(tx, sessionId, toolCallId, toolError(answer.reason));
-        await recordDenialAtCall(tx, sessionId, toolCallId, answer);
-      } else {
-        await finishBrokeredCall(tx, sessionId, toolCallId, brokered.result);
-        await recordBrokeredResult(tx, sessionId, toolCallId, brokered.result);
-      }
-      await appendEvent(tx, sessionId, brokeredEvent(request, brokered, latencyMs));
-      return recordedAnswer(tx, request);
-    });
-  }
-
   return async function broker(
     request: GateRequest,
     answer: DecidedAnswer,
@@ -131,7 +76,7 @@ export function brokerActivity(pool: Pool, frozen: FrozenRuns, sealer: Credentia
       return answer;
 
     const claim = await claimBrokeredCall(pool, request.session_id, request.tool_call_id);
-    if (claim.state === 'finished') return recordedAnswer(pool, request);
+    if (claim.state === 'finished') return recordedBrokeredAnswer(pool, request);
     const started = Date.now();
     const brokered: Brokered =
       claim.state === 'unknown'
@@ -142,14 +87,13 @@ export function brokerActivity(pool: Pool, frozen: FrozenRuns, sealer: Credentia
             ),
           }
         : await execute(called, request, run);
-    return record(request, brokered, Date.now() - started);
+    return recordBrokeredOutcome(pool, request, brokered, Date.now() - started);
   };
 }
 
 /**
- * Records a brokered call whose every broker attempt failed, like any result: the error result
- * in the answer and tool.brokered (`failed`), so the call never reads "evaluating" forever. An
- * attempt that did finish after all keeps its own record.
+ * Records a brokered call whose every broker attempt failed, like any result, so the call never
+ * reads "evaluating" forever.
  */
 export function brokerFailureActivity(pool: Pool) {
   return async function recordBrokerFailure(
@@ -157,12 +101,6 @@ export function brokerFailureActivity(pool: Pool) {
     failed: DecidedAnswer,
   ): Promise<DecidedAnswer> {
     const result = failed.result ?? toolError('the call could not be carried out');
-    const { session_id: sessionId, tool_call_id: toolCallId } = request;
-    return withTransaction(pool, async (tx) => {
-      await settleFailedBrokeredCall(tx, sessionId, toolCallId, result);
-      await recordBrokeredResult(tx, sessionId, toolCallId, result);
-      await appendEvent(tx, sessionId, brokeredEvent(request, { outcome: 'failed', result }, null));
-      return recordedAnswer(tx, request);
-    });
+    return recordBrokeredOutcome(pool, request, { outcome: 'failed', result }, null);
   };
 }

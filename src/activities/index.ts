@@ -8,7 +8,7 @@ import { recordDecisionActivity, recordedAnswer, type AnswerRecorded } from './d
 import { FrozenRuns } from './frozen-runs.js';
 import { policyStage } from './policy.js';
 import { schemaStage } from './schema.js';
-import { decideActivity, stageActivities, stagesActivity } from './stages.js';
+import { decideActivity, stageActivities, stagesInOrder } from './stages.js';
 import { trustTierStage } from './trust-tier.js';
 import { namingUnavailability, reachingTheRecord } from './unavailability.js';
 import { webhookActivities } from './webhook-delivery.js';
@@ -34,12 +34,11 @@ export function createActivities({ pool, publicUrl, sealer, onAnswerRecorded }: 
     trustTier: trustTierStage(frozen),
     policy: policyStage(frozen),
   };
-  const stages = stagesActivity(checks);
+  const stages = stagesInOrder(checks);
   // The writes and reads of the record name a PostgreSQL that is away, for the workflow's deny.
   const recordDecision = namingUnavailability(recordDecisionActivity(pool, onAnswerRecorded));
   return {
     ...stageActivities(checks),
-    stages,
     recordDecision: reachingTheRecord(recordDecision),
     decide: decideActivity(stages, recordDecision, (request) => recordedAnswer(pool, request)),
     requestApproval: reachingTheRecord(approval.requestApproval),

@@ -82,14 +82,13 @@ export function stageActivities(checks: StageChecks): StageChecks {
 }
 
 /**
- * Every cheap stage in one local activity, in the design document's order: one hand-over
+ * Every cheap stage in one go, in the design document's order, for `decide`: one hand-over
  * between the workflow and its activities instead of five (each costs more than the stage's own
  * reads; see `npm run bench`). The first denial ends evaluation; a stage that throws is named in
  * the failure, so the workflow fails closed with that stage's source.
  */
-export function stagesActivity(checks: StageChecks) {
+export function stagesInOrder(checks: StageChecks) {
   return async function stages(request: GateRequest): Promise<PolicyOutcome> {
-    refusePastItsWindow();
     const before: [DenySource, (request: GateRequest) => Promise<StageOutcome>][] = [
       ['budget', checks.budget],
       ['capability', checks.capability],
@@ -107,8 +106,8 @@ export function stagesActivity(checks: StageChecks) {
 /**
  * The stages and the recording of their decision in one local activity: the whole of an
  * undisputed call is one hand-over between the workflow and its activities. A stage that cannot
- * answer fails this activity (retried under the stages' policy, then closed by the workflow, as
- * with `stages`); a decision that cannot be written is handed back, never evaluated again, for
+ * answer fails this activity (retried under the stages' policy, then closed by the workflow with
+ * that stage's source); a decision that cannot be written is handed back, never evaluated again, for
  * the workflow's recorder to write under its own bound. An attempt after one that timed out
  * (whose transaction may have committed since) answers with what is recorded, if anything is.
  */

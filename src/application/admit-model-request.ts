@@ -1,8 +1,6 @@
-import {
-  inputTokenBound,
-  thinkingDigests,
-  type ModelInput,
-} from '../domain/budget/input-token-bound.js';
+import { inputTokenBound } from '../domain/budget/input-token-bound.js';
+import { type ModelInput } from '../domain/budget/model-input-schema.js';
+import { thinkingDigests } from '../domain/budget/thinking-origins.js';
 import { digestOf } from '../domain/ledger/digest.js';
 import { admitModelRequest as admit, type ReservationRow } from '../store/budget.js';
 import { findThinkingOrigins } from '../store/model-thinking-blocks.js';

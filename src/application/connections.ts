@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { photographHttp } from '../broker/photograph.js';
+import { photographHttp } from '../broker/http-mcp-server.js';
 import type { BearerCredential, CredentialSealer } from '../broker/sealing.js';
 import {
   diffPhotographs,

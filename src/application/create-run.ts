@@ -1,13 +1,11 @@
 import type { SessionId } from '../domain/gate/ids.js';
 import { trustTierOf, type RunSource } from '../domain/gate/trust-tier.js';
-import { redact } from '../domain/ledger/redaction.js';
 import { toolSetDigest } from '../domain/tools/tools.js';
-import { appendEvent } from '../store/ledger.js';
 import { findMember } from '../store/members.js';
 import { findModelProvider } from '../store/model-providers.js';
 import { findPolicyVersion } from '../store/policies.js';
-import { withTransaction, type Pool } from '../store/pool.js';
-import { insertRun, type FrozenRun } from '../store/runs.js';
+import type { Pool } from '../store/pool.js';
+import { createRun as createRunRecord, type FrozenRun } from '../store/runs.js';
 import { ConflictError, InvalidInputError, NotFoundError } from './errors.js';
 import { freezeRunTools, type ToolsRequest } from './freeze-run-tools.js';
 import { hashToken, newToken } from './tokens.js';
@@ -23,22 +21,6 @@ export interface RunRequest {
   budget: { max_tokens: number };
   /** The model provider the run reaches its model through, frozen with it. */
   model_provider?: string | undefined;
-}
-
-function runCreatedEvent(run: FrozenRun) {
-  return redact('run.created', {
-    run_id: run.id,
-    workspace: run.workspace_id,
-    invoked_by: run.invoked_by,
-    source_kind: run.source.kind,
-    trust_tier: run.trust_tier,
-    autonomy: run.autonomy,
-    policy_id: run.policy_id,
-    policy_version: run.policy_version,
-    toolset_digest: run.toolset_digest,
-    max_tokens: run.max_tokens,
-    model_provider: run.model_provider_id,
-  });
 }
 
 /**
@@ -71,24 +53,20 @@ export async function createRun(
   }
   const toolset = await freezeRunTools(pool, request.workspace, request.invoked_by, request.tools);
   const sessionToken = newToken('session');
-  const run = await withTransaction(pool, async (tx) => {
-    const created = await insertRun(tx, {
-      workspace_id: request.workspace,
-      session_id: request.session_id,
-      session_token_hash: hashToken(sessionToken),
-      invoked_by: request.invoked_by,
-      source: request.source,
-      trust_tier: trustTierOf(request.source),
-      autonomy: request.autonomy,
-      policy_id: policy.policy_id,
-      policy_version: policy.version,
-      toolset,
-      toolset_digest: toolSetDigest(toolset),
-      max_tokens: request.budget.max_tokens,
-      model_provider_id: request.model_provider ?? null,
-    });
-    if (created) await appendEvent(tx, created.session_id, runCreatedEvent(created));
-    return created;
+  const run = await createRunRecord(pool, {
+    workspace_id: request.workspace,
+    session_id: request.session_id,
+    session_token_hash: hashToken(sessionToken),
+    invoked_by: request.invoked_by,
+    source: request.source,
+    trust_tier: trustTierOf(request.source),
+    autonomy: request.autonomy,
+    policy_id: policy.policy_id,
+    policy_version: policy.version,
+    toolset,
+    toolset_digest: toolSetDigest(toolset),
+    max_tokens: request.budget.max_tokens,
+    model_provider_id: request.model_provider ?? null,
   });
   if (!run) throw new ConflictError(`session ${request.session_id} already has a run`);
   return { run, sessionToken };

@@ -1,19 +1,13 @@
-import { mayDecide } from '../domain/gate/approval.js';
-import type { SessionId, ToolCallId } from '../domain/gate/ids.js';
-import type { DecidedAnswer } from '../domain/gate/vocabulary.js';
-import { settleAndRecord } from '../store/approval-settlement.js';
-import { findApproval, type ApprovalRow } from '../store/approvals.js';
-import { lockMember, type Member } from '../store/members.js';
-import { withTransaction, type Pool } from '../store/pool.js';
-import { findRunRevocation } from '../store/run-revocations.js';
+import {
+  settleAsPerson,
+  type ApprovalDecision,
+  type DecisionRequest,
+} from '../store/approval-decision.js';
+import { settleExpiredApproval } from '../store/approval-settlement.js';
+import type { Pool } from '../store/pool.js';
 import type { GateWorkflowClient } from '../temporal/gate-workflow-client.js';
 
-export type ApprovalDecision =
-  | { outcome: 'decided'; approval: ApprovalRow; answer: DecidedAnswer }
-  | { outcome: 'already_decided'; approval: ApprovalRow }
-  | { outcome: 'run_revoked'; approval: ApprovalRow }
-  | { outcome: 'forbidden' }
-  | { outcome: 'not_found' };
+export type { ApprovalDecision, DecisionRequest } from '../store/approval-decision.js';
 
 /** The decision and its ledger entries commit together or not at all: nothing was recorded. */
 export class DecisionNotRecordedError extends Error {
@@ -23,36 +17,6 @@ export class DecisionNotRecordedError extends Error {
       cause,
     });
   }
-}
-
-/** Who decides, and what. `reason` is the approver's own words, kept as they wrote them. */
-export interface DecisionRequest {
-  member: Member;
-  sessionId: SessionId;
-  toolCallId: ToolCallId;
-  decision: 'allow' | 'deny';
-  reason: string | null;
-}
-
-/** Authority against the member as locked in the deciding transaction, then the compare-and-swap. */
-async function settleAsPerson(pool: Pool, request: DecisionRequest): Promise<ApprovalDecision> {
-  const { member, sessionId, toolCallId } = request;
-  return withTransaction(pool, async (tx) => {
-    const approval = await findApproval(tx, sessionId, toolCallId);
-    if (approval?.workspace_id !== member.workspace_id) return { outcome: 'not_found' as const };
-    const current = await lockMember(tx, member.id);
-    if (!current || !mayDecide(approval, current)) return { outcome: 'forbidden' as const };
-    // A revoked run's calls are decided no more (its revocation denied what was pending).
-    if (await findRunRevocation(tx, approval.run_id))
-      return { outcome: 'run_revoked' as const, approval };
-    const settle = {
-      by: 'person' as const,
-      decision: request.decision,
-      decidedBy: member.id,
-      reason: request.reason,
-    };
-    return settleAndRecord(tx, sessionId, toolCallId, settle, member.name);
-  });
 }
 
 /** Runs a settlement; any failure means nothing was recorded (the transaction rolled back). */
@@ -79,11 +43,7 @@ export async function decideApproval(
   if (settled.outcome !== 'already_decided' || settled.approval.status !== 'pending')
     return settled;
   // Still pending, yet too late for a person: the expiry wins, settled as the workflow would.
-  const expired = await recorded(() =>
-    withTransaction(deps.pool, (tx) =>
-      settleAndRecord(tx, sessionId, toolCallId, { by: 'expiry' }),
-    ),
-  );
+  const expired = await recorded(() => settleExpiredApproval(deps.pool, sessionId, toolCallId));
   if (expired.outcome !== 'decided') return expired;
   deps.gate.wake(sessionId, toolCallId);
   return { outcome: 'already_decided', approval: expired.approval };

@@ -1,4 +1,4 @@
-import { photographStdio } from '../broker/photograph.js';
+import { photographStdio } from '../broker/stdio-mcp-server.js';
 import { photographMcpTools, type UnusableMcpTool } from '../domain/tools/mcp-tools.js';
 import {
   photographDeclaredTool,

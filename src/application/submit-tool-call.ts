@@ -1,11 +1,9 @@
 import type { ToolCallId } from '../domain/gate/ids.js';
 import type { GateRequest, ToolCallState } from '../domain/gate/vocabulary.js';
 import { digestOf } from '../domain/ledger/digest.js';
-import { foreign, payload, redact } from '../domain/ledger/redaction.js';
-import { appendEvent } from '../store/ledger.js';
-import { withTransaction, type Pool } from '../store/pool.js';
+import type { Pool } from '../store/pool.js';
 import type { FrozenRun } from '../store/runs.js';
-import { insertToolCall, stateOf, type ToolCallRow } from '../store/tool-calls.js';
+import { recordToolCallRequest, stateOf, type ToolCallRow } from '../store/tool-calls.js';
 import type { GateWorkflowClient } from '../temporal/gate-workflow-client.js';
 import {
   awaitGateAnswer,
@@ -43,8 +41,8 @@ export interface ToolCall {
 }
 
 /**
- * Records a call the first time it is seen, with tool.requested, in one transaction. The same
- * ids again find the first record; with a different body they are a conflict.
+ * Records a call the first time it is seen (with tool.requested). The same ids again find the
+ * first record; with a different body they are a conflict.
  */
 async function recordRequest(
   pool: Pool,
@@ -54,26 +52,16 @@ async function recordRequest(
 ): Promise<ToolCallRow> {
   const requestDigest = digestOf(call);
   const frozenClass = run.toolset.find((t) => t.name === call.tool)?.class;
-  const row = await withTransaction(pool, async (tx) => {
-    const { row, created } = await insertToolCall(tx, {
-      sessionId: run.session_id,
-      toolCallId,
-      runId: run.id,
-      tool: call.tool,
-      requestDigest,
-      awaitsResult: call.execute && frozenClass === 'brokered',
-    });
-    if (created) {
-      const event = redact('tool.requested', {
-        tool_call_id: toolCallId,
-        // A name the run never froze is the runner's free text: digest and length only.
-        tool: frozenClass ? call.tool : foreign(call.tool),
-        execute: call.execute,
-        arguments: payload(call.arguments),
-      });
-      await appendEvent(tx, run.session_id, event);
-    }
-    return row;
+  const row = await recordToolCallRequest(pool, {
+    sessionId: run.session_id,
+    toolCallId,
+    runId: run.id,
+    tool: call.tool,
+    arguments: call.arguments,
+    execute: call.execute,
+    requestDigest,
+    frozen: frozenClass !== undefined,
+    awaitsResult: call.execute && frozenClass === 'brokered',
   });
   if (row.request_digest !== requestDigest) {
     throw new ConflictError(`tool call ${toolCallId} was already made with a different request`);

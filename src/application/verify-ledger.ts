@@ -1,7 +1,7 @@
 import type { SessionId } from '../domain/gate/ids.js';
 import { ChainVerifier, type ChainVerdict } from '../domain/ledger/hash-chain.js';
 import { readChainedEvents, readStreamHead } from '../store/ledger.js';
-import { withTransaction, type Pool } from '../store/pool.js';
+import { inOneSnapshot, type Pool } from '../store/pool.js';
 
 const batchSize = 1000;
 
@@ -11,8 +11,7 @@ const batchSize = 1000;
  * meanwhile are neither half-seen nor reported as tampering.
  */
 export async function verifyLedger(pool: Pool, sessionId: SessionId): Promise<ChainVerdict> {
-  return withTransaction(pool, async (tx) => {
-    await tx.query('set transaction isolation level repeatable read, read only');
+  return inOneSnapshot(pool, async (tx) => {
     const head = await readStreamHead(tx, sessionId);
     const verifier = new ChainVerifier();
     for (let after = 0; ;) {

@@ -11,6 +11,7 @@ import {
   type ApprovalSettler,
 } from './approvals.js';
 import { appendEvent } from './ledger.js';
+import { withTransaction, type Pool } from './pool.js';
 import { recordToolCallDecision } from './tool-calls.js';
 import { enqueueApprovalNotices } from './webhooks.js';
 
@@ -80,4 +81,15 @@ export async function settleAndRecord(
   );
   await enqueueApprovalNotices(tx, 'approval.decided', settled);
   return { outcome: 'decided', approval: settled, answer };
+}
+
+/** Settles an expired approval with the policy's on_timeout, in a transaction of its own. */
+export function settleExpiredApproval(
+  pool: Pool,
+  sessionId: SessionId,
+  toolCallId: ToolCallId,
+): Promise<Settlement> {
+  return withTransaction(pool, (tx) =>
+    settleAndRecord(tx, sessionId, toolCallId, { by: 'expiry' }),
+  );
 }

@@ -27,23 +27,26 @@ const columns = `session_id, tool_call_id, run_id, workspace_id, tool, arguments
   authority, owner_user_id, status, decision, decided_by, reason, on_timeout, requested_at, expires_at,
   decided_at`;
 
+/** A pending approval to create, with how long it waits for a person. */
+export type NewApproval = Pick<
+  ApprovalRow,
+  | 'session_id'
+  | 'tool_call_id'
+  | 'run_id'
+  | 'workspace_id'
+  | 'tool'
+  | 'arguments'
+  | 'rule_id'
+  | 'policy_version'
+  | 'authority'
+  | 'owner_user_id'
+  | 'on_timeout'
+> & { timeout_s: number };
+
 /** Creates the pending approval once; a retry gets the existing row back. */
 export async function insertApproval(
   db: Queryable,
-  approval: Pick<
-    ApprovalRow,
-    | 'session_id'
-    | 'tool_call_id'
-    | 'run_id'
-    | 'workspace_id'
-    | 'tool'
-    | 'arguments'
-    | 'rule_id'
-    | 'policy_version'
-    | 'authority'
-    | 'owner_user_id'
-    | 'on_timeout'
-  > & { timeout_s: number },
+  approval: NewApproval,
 ): Promise<{ row: ApprovalRow; created: boolean }> {
   const inserted = await db.query<ApprovalRow>(
     `insert into approvals (session_id, tool_call_id, run_id, workspace_id, tool, arguments, rule_id,

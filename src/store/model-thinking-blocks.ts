@@ -1,4 +1,4 @@
-import type { ThinkingOrigin } from '../domain/budget/input-token-bound.js';
+import type { ThinkingOrigin } from '../domain/budget/thinking-origins.js';
 import type { Queryable } from './pool.js';
 
 /** Records the thinking blocks a response produced, with the output tokens it reported. */

@@ -85,6 +85,17 @@ export async function withTransaction<T>(
   }
 }
 
+/** Runs `work` on one read-only snapshot: what commits meanwhile is not half-seen. */
+export function inOneSnapshot<T>(
+  pool: Pool,
+  work: (client: pg.PoolClient) => Promise<T>,
+): Promise<T> {
+  return withTransaction(pool, async (tx) => {
+    await tx.query('set transaction isolation level repeatable read, read only');
+    return work(tx);
+  });
+}
+
 /** Errors that mean "PostgreSQL is not reachable right now" rather than "this query is wrong". */
 export function isUnavailableError(err: unknown): boolean {
   if (!(err instanceof Error)) return false;

@@ -1,7 +1,9 @@
 import type { FrozenTool } from '../domain/tools/tools.js';
 import type { RunSource, TrustTier } from '../domain/gate/trust-tier.js';
 import type { RunId, SessionId } from '../domain/gate/ids.js';
-import type { Queryable } from './pool.js';
+import { redact } from '../domain/ledger/redaction.js';
+import { appendEvent } from './ledger.js';
+import { withTransaction, type Pool, type Queryable } from './pool.js';
 
 export type Autonomy = 'supervised' | 'autonomous';
 
@@ -27,11 +29,39 @@ export interface FrozenRun {
 const runColumns = `id, workspace_id, session_id, invoked_by, source, trust_tier, autonomy, policy_id,
   policy_version, toolset, toolset_digest, max_tokens, model_provider_id, created_at`;
 
+/** A run to create: what it freezes, and the hash of its session token. */
+export type NewRun = Omit<FrozenRun, 'id' | 'created_at'> & { session_token_hash: Buffer };
+
+function runCreatedEvent(run: FrozenRun) {
+  return redact('run.created', {
+    run_id: run.id,
+    workspace: run.workspace_id,
+    invoked_by: run.invoked_by,
+    source_kind: run.source.kind,
+    trust_tier: run.trust_tier,
+    autonomy: run.autonomy,
+    policy_id: run.policy_id,
+    policy_version: run.policy_version,
+    toolset_digest: run.toolset_digest,
+    max_tokens: run.max_tokens,
+    model_provider: run.model_provider_id,
+  });
+}
+
+/**
+ * Creates a run and appends run.created, in one transaction. Returns undefined when the session
+ * id is already taken (nothing is written).
+ */
+export function createRun(pool: Pool, run: NewRun): Promise<FrozenRun | undefined> {
+  return withTransaction(pool, async (tx) => {
+    const created = await insertRun(tx, run);
+    if (created) await appendEvent(tx, created.session_id, runCreatedEvent(created));
+    return created;
+  });
+}
+
 /** Returns undefined when the session id is already taken. */
-export async function insertRun(
-  db: Queryable,
-  run: Omit<FrozenRun, 'id' | 'created_at'> & { session_token_hash: Buffer },
-): Promise<FrozenRun | undefined> {
+async function insertRun(db: Queryable, run: NewRun): Promise<FrozenRun | undefined> {
   const { rows } = await db.query<FrozenRun>(
     `insert into runs (workspace_id, session_id, session_token_hash, invoked_by, source, trust_tier,
        autonomy, policy_id, policy_version, toolset, toolset_digest, max_tokens, model_provider_id)

@@ -6,7 +6,9 @@ import type {
   ToolCallState,
 } from '../domain/gate/vocabulary.js';
 import type { RunId, SessionId, ToolCallId } from '../domain/gate/ids.js';
-import type { Queryable } from './pool.js';
+import { foreign, payload, redact } from '../domain/ledger/redaction.js';
+import { appendEvent } from './ledger.js';
+import { withTransaction, type Pool, type Queryable } from './pool.js';
 
 export interface ToolCallRow {
   session_id: SessionId;
@@ -26,21 +28,46 @@ export interface ToolCallRow {
 const columns = `session_id, tool_call_id, run_id, tool, request_digest, status, decision, source,
   answer, awaits_result, created_at, decided_at`;
 
+/** A runner's call as first seen. */
+export interface RequestedCall {
+  sessionId: SessionId;
+  toolCallId: ToolCallId;
+  runId: RunId;
+  tool: string;
+  arguments: Record<string, unknown>;
+  execute: boolean;
+  requestDigest: string;
+  /** The run froze this tool: its name is the run's, else the runner's free text. */
+  frozen: boolean;
+  /** An executed brokered call: its answer is final only with its result. */
+  awaitsResult: boolean;
+}
+
 /**
- * Records a call the first time it is seen. Returns the row and whether this insert made it;
- * a concurrent or later retry gets the existing row back.
+ * Records a call the first time it is seen, with tool.requested, in one transaction. A retry,
+ * or a concurrent request, gets the first record back and appends nothing.
  */
-export async function insertToolCall(
+export function recordToolCallRequest(pool: Pool, call: RequestedCall): Promise<ToolCallRow> {
+  return withTransaction(pool, async (tx) => {
+    const { row, created } = await insertToolCall(tx, call);
+    if (created) {
+      const event = redact('tool.requested', {
+        tool_call_id: call.toolCallId,
+        // A name the run never froze is the runner's free text: digest and length only.
+        tool: call.frozen ? call.tool : foreign(call.tool),
+        execute: call.execute,
+        arguments: payload(call.arguments),
+      });
+      await appendEvent(tx, call.sessionId, event);
+    }
+    return row;
+  });
+}
+
+/** Inserts a call's row unless it is there; says whether this insert made it. */
+async function insertToolCall(
   db: Queryable,
-  call: {
-    sessionId: SessionId;
-    toolCallId: ToolCallId;
-    runId: RunId;
-    tool: string;
-    requestDigest: string;
-    /** An executed brokered call: its answer is final only with its result. */
-    awaitsResult: boolean;
-  },
+  call: RequestedCall,
 ): Promise<{ row: ToolCallRow; created: boolean }> {
   const inserted = await db.query<ToolCallRow>(
     `insert into tool_calls (session_id, tool_call_id, run_id, tool, request_digest, awaits_result)

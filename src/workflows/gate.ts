@@ -3,7 +3,6 @@ import {
   ApplicationFailure,
   allHandlersFinished,
   condition,
-  patched,
   proxyActivities,
   proxyLocalActivities,
   setHandler,
@@ -33,41 +32,29 @@ import type {
   StageOutcome,
 } from '../domain/gate/vocabulary.js';
 import { approvalDecidedSignal, stateQuery, toolCallUpdate } from './messages.js';
-// Changes to this workflow go under a patch (see visibility.ts: the strategy, and an example).
+// A change to this workflow goes under a patch: docs/operations.md, "Versioning the workflow".
 import { visibility } from './visibility.js';
 
-// Stage checks retry briefly, then fail closed: a stage that cannot answer denies. They are
-// local activities by default (cheap reads, no task-queue round trip; see `npm run bench`).
-const stageOptions = {
-  startToCloseTimeout: '10 seconds',
-  retry: { initialInterval: '200 milliseconds', backoffCoefficient: 2, maximumAttempts: 3 },
-} as const;
+// Stage checks are local activities by default (cheap reads, no task-queue round trip; see
+// `npm run bench`); a stage that cannot answer in the end denies.
 type Stages = ReturnType<typeof proxyActivities<GateActivities>>;
-const stagesInOneActivity = 'stages-in-one-local-activity';
-const decisionInOneActivity = 'stages-and-record-in-one-local-activity';
-/** A failure to reach the state of record denies as `unavailable`, not as the stage it hit. */
-const unavailableDenies = 'unavailable-denies-as-unavailable';
 
 /**
  * The stages as the request asks for them. Within the request's window, a stage that cannot
  * reach its data (the activity names that failure) is tried again, every 2 s at most, while the
  * runner is answered 503 and sends the call again; any other failure is tried three times in all
- * (the activity stops it). Requests from before the window have their three attempts.
+ * (the activity stops it).
  */
 function stagesFor(request: GateRequest): Stages {
-  const windowS = request.unavailable_window_s;
-  const options: ActivityOptions =
-    windowS === undefined
-      ? stageOptions
-      : {
-          startToCloseTimeout: '10 seconds',
-          scheduleToCloseTimeout: windowS * 1000,
-          retry: {
-            initialInterval: '200 milliseconds',
-            backoffCoefficient: 2,
-            maximumInterval: '2 seconds',
-          },
-        };
+  const options: ActivityOptions = {
+    startToCloseTimeout: '10 seconds',
+    scheduleToCloseTimeout: request.unavailable_window_s * 1000,
+    retry: {
+      initialInterval: '200 milliseconds',
+      backoffCoefficient: 2,
+      maximumInterval: '2 seconds',
+    },
+  };
   return request.stage_activities === 'remote'
     ? proxyActivities<GateActivities>(options)
     : proxyLocalActivities<GateActivities>(options);
@@ -135,8 +122,7 @@ function failedClosedBy(err: unknown, stage?: DenySource, what?: string): GateDe
   const unreachable =
     failure instanceof TimeoutFailure ||
     (failure instanceof ApplicationFailure && failure.type === unavailableType);
-  // Histories from before replay their deny with the stage as its source.
-  if (unreachable && patched(unavailableDenies)) return failedUnavailable(failing, cause);
+  if (unreachable) return failedUnavailable(failing, cause);
   return failedClosed(failing ?? 'budget', cause);
 }
 
@@ -166,15 +152,6 @@ async function recordFailingClosed(
   }
 }
 
-/** The stages in order, in one local activity: the first denial decides; a failing stage denies. */
-async function evaluateAtOnce(request: GateRequest): Promise<Evaluation> {
-  try {
-    return evaluationOf(await stagesFor(request).stages(request));
-  } catch (err) {
-    return failedClosedBy(err);
-  }
-}
-
 /**
  * The stages in order and their decision recorded, in one local activity. A stage that cannot
  * answer denies with its source, and a decision the activity could not write is handed back: the
@@ -198,12 +175,8 @@ async function decideAtOnce(request: GateRequest): Promise<Evaluation | Decided>
 
 /** The stages in order: the first denial decides; a stage that cannot answer denies. */
 async function evaluate(request: GateRequest): Promise<Evaluation | Decided> {
-  if (request.stage_activities === 'local') {
-    // Histories recorded before the decision was written by the stages' activity replay the
-    // stages in one activity and the recorder in another; older ones, one activity a stage.
-    if (patched(decisionInOneActivity)) return decideAtOnce(request);
-    if (patched(stagesInOneActivity)) return evaluateAtOnce(request);
-  }
+  if (request.stage_activities === 'local') return decideAtOnce(request);
+  // Regular activities: one a stage, each on any worker, then the recorder.
   const stages = stagesFor(request);
   for (const check of checks(stages)) {
     let outcome: StageOutcome;
@@ -247,7 +220,7 @@ async function awaitApproval(
   });
   let expiryRefused = false;
   let recheckMs = request.approval_recheck_s * 1000;
-  const longestRecheckMs = (request.approval_recheck_max_s ?? request.approval_recheck_s) * 1000;
+  const longestRecheckMs = request.approval_recheck_max_s * 1000;
   for (;;) {
     const untilExpiry = expiresAt - Date.now();
     if (untilExpiry > 0) {
@@ -289,7 +262,7 @@ export async function gate(request: GateRequest): Promise<GateAnswer> {
     return answer;
   });
   setHandler(stateQuery, () => answer ?? { status: 'evaluating' });
-  const showDecision = visibility(request);
+  const showDecision = visibility();
 
   const evaluation = await evaluate(request);
   let decided: GateAnswer;
@@ -309,11 +282,7 @@ export async function gate(request: GateRequest): Promise<GateAnswer> {
     try {
       decided = await brokering.broker(request, decided);
     } catch (err) {
-      decided = brokerFailed(decided, causeOf(err));
-      // Histories from before failures were recorded replay as they ran.
-      if (patched('broker-failure-recorded')) {
-        decided = await recorder.recordBrokerFailure(request, decided);
-      }
+      decided = await recorder.recordBrokerFailure(request, brokerFailed(decided, causeOf(err)));
     }
   }
   answer = decided;

@@ -7,13 +7,9 @@ import { fileURLToPath } from 'node:url';
 import { createServer, type AddressInfo, type Socket } from 'node:net';
 import { inspect } from 'node:util';
 import { describe, test } from 'vitest';
-import {
-  PhotographError,
-  callToolHttp,
-  photographHttp,
-  photographStdio,
-  type PhotographErrorCode,
-} from '../../src/broker/photograph.js';
+import { callToolHttp, photographHttp } from '../../src/broker/http-mcp-server.js';
+import { PhotographError, type PhotographErrorCode } from '../../src/broker/photograph-error.js';
+import { photographStdio } from '../../src/broker/stdio-mcp-server.js';
 import {
   diffPhotographs,
   photographMcpTools,

@@ -8,11 +8,10 @@ import {
   contextWindowCeiling,
   inputTokenBound,
   inputTokenBoundOf,
-  modelInputSchema,
-  thinkingDigest,
-  thinkingDigests,
   tokenOverhead,
 } from '../../src/domain/budget/input-token-bound.js';
+import { modelInputSchema } from '../../src/domain/budget/model-input-schema.js';
+import { thinkingDigest, thinkingDigests } from '../../src/domain/budget/thinking-origins.js';
 import { imageHeaders } from './image-headers.js';
 import { randomInt, seededRandom } from './support.js';
 

@@ -11,7 +11,7 @@ import {
   usageToReconcile,
   type Billing,
 } from '../../src/domain/budget/upstream-usage.js';
-import { thinkingDigest } from '../../src/domain/budget/input-token-bound.js';
+import { thinkingDigest } from '../../src/domain/budget/thinking-origins.js';
 
 /** The member written twice, if any: the shape check with bounds nothing here reaches. */
 function findDuplicateKey(text: string): string | undefined {

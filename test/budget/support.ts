@@ -1,5 +1,6 @@
 import type pg from 'pg';
-import { inputTokenBound, modelInputSchema } from '../../src/domain/budget/input-token-bound.js';
+import { inputTokenBound } from '../../src/domain/budget/input-token-bound.js';
+import { modelInputSchema } from '../../src/domain/budget/model-input-schema.js';
 import type { TestApi } from '../support/api.js';
 
 type Runner = { session_id: string; session_token: string };

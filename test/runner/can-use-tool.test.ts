@@ -109,7 +109,8 @@ describe("the agent SDK's permission callback, backed by the gate", () => {
       { command: 'make it' },
       { signal: abort.signal, toolUseID: 'x' },
     );
-    await new Promise((r) => setTimeout(r, 500));
+    // Aborted while it waits on the person: the approval is requested by then.
+    await approvalRequested(run.session_id);
     abort.abort();
     assert.equal((await waiting).behavior, 'deny');
     const again = canUseTool(
@@ -117,12 +118,7 @@ describe("the agent SDK's permission callback, backed by the gate", () => {
       { command: 'make it' },
       { signal: new AbortController().signal, toolUseID: 'x' },
     );
-    await waitFor('the approval to be requested', async () => {
-      const pending = await h.db.query('select 1 from approvals where session_id = $1', [
-        run.session_id,
-      ]);
-      if (pending.rows.length === 0) throw new Error('not yet');
-    });
+    await approvalRequested(run.session_id);
     await expectStatus(
       h.api.call('POST', `/v1/approvals/${run.session_id}/x/decision`, {
         token: h.seed.admin.token,
@@ -212,3 +208,11 @@ describe('the permission callback beside the hook', () => {
     );
   });
 });
+
+/** Waits until the session's approval row is written. */
+function approvalRequested(sessionId: string) {
+  return waitFor('the approval to be requested', async () => {
+    const pending = await h.db.query('select 1 from approvals where session_id = $1', [sessionId]);
+    if (pending.rows.length === 0) throw new Error('not yet');
+  });
+}

@@ -263,8 +263,15 @@ describe('the gate MCP proxy, driven by the MCP SDK client', () => {
     assert.equal(existsSync(target), false);
 
     const second = await proxyFor('fs');
-    const resumed = call(second, 'write_file', args, id);
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    const resumedProgress: string[] = [];
+    const resumed = second.client.callTool(
+      { name: 'write_file', arguments: args, _meta: { 'fluidbox/toolCallId': id } },
+      undefined,
+      { onprogress: (p) => resumedProgress.push(p.message ?? ''), timeout: 120_000 },
+    ) as Promise<CallToolResult>;
+    // Approved only once the resumed call waits on the same, still pending, approval.
+    await until(() => Promise.resolve(resumedProgress.length > 0));
+    assert.match(resumedProgress[0] ?? '', /waiting for an approval/);
     await approve(id);
     const result = await resumed;
     assert.equal(result.isError ?? false, false, text(result));

@@ -8,7 +8,7 @@ import { afterAll, beforeAll } from 'vitest';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
 import type { GateActivities } from '../../src/activities/index.js';
-import { decideActivity, stageActivities, stagesActivity } from '../../src/activities/stages.js';
+import { decideActivity, stageActivities, stagesInOrder } from '../../src/activities/stages.js';
 import type { ApprovalState } from '../../src/activities/approval.js';
 import { asRunId, asSessionId, asToolCallId, gateWorkflowId } from '../../src/domain/gate/ids.js';
 import type {
@@ -23,10 +23,10 @@ import { testConfig } from './env.js';
 import { gateWorkflowBundle } from './workflow-bundle.js';
 
 /**
- * `stages` and `decide` are not scripted: they run the scripted stages and recorder, each
- * recorded, as the real ones do.
+ * `decide` is not scripted: it runs the scripted stages and recorder, each recorded, as the real
+ * one does.
  */
-type Activities = Omit<GateActivities, 'stages' | 'decide'>;
+type Activities = Omit<GateActivities, 'decide'>;
 type ActivityName = keyof Activities;
 
 /** What one call's activities do; anything not scripted passes, allows, or records as given. */
@@ -137,12 +137,11 @@ export function useInProcessGate(): InProcessGate {
       },
     ]),
   ) as unknown as Activities;
-  const stages = stagesActivity(scripted);
+  const stages = stagesInOrder(scripted);
   const activities = {
     ...scripted,
     // The stages as their own activities fail as the production ones do.
     ...stageActivities(scripted),
-    stages,
     // Nothing is recorded but through the script: a retried attempt finds no decision.
     decide: decideActivity(stages, scripted.recordDecision, () => Promise.resolve(undefined)),
   };
@@ -189,7 +188,11 @@ export function useInProcessGate(): InProcessGate {
       execute: false,
       approval_recheck_s: 60,
       stage_activities: 'local',
+      unavailable_window_s: 30,
       ...overrides,
+      // A test that sets the re-check without its longest wait means that period, unchanged.
+      approval_recheck_max_s:
+        overrides.approval_recheck_max_s ?? overrides.approval_recheck_s ?? 60,
     };
     const invocations: Invocation[] = [];
     scripts.set(request.tool_call_id, { script, invocations });

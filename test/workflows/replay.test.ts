@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
 import {
-  cpSync,
   existsSync,
   mkdirSync,
   mkdtempSync,
   readFileSync,
   readdirSync,
   rmSync,
+  writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -16,6 +16,8 @@ import proto from '@temporalio/proto';
 const { temporal } = proto;
 import { exportHistories, replayHistories } from '../../tools/histories.js';
 import { projectRoot } from '../../tools/devstack/stack-config.js';
+import { loadConfig } from '../../src/config.js';
+import { EncryptionCodec } from '../../src/temporal/payload-codec.js';
 import { useHarness } from '../support/harness.js';
 import { gateWorkflowBundle } from '../support/workflow-bundle.js';
 import { createRun, defaultPolicy, expectStatus, toolCall } from '../support/seed.js';
@@ -72,12 +74,37 @@ function distinctShapes(folder: string): string[] {
     });
 }
 
-/** Keeps one history per shape as the recorded ones. */
-function recordDistinctShapes(folder: string) {
-  rmSync(recorded, { recursive: true, force: true });
+type Message = Record<string, unknown>;
+
+/** Every payload in a decoded history message (an object with `metadata` and `data`). */
+function payloadsIn(value: unknown, found: Message[] = []): Message[] {
+  if (value === null || typeof value !== 'object' || ArrayBuffer.isView(value)) return found;
+  const message = value as Message;
+  if ('metadata' in message && 'data' in message) found.push(message);
+  for (const child of Object.values(message)) payloadsIn(child, found);
+  return found;
+}
+
+/**
+ * Adds to the recorded histories one of each shape they do not hold yet (those there stay: an
+ * older shape keeps replaying), its payloads opened with this run's key: a test stack's key is
+ * new each run, and an opened payload replays with any key.
+ */
+async function recordNewShapes(folder: string) {
+  const codec = new EncryptionCodec(loadConfig().payloadKeys);
   mkdirSync(recorded, { recursive: true });
+  const known = new Set(distinctShapes(recorded).map((file) => shapeOf(recorded, file)));
   for (const file of distinctShapes(folder)) {
-    cpSync(path.join(folder, file), path.join(recorded, file));
+    if (known.has(shapeOf(folder, file))) continue;
+    const history = temporal.api.history.v1.History.decode(readFileSync(path.join(folder, file)));
+    for (const payload of payloadsIn(history)) {
+      const [opened] = await codec.decode([payload]);
+      Object.assign(payload, opened);
+    }
+    writeFileSync(
+      path.join(recorded, file),
+      temporal.api.history.v1.History.encode(history).finish(),
+    );
   }
 }
 
@@ -132,8 +159,8 @@ test("this run's gate histories (with every other test file's when run by npm te
       200,
     );
     assert.ok(written >= 2, `only ${written} closed gate workflows`);
-    // Run with GATE_RECORD_HISTORIES=1 after a deliberate workflow change to record new ones.
-    if (process.env.GATE_RECORD_HISTORIES === '1') recordDistinctShapes(folder);
+    // Run with GATE_RECORD_HISTORIES=1 after a deliberate workflow change to record its shapes.
+    if (process.env.GATE_RECORD_HISTORIES === '1') await recordNewShapes(folder);
     // Histories of one shape asked the same of the code: one of each is replayed.
     const distinct = new Set(distinctShapes(folder));
     for (const file of readdirSync(folder)) {

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { admitModelRequest } from '../../application/admit-model-request.js';
 import { reportModelUsage } from '../../application/report-model-usage.js';
-import { modelInputSchema } from '../../domain/budget/input-token-bound.js';
+import { modelInputSchema } from '../../domain/budget/model-input-schema.js';
 import { maxOutputTokensLimit, modelId } from '../../domain/budget/messages-request.js';
 import type { ReservationRow, UsageRow } from '../../store/budget.js';
 import type { ApiContext } from '../context.js';

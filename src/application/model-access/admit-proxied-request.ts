@@ -5,7 +5,8 @@ import {
   type MessagesEndpoint,
   type MessagesRequest,
 } from '../../domain/budget/messages-request.js';
-import { thinkingDigests, type InputBound } from '../../domain/budget/input-token-bound.js';
+import { type InputBound } from '../../domain/budget/input-token-bound.js';
+import { thinkingDigests } from '../../domain/budget/thinking-origins.js';
 import { urlSourcePaths } from '../../domain/budget/url-sources.js';
 import { admitModelRequest, type ReservationRow } from '../../store/budget.js';
 import { findThinkingOrigins } from '../../store/model-thinking-blocks.js';

@@ -4,13 +4,9 @@
  * Pure: no I/O.
  */
 import { z } from 'zod';
-import {
-  inputTokenBoundOf,
-  modelInputSchema,
-  type InputBound,
-  type ModelInput,
-  type ThinkingOrigins,
-} from './input-token-bound.js';
+import { inputTokenBoundOf, type InputBound } from './input-token-bound.js';
+import { modelInputSchema, type ModelInput } from './model-input-schema.js';
+import { type ThinkingOrigins } from './thinking-origins.js';
 import { jsonTextProblem, type JsonTextProblem } from './json-text-shape.js';
 import { firstProtoMember, firstUncarriedMember } from './carried-members.js';
 import { escapeUnstorable, unstorableFields } from '../gate/storable-text.js';

@@ -4,7 +4,7 @@
  * so far) or the `usage` of a JSON answer. It also collects the thinking blocks the response
  * carries, so they can be bounded when they are sent back. Pure: no I/O.
  */
-import { thinkingDigest } from './input-token-bound.js';
+import { thinkingDigest } from './thinking-origins.js';
 
 export interface ReportedUsage {
   input_tokens: number;

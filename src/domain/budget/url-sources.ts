@@ -3,7 +3,7 @@
  * a model that may not reach the network (a denied WebFetch) could still send data out through
  * the query string it writes. Pure: no I/O.
  */
-import type { ModelInput } from './input-token-bound.js';
+import type { ModelInput } from './model-input-schema.js';
 
 interface Block {
   type: string;

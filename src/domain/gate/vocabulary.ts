@@ -67,18 +67,15 @@ export interface GateRequest {
   observed_digest?: string | null;
   /** How long a paused call waits before it first re-reads its approval unwoken (seconds). */
   approval_recheck_s: number;
-  /**
-   * The longest wait between two unwoken re-reads: each one waits twice the one before, up to
-   * this. Absent (calls started before it existed), every wait is `approval_recheck_s`.
-   */
-  approval_recheck_max_s?: number;
+  /** The longest wait between two unwoken re-reads: each one waits twice the one before, up to this. */
+  approval_recheck_max_s: number;
   /** Whether the cheap stages run as local activities (the default) or as regular ones. */
   stage_activities: 'local' | 'remote';
   /**
    * How long a stage keeps trying to reach its data before the call fails closed as
-   * `unavailable` (seconds). Absent (calls started before it existed): three attempts.
+   * `unavailable` (seconds).
    */
-  unavailable_window_s?: number;
+  unavailable_window_s: number;
 }
 
 export interface DecidedAnswer {

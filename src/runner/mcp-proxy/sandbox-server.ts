@@ -6,7 +6,7 @@ import {
   type CallToolResult,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { ToolOrigin } from '../../application/session-toolset.js';
-import { listServerTools } from '../../broker/photograph.js';
+import { listServerTools } from '../../broker/tool-listing.js';
 import { StdioProcessTransport } from '../../broker/stdio-process-transport.js';
 import { diffPhotographs, photographMcpTools } from '../../domain/tools/mcp-tools.js';
 

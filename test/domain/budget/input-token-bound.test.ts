@@ -7,11 +7,13 @@ import {
   contextWindowCeiling,
   inputTokenBound,
   inputTokenBoundOf,
-  jsonTextBound,
-  modelInputSchema,
-  thinkingDigest,
-  type ModelInput,
 } from '../../../src/domain/budget/input-token-bound.js';
+import { jsonTextBound } from '../../../src/domain/budget/json-text-bound.js';
+import {
+  modelInputSchema,
+  type ModelInput,
+} from '../../../src/domain/budget/model-input-schema.js';
+import { thinkingDigest } from '../../../src/domain/budget/thinking-origins.js';
 import { canonicalJson } from '../../../src/domain/ledger/digest.js';
 import { modelInput, randomInt, seededRandom } from '../../budget/support.js';
 

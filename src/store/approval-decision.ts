@@ -1,0 +1,48 @@
+import { mayDecide } from '../domain/gate/approval.js';
+import type { SessionId, ToolCallId } from '../domain/gate/ids.js';
+import type { DecidedAnswer } from '../domain/gate/vocabulary.js';
+import { settleAndRecord } from './approval-settlement.js';
+import { findApproval, type ApprovalRow } from './approvals.js';
+import { lockMember, type Member } from './members.js';
+import { withTransaction, type Pool } from './pool.js';
+import { findRunRevocation } from './run-revocations.js';
+
+export type ApprovalDecision =
+  | { outcome: 'decided'; approval: ApprovalRow; answer: DecidedAnswer }
+  | { outcome: 'already_decided'; approval: ApprovalRow }
+  | { outcome: 'run_revoked'; approval: ApprovalRow }
+  | { outcome: 'forbidden' }
+  | { outcome: 'not_found' };
+
+/** Who decides, and what. `reason` is the approver's own words, kept as they wrote them. */
+export interface DecisionRequest {
+  member: Member;
+  sessionId: SessionId;
+  toolCallId: ToolCallId;
+  decision: 'allow' | 'deny';
+  reason: string | null;
+}
+
+/**
+ * A person's decision, in one transaction: authority against the member as locked in it, the
+ * run's revocation, then the compare-and-swap with approval.decided and tool.decision.
+ */
+export function settleAsPerson(pool: Pool, request: DecisionRequest): Promise<ApprovalDecision> {
+  const { member, sessionId, toolCallId } = request;
+  return withTransaction(pool, async (tx) => {
+    const approval = await findApproval(tx, sessionId, toolCallId);
+    if (approval?.workspace_id !== member.workspace_id) return { outcome: 'not_found' as const };
+    const current = await lockMember(tx, member.id);
+    if (!current || !mayDecide(approval, current)) return { outcome: 'forbidden' as const };
+    // A revoked run's calls are decided no more (its revocation denied what was pending).
+    if (await findRunRevocation(tx, approval.run_id))
+      return { outcome: 'run_revoked' as const, approval };
+    const settle = {
+      by: 'person' as const,
+      decision: request.decision,
+      decidedBy: member.id,
+      reason: request.reason,
+    };
+    return settleAndRecord(tx, sessionId, toolCallId, settle, member.name);
+  });
+}
