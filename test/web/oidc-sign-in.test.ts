@@ -90,6 +90,64 @@ async function approvalStatus(toolCallId: string) {
   return rows[0]?.status;
 }
 
+/**
+ * Goes through a sign-in with this browser's cookies up to the provider's redirect back to the
+ * gate, and stops there: the callback URL, with a live code and state, as an attacker who caught
+ * it would have it.
+ */
+async function caughtCallback(context: BrowserContext, who: DevPerson): Promise<URL> {
+  let next = url('/auth/oidc/login');
+  for (let hop = 0; hop < 10; hop += 1) {
+    if (next.startsWith(url('/auth/oidc/callback'))) return new URL(next);
+    let answer = await context.request.get(next, { maxRedirects: 0 });
+    if (answer.status() === 200) {
+      // The provider's page: pick the person.
+      const action = /action="([^"]+)"/.exec(await answer.text())?.[1] ?? '';
+      answer = await context.request.post(new URL(action, next).href, {
+        form: { subject: who.subject },
+        maxRedirects: 0,
+      });
+    }
+    next = new URL(answer.headers().location ?? '', next).href;
+  }
+  throw new Error('the provider never sent the browser back');
+}
+
+/** A sign-in started in this browser: its pending cookie is set; answers its state. */
+async function startedSignIn(context: BrowserContext): Promise<string> {
+  const started = await context.request.get(url('/auth/oidc/login'), { maxRedirects: 0 });
+  assert.equal(started.status(), 303);
+  return new URL(started.headers().location ?? '').searchParams.get('state') ?? '';
+}
+
+/** What a sign-in of this person left: people rows and web sessions. */
+async function traceOf(who: DevPerson) {
+  const { rows } = await gate.db.query<{ people: number; sessions: number }>(
+    `select (select count(*)::int from people where subject = $1) as people,
+       (select count(*)::int from web_sessions s join members m on m.id = s.member_id
+          join people p on p.id = m.person_id where p.subject = $1) as sessions`,
+    [who.subject],
+  );
+  return rows[0];
+}
+
+/** The callback's URL with some of its query replaced. */
+function withQuery(callback: URL, changes: Record<string, string>): string {
+  const forged = new URL(callback.href);
+  for (const [name, value] of Object.entries(changes)) forged.searchParams.set(name, value);
+  return forged.href;
+}
+
+async function expectRefused(
+  answer: { status(): number; text(): Promise<string> },
+  reason: RegExp,
+) {
+  assert.equal(answer.status(), 401);
+  const page = await answer.text();
+  assert.match(page, /Sign-in was refused: [^<]+\. Nothing was recorded/);
+  assert.match(page, reason);
+}
+
 describe('sign-in with the identity provider', () => {
   beforeAll(async () => {
     gate = await startOidcGate(
@@ -255,5 +313,61 @@ describe('sign-in with the identity provider', () => {
       [idleS, olga.subject],
     );
     assert.equal((await page.request.get(url('/approvals/list'))).status(), 401);
+  });
+  test('a callback with the wrong state is refused with a page, and nothing is created', async () => {
+    const victim = await newContext();
+    const callback = await caughtCallback(victim, eve);
+    await expectRefused(
+      await victim.request.get(withQuery(callback, { state: 'forged' })),
+      /state/,
+    );
+    // The sign-in under way was taken by that attempt: the genuine state finds nothing now.
+    await expectRefused(await victim.request.get(callback.href), /no sign-in under way/);
+    assert.deepEqual(await traceOf(eve), { people: 0, sessions: 0 });
+  });
+
+  test("a code caught from another browser is refused in the attacker's: its PKCE verifier is not the one the code was issued for", async () => {
+    const callback = await caughtCallback(await newContext(), eve);
+    const attacker = await newContext();
+    const state = await startedSignIn(attacker);
+    await expectRefused(
+      await attacker.request.get(withQuery(callback, { state })),
+      /answered invalid_grant/,
+    );
+    assert.deepEqual(await traceOf(eve), { people: 0, sessions: 0 });
+  });
+
+  test('the provider refuses a code redeemed without its PKCE verifier', async () => {
+    const callback = await caughtCallback(await newContext(), eve);
+    const redeemed = await fetch(`${idp.issuer}/token`, {
+      method: 'POST',
+      headers: {
+        authorization: `Basic ${Buffer.from(`${idp.clientId}:${idp.clientSecret}`).toString('base64')}`,
+        'content-type': 'application/x-www-form-urlencoded',
+      },
+      body: new URLSearchParams({
+        grant_type: 'authorization_code',
+        code: callback.searchParams.get('code') ?? '',
+        redirect_uri: url('/auth/oidc/callback'),
+      }),
+    });
+    assert.equal(redeemed.status, 400);
+    assert.equal(((await redeemed.json()) as { error: string }).error, 'invalid_grant');
+  });
+
+  test('a replayed callback is refused: in the same browser it finds no sign-in under way, in a new sign-in its code was used', async () => {
+    const context = await newContext();
+    const callback = await caughtCallback(context, olga);
+    const signedIn = await context.request.get(callback.href);
+    assert.equal(signedIn.status(), 200);
+    const before = await traceOf(olga);
+
+    await expectRefused(await context.request.get(callback.href), /no sign-in under way/);
+    const state = await startedSignIn(context);
+    await expectRefused(
+      await context.request.get(withQuery(callback, { state })),
+      /answered invalid_grant/,
+    );
+    assert.deepEqual(await traceOf(olga), before);
   });
 });

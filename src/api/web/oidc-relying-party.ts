@@ -137,11 +137,17 @@ export class OidcRelyingParty {
   }
 }
 
-/** What the provider or the checks said, without anything the provider echoed at length. */
+/**
+ * What the provider or the checks said: openid-client wraps the failed check (a state, an
+ * audience, a signature) in a general message, so the innermost one names it.
+ */
 function refusalReason(err: unknown): string {
   if (err instanceof client.AuthorizationResponseError || err instanceof client.ResponseBodyError) {
     return `the identity provider answered ${err.error}`;
   }
-  const message = err instanceof Error ? err.message : 'unknown error';
+  let innermost = err;
+  while (innermost instanceof Error && innermost.cause instanceof Error)
+    innermost = innermost.cause;
+  const message = innermost instanceof Error ? innermost.message : 'unknown error';
   return message.slice(0, 200).replace(/\.$/, '');
 }
