@@ -107,6 +107,12 @@ const environmentSchema = z.object({
   GATE_PG_QUERY_TIMEOUT_S: seconds(0.1, 600).default(5),
   GATE_TEMPORAL_CALL_TIMEOUT_S: seconds(0.1, 60).default(5),
   GATE_UNAVAILABLE_WINDOW_S: seconds(1, 3600).default(45),
+  GATE_OIDC_ISSUER: z.url({ protocol: /^https?$/ }).optional(),
+  GATE_OIDC_CLIENT_ID: z.string().min(1).optional(),
+  GATE_OIDC_CLIENT_SECRET: z.string().min(1).optional(),
+  GATE_TOKEN_SIGNIN: z.enum(['on', 'off']).default('on'),
+  GATE_WEB_SESSION_IDLE_S: seconds(10, 86_400).default(1800),
+  GATE_WEB_SESSION_MAX_S: seconds(60, 30 * 86_400).default(8 * 3600),
 });
 
 type Environment = z.infer<typeof environmentSchema>;
@@ -184,6 +190,25 @@ export interface GateConfig {
    * call fails closed with source `unavailable`.
    */
   unavailableWindowS: number;
+  /** How people sign in to the web app, and how long a sign-in lasts. */
+  web: WebSignIn;
+}
+
+/** The relying party of the company's identity provider (OpenID Connect). */
+export interface OidcClientConfig {
+  issuer: string;
+  clientId: string;
+  clientSecret: string;
+}
+
+export interface WebSignIn {
+  /** Unset: people sign in with a token only. */
+  oidc: OidcClientConfig | undefined;
+  /** Whether a user token may be pasted into the sign-in form (automation, development). */
+  tokenSignIn: boolean;
+  /** A web session ends after this long unused, and in any case this long after sign-in. */
+  sessionIdleS: number;
+  sessionMaxS: number;
 }
 
 export interface ModelProxyLimits {
@@ -297,7 +322,26 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GateConfig {
     postgresBounds: postgresBounds(e),
     temporalCallTimeoutMs: e.GATE_TEMPORAL_CALL_TIMEOUT_S * 1000,
     unavailableWindowS: e.GATE_UNAVAILABLE_WINDOW_S,
+    web: {
+      oidc: oidcClientConfig(e),
+      tokenSignIn: e.GATE_TOKEN_SIGNIN === 'on',
+      sessionIdleS: Math.min(e.GATE_WEB_SESSION_IDLE_S, e.GATE_WEB_SESSION_MAX_S),
+      sessionMaxS: e.GATE_WEB_SESSION_MAX_S,
+    },
   };
+}
+
+/** The three variables name one client at one provider: all of them or none. */
+function oidcClientConfig(e: Environment): OidcClientConfig | undefined {
+  const { GATE_OIDC_ISSUER: issuer, GATE_OIDC_CLIENT_ID: clientId } = e;
+  const clientSecret = e.GATE_OIDC_CLIENT_SECRET;
+  if (issuer && clientId && clientSecret) return { issuer, clientId, clientSecret };
+  if (issuer || clientId || clientSecret) {
+    throw refusal(
+      'GATE_OIDC_ISSUER, GATE_OIDC_CLIENT_ID, GATE_OIDC_CLIENT_SECRET: must be set together',
+    );
+  }
+  return undefined;
 }
 
 /** The server cancels a statement before the client stops waiting, keeping the connection. */

@@ -66,7 +66,26 @@ describe('configuration from the environment', () => {
       postgresBounds: { connectMs: 3_000, statementMs: 4_000, queryMs: 5_000 },
       temporalCallTimeoutMs: 5_000,
       unavailableWindowS: 45,
+      web: { oidc: undefined, tokenSignIn: true, sessionIdleS: 1800, sessionMaxS: 28_800 },
     });
+  });
+
+  test('the identity provider is named by all three of its variables or none', () => {
+    const oidc = {
+      GATE_OIDC_ISSUER: 'https://login.acme.test',
+      GATE_OIDC_CLIENT_ID: 'gate',
+      GATE_OIDC_CLIENT_SECRET: 's3cret',
+    };
+    assert.deepEqual(loadConfig({ ...required, ...oidc, GATE_TOKEN_SIGNIN: 'off' }).web, {
+      oidc: { issuer: 'https://login.acme.test', clientId: 'gate', clientSecret: 's3cret' },
+      tokenSignIn: false,
+      sessionIdleS: 1800,
+      sessionMaxS: 28_800,
+    });
+    assert.throws(
+      () => loadConfig({ ...required, GATE_OIDC_ISSUER: oidc.GATE_OIDC_ISSUER }),
+      /GATE_OIDC_ISSUER, GATE_OIDC_CLIENT_ID, GATE_OIDC_CLIENT_SECRET: must be set together/,
+    );
   });
 
   test('every variable is read, numbers as numbers', () => {

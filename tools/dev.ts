@@ -5,6 +5,11 @@
  */
 import { StackConfigError } from './devstack/stack-config.js';
 import { startNodeProcess, startStack, waitHttpOk, type Stack } from './devstack/stack.js';
+import { devPeople } from './devstack/dev-people.js';
+import {
+  startDevIdentityProvider,
+  type DevIdentityProvider,
+} from './devstack/identity-provider.js';
 
 let stack: Stack;
 try {
@@ -15,6 +20,24 @@ try {
   );
   process.exit(1);
 }
+const { api: apiAddr, temporal } = stack.profile;
+const apiUrl = `http://${apiAddr.host}:${apiAddr.port}`;
+// People sign in as in production, at an identity provider: a development one beside the API
+// (unless the environment names a real one), knowing the people `npm run seed` maps to roles.
+let idp: DevIdentityProvider | undefined;
+if (!process.env.GATE_OIDC_ISSUER) {
+  idp = await startDevIdentityProvider({
+    redirectUri: `${process.env.GATE_PUBLIC_URL ?? apiUrl}/auth/oidc/callback`,
+    people: devPeople,
+    host: apiAddr.host,
+    port: apiAddr.port + 1,
+  });
+  Object.assign(stack.env, {
+    GATE_OIDC_ISSUER: idp.issuer,
+    GATE_OIDC_CLIENT_ID: idp.clientId,
+    GATE_OIDC_CLIENT_SECRET: idp.clientSecret,
+  });
+}
 const worker = startNodeProcess('worker', 'src/worker.ts', stack.env);
 const api = startNodeProcess('api', 'src/api/main.ts', stack.env);
 
@@ -23,7 +46,7 @@ async function stopAll(code: number) {
   if (stopping) return;
   stopping = true;
   process.stderr.write('\nstopping...\n');
-  await Promise.all([api.stop(), worker.stop()]);
+  await Promise.all([api.stop(), worker.stop(), idp?.close()]);
   await stack.stop();
   process.exit(code);
 }
@@ -40,14 +63,13 @@ function shownDatabaseUrl(url: string): string {
     : `${shown} (password in .data/dev/postgres.password)`;
 }
 
-const { api: apiAddr, temporal } = stack.profile;
-const apiUrl = `http://${apiAddr.host}:${apiAddr.port}`;
 await waitHttpOk(`${apiUrl}/readyz`);
 process.stdout.write(`
 fluidbox gate is running
 
   API                ${apiUrl}
   approvals form     ${apiUrl}/approvals
+  identity provider  ${idp ? `${idp.issuer} (development: pick a person, no password)` : (process.env.GATE_OIDC_ISSUER ?? '')}
   Temporal UI        http://${temporal.ip}:${temporal.uiPort} (payloads open once ${apiUrl}/login has the operator key)
   Temporal frontend  ${temporal.ip}:${temporal.port} (namespace ${temporal.namespace}, task queue ${temporal.taskQueue})
   PostgreSQL         ${shownDatabaseUrl(stack.databaseUrl)}

@@ -1,13 +1,15 @@
 /**
  * `npm run seed`: a workspace to try the gate with, through the API of a running stack
  * (GATE_PUBLIC_URL, default the dev stack's; GATE_OPERATOR_KEY). Creates a workspace, an admin and
- * an approver, a bundle of the agent SDK's built-in tools (every one it offers, with the schemas
- * it sends), a policy (reads allowed, everything else asks a person) and one run, and prints
- * their ids and one-time tokens as JSON.
+ * an approver with user tokens (for automation), the roles the development identity provider's
+ * groups give (its people sign in with them), a bundle of the agent SDK's built-in tools (every
+ * one it offers, with the schemas it sends), a policy (reads allowed, everything else asks a
+ * person) and one run, and prints their ids and one-time tokens as JSON.
  */
 import { randomUUID } from 'node:crypto';
 import { agentBuiltInTools } from '../src/domain/tools/agent-built-in-tools.js';
 import { configOrExit } from '../src/config.js';
+import { devGroupRoles, devPeople } from './devstack/dev-people.js';
 import { withDevStackDefaults } from './devstack/stack-environment.js';
 
 export class SeedError extends Error {
@@ -15,15 +17,15 @@ export class SeedError extends Error {
 }
 
 function operatorCalls(apiUrl: string, operatorKey: string) {
-  return async (path: string, body: unknown) => {
+  return async (path: string, body: unknown, method = 'POST') => {
     const response = await fetch(`${apiUrl}${path}`, {
-      method: 'POST',
+      method,
       headers: { authorization: `Bearer ${operatorKey}`, 'content-type': 'application/json' },
       body: JSON.stringify(body),
     });
     const answer = (await response.json()) as Record<string, unknown>;
     if (!response.ok)
-      throw new SeedError(`POST ${path}: ${response.status} ${String(answer.detail)}`);
+      throw new SeedError(`${method} ${path}: ${response.status} ${String(answer.detail)}`);
     return answer;
   };
 }
@@ -70,6 +72,8 @@ export async function seed(apiUrl: string, operatorKey: string) {
   };
   const admin = await member('admin', 'admin');
   const approver = await member('approver', 'approver');
+  // People of the development identity provider get their roles from their groups at sign-in.
+  await call(`/v1/workspaces/${workspace}/identity`, { roles: devGroupRoles }, 'PUT');
   const bundle = await call('/v1/capability-bundles', {
     workspace,
     name: 'builtins',
@@ -91,7 +95,12 @@ export async function seed(apiUrl: string, operatorKey: string) {
     bundle: bundle.id as string,
     policy: policy.id as string,
   };
-  return { ...demo, run: await createDemoRun(apiUrl, operatorKey, demo) };
+  const people = devPeople.map(({ name, groups }) => ({ name, groups }));
+  return {
+    ...demo,
+    sign_in: { url: `${apiUrl}/login`, people },
+    run: await createDemoRun(apiUrl, operatorKey, demo),
+  };
 }
 
 if (process.argv[1]?.endsWith('seed.ts')) {

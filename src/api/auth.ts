@@ -2,6 +2,7 @@ import { createHmac } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
 import { hashToken, sameSecret, tokenKind } from '../application/tokens.js';
 import { findMemberByTokenHash, type Member } from '../store/members.js';
+import { findMemberByPersonalTokenHash } from '../store/personal-tokens.js';
 import type { Pool } from '../store/pool.js';
 import { findRunBySessionTokenHash, type FrozenRun } from '../store/runs.js';
 import { Problem } from './problem.js';
@@ -47,6 +48,10 @@ export class Authenticator {
       if (run) return { kind: 'runner', run };
     } else if (kind === 'user') {
       const member = await findMemberByTokenHash(this.pool, hashToken(token));
+      if (member) return { kind: 'user', member };
+    } else if (kind === 'personal') {
+      // A person's own token acts as their membership until it is revoked or expires.
+      const member = await findMemberByPersonalTokenHash(this.pool, hashToken(token));
       if (member) return { kind: 'user', member };
     } else if (sameSecret(token, this.operatorKey)) {
       return { kind: 'operator' };

@@ -1,5 +1,5 @@
 import type { ToolCallDeps } from '../application/submit-tool-call.js';
-import type { HttpBounds } from '../config.js';
+import type { HttpBounds, WebSignIn } from '../config.js';
 import type { CredentialSealer } from '../broker/sealing.js';
 import type { ModelProxyLimits } from '../config.js';
 import type { Pool } from '../store/pool.js';
@@ -9,6 +9,7 @@ import type { Authenticator } from './auth.js';
 import type { CallerSlots } from './caller-slots.js';
 import type { GateMetrics } from './metrics.js';
 import type { WaitNotifications } from './wait-notifications.js';
+import type { OidcRelyingParty } from './web/oidc-relying-party.js';
 
 /** What every route needs. One per API process. */
 export interface ApiContext extends ToolCallDeps {
@@ -30,4 +31,8 @@ export interface ApiContext extends ToolCallDeps {
   codec: EncryptionCodec;
   /** Browser origins allowed to call /codec (the Temporal UI's). */
   codecCorsOrigins: readonly string[];
+  /** How people sign in to the web app, and how long a sign-in lasts. */
+  web: WebSignIn;
+  /** The company's identity provider; undefined when sign-in is by token only. */
+  oidc: OidcRelyingParty | undefined;
 }

@@ -12,6 +12,7 @@ import { CallerSlots, callerLimits } from './caller-slots.js';
 import { createMetrics } from './metrics.js';
 import { buildApi, type ApiLogger } from './server.js';
 import { WaitNotifications } from './wait-notifications.js';
+import { OidcRelyingParty } from './web/oidc-relying-party.js';
 
 /** Builds the API with its own pool and a lazy Temporal connection (it starts with Temporal down). */
 export function createApi(
@@ -64,6 +65,8 @@ export function createApi(
       sealer: CredentialSealer.fromBase64(config.sealingKey),
       codec: new EncryptionCodec(config.payloadKeys),
       codecCorsOrigins: config.codecCorsOrigins,
+      web: config.web,
+      oidc: config.web.oidc && new OidcRelyingParty(config.web.oidc, config.api.publicUrl),
     },
     { logger },
   );

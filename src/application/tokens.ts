@@ -1,7 +1,8 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 
-export type TokenKind = 'session' | 'user';
-const prefixes: Record<TokenKind, string> = { session: 'fgs_', user: 'fgu_' };
+/** A run's session token, an operator-minted user token, or a person's own API token. */
+export type TokenKind = 'session' | 'user' | 'personal';
+const prefixes: Record<TokenKind, string> = { session: 'fgs_', user: 'fgu_', personal: 'fgp_' };
 
 /** 256 random bits; shown once, stored only as its SHA-256. */
 export function newToken(kind: TokenKind): string {
@@ -11,6 +12,7 @@ export function newToken(kind: TokenKind): string {
 export function tokenKind(token: string): TokenKind | undefined {
   if (token.startsWith(prefixes.session)) return 'session';
   if (token.startsWith(prefixes.user)) return 'user';
+  if (token.startsWith(prefixes.personal)) return 'personal';
   return undefined;
 }
 

@@ -7,6 +7,8 @@ import {
 } from '../store/members.js';
 import type { Pool } from '../store/pool.js';
 import { workspaceExists } from '../store/workspaces.js';
+import { putWorkspaceIdentity } from '../store/workspace-identity.js';
+import type { GroupRoles } from '../domain/identity/roles-from-groups.js';
 import { NotFoundError } from './errors.js';
 import { hashToken, newToken } from './tokens.js';
 
@@ -39,4 +41,19 @@ export async function changeMember(
   const member = await updateMember(pool, workspaceId, userId, change);
   if (!member) throw new NotFoundError(`member ${userId} of workspace ${workspaceId}`);
   return member;
+}
+
+/**
+ * How the workspace's roles follow the identity provider's groups. Each person's memberships
+ * follow it at their next sign-in; until then they keep what they have.
+ */
+export async function setWorkspaceIdentity(
+  pool: Pool,
+  workspaceId: string,
+  mapping: GroupRoles,
+): Promise<void> {
+  if (!(await workspaceExists(pool, workspaceId))) {
+    throw new NotFoundError(`workspace ${workspaceId}`);
+  }
+  await putWorkspaceIdentity(pool, workspaceId, mapping);
 }

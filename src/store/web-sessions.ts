@@ -40,21 +40,28 @@ export async function insertWebSession(
 }
 
 /**
- * Who is behind a session id, checked on every request: an expired session, a member suspended
- * since signing in, or an operator session opened under another operator key finds nothing.
+ * Who is behind a session id, checked on every request: an expired session, one unused for
+ * longer than `idleS`, a member suspended since signing in, or an operator session opened under
+ * another operator key finds nothing. A session found is marked used now.
  */
 export async function findWebSessionHolder(
   db: Queryable,
   sessionIdHash: Buffer,
   operatorKeyBinding: Buffer,
+  idleS: number,
 ): Promise<WebSessionHolder | undefined> {
   const { rows } = await db.query<Member & { operator: boolean }>(
-    `select s.operator_key_binding is not null as operator,
+    `with used as (
+       update web_sessions set last_seen_at = now()
+       where id_hash = $1 and expires_at > now()
+         and last_seen_at > now() - make_interval(secs => $3)
+       returning member_id, operator_key_binding
+     )
+     select s.operator_key_binding is not null as operator,
        m.id, m.workspace_id, m.name, m.role, m.status
-     from web_sessions s left join members m on m.id = s.member_id
-     where s.id_hash = $1 and s.expires_at > now()
-       and (m.status = 'active' or s.operator_key_binding = $2)`,
-    [sessionIdHash, operatorKeyBinding],
+     from used s left join members m on m.id = s.member_id
+     where m.status = 'active' or s.operator_key_binding = $2`,
+    [sessionIdHash, operatorKeyBinding, idleS],
   );
   const row = rows[0];
   if (!row) return undefined;

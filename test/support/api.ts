@@ -16,13 +16,14 @@ export interface HttpAnswer<T = any> {
  */
 export async function startTestApi(
   overrides: ConfigOverrides = {},
-  options: { gateWaitMs?: number; logger?: ApiLogger } = {},
+  options: { gateWaitMs?: number; logger?: ApiLogger; port?: number } = {},
 ) {
   const ownWorker = overrides.temporal?.taskQueue !== undefined;
   const config = testConfig({ ...(ownWorker && { eagerStart: false }), ...overrides });
   const operatorKey = testOperatorKey(config);
   const app = createApi(config, operatorKey, options);
-  await app.listen({ host: '127.0.0.1', port: 0 });
+  // A port chosen beforehand when the API's public URL must be known before it starts.
+  await app.listen({ host: '127.0.0.1', port: options.port ?? 0 });
   const { port } = app.server.address() as AddressInfo;
   const url = `http://127.0.0.1:${port}`;
 

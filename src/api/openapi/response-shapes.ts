@@ -24,6 +24,10 @@ export const responses = {
     role: z.enum(['member', 'approver', 'admin']),
     status: z.enum(['active', 'suspended']),
   }),
+  workspaceIdentity: z.looseObject({
+    groups_claim: z.string(),
+    roles: z.record(z.string(), z.enum(['member', 'approver', 'admin'])),
+  }),
   bundle: z.looseObject({ id: z.uuid(), tools: z.array(object), digest: z.string() }),
   policy: z.looseObject({ id: z.uuid(), version: z.number().int() }),
   run: z.looseObject({

@@ -26,8 +26,14 @@ import {
   memberChangeBody,
   memberParams,
   workspaceBody,
+  workspaceIdentityBody,
   workspaceParams,
 } from '../routes/workspaces.js';
+import {
+  personalTokenForm,
+  personalTokenParams,
+  revokeForm,
+} from '../web/personal-token-routes.js';
 import { decisionForm } from '../web/approval-page-routes.js';
 import { policyBodySchema } from '../../domain/policy/policy.js';
 import { responses } from './response-shapes.js';
@@ -183,6 +189,18 @@ export const routeContracts: readonly RouteContract[] = [
     params: memberParams,
     body: memberChangeBody,
     answers: { 200: json('changed') },
+  },
+  {
+    method: 'put',
+    path: '/v1/workspaces/:ws/identity',
+    operationId: 'setWorkspaceIdentity',
+    summary:
+      "Map the identity provider's groups to the workspace's roles; each person's memberships follow at their next sign-in",
+    tag: 'workspaces',
+    caller: 'operator',
+    params: workspaceParams,
+    body: workspaceIdentityBody,
+    answers: { 200: json('the mapping', responses.workspaceIdentity) },
   },
   {
     method: 'post',
@@ -556,6 +574,63 @@ export const routeContracts: readonly RouteContract[] = [
       303: { description: 'signed in' },
       401: page('neither a user token nor the operator key'),
     },
+  },
+  {
+    method: 'get',
+    path: '/auth/oidc/login',
+    operationId: 'oidcSignIn',
+    summary: "Sign in with the company's identity provider: to the provider (OpenID Connect)",
+    tag: 'web form',
+    caller: 'anyone',
+    answers: {
+      303: { description: "to the provider's authorization endpoint" },
+      404: page('no identity provider is configured'),
+      503: page('the provider could not be reached'),
+    },
+  },
+  {
+    method: 'get',
+    path: '/auth/oidc/callback',
+    operationId: 'oidcCallback',
+    summary:
+      "The identity provider's redirect back: the code is exchanged and the ID token checked",
+    tag: 'web form',
+    caller: 'anyone',
+    answers: {
+      200: page('signed in; the page moves on to the approvals'),
+      401: page('the sign-in was refused, and why'),
+      403: page('signed in, but no group gives a role here'),
+    },
+  },
+  {
+    method: 'get',
+    path: '/tokens',
+    operationId: 'personalTokensPage',
+    summary: "The signed-in member's own API tokens",
+    tag: 'web form',
+    caller: 'browser',
+    answers: { 200: page('the page') },
+  },
+  {
+    method: 'post',
+    path: '/tokens',
+    operationId: 'mintPersonalToken',
+    summary: 'Mint a named, expiring API token that acts as the signed-in member; shown once',
+    tag: 'web form',
+    caller: 'browser',
+    formBody: personalTokenForm,
+    answers: { 201: page('the token, this once, and the list') },
+  },
+  {
+    method: 'post',
+    path: '/tokens/:id/revoke',
+    operationId: 'revokePersonalToken',
+    summary: 'Revoke one of your API tokens',
+    tag: 'web form',
+    caller: 'browser',
+    params: personalTokenParams,
+    formBody: revokeForm,
+    answers: { 303: { description: 'revoked; back to the list' } },
   },
   {
     method: 'post',

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import { addMember, changeMember } from '../../application/workspaces.js';
+import { addMember, changeMember, setWorkspaceIdentity } from '../../application/workspaces.js';
 import { createWorkspace } from '../../store/workspaces.js';
 import type { ApiContext } from '../context.js';
 import { validate } from '../validation.js';
@@ -18,6 +18,17 @@ export const memberChangeBody = z
   .refine((b) => b.role !== undefined || b.status !== undefined, {
     error: 'give role, status or both',
   });
+
+/** Group names and the claim are the provider's strings; bounded, never interpreted. */
+const groupName = z.string().min(1).max(256);
+export const workspaceIdentityBody = z
+  .object({
+    groups_claim: z.string().min(1).max(100).default('groups'),
+    roles: z.record(groupName, role).refine((roles) => Object.keys(roles).length <= 1000, {
+      error: 'at most 1000 groups',
+    }),
+  })
+  .strict();
 
 export function workspaceRoutes(app: FastifyInstance, ctx: ApiContext) {
   app.post('/v1/workspaces', async (request, reply) => {
@@ -47,5 +58,13 @@ export function workspaceRoutes(app: FastifyInstance, ctx: ApiContext) {
     const body = validate(memberChangeBody, request.body, 'body');
     const member = await changeMember(ctx.pool, ws, user_id, body);
     return { user_id: member.id, name: member.name, role: member.role, status: member.status };
+  });
+
+  app.put('/v1/workspaces/:ws/identity', async (request) => {
+    await ctx.auth.operator(request);
+    const { ws } = validate(workspaceParams, request.params, 'path');
+    const body = validate(workspaceIdentityBody, request.body, 'body');
+    await setWorkspaceIdentity(ctx.pool, ws, body);
+    return body;
   });
 }

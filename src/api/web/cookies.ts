@@ -18,24 +18,30 @@ export interface CookieOptions {
   /** Seconds until the browser drops it; 0 deletes it now. */
   maxAgeS: number;
   secure: boolean;
+  /**
+   * Strict unless the cookie must come back on a navigation from another site: the identity
+   * provider's redirect to our callback.
+   */
+  sameSite?: 'Strict' | 'Lax';
 }
 
 /**
  * Sets a cookie the page's script cannot read (HttpOnly) and that no other site can make the
- * browser send (SameSite=Strict). Secure only over https, or the browser would drop it on http.
+ * browser send (SameSite=Strict by default). Secure only over https, or the browser would drop
+ * it on http.
  */
 export function setCookie(
   reply: FastifyReply,
   name: string,
   value: string,
-  { maxAgeS, secure }: CookieOptions,
+  { maxAgeS, secure, sameSite = 'Strict' }: CookieOptions,
 ): void {
   const attributes = [
     `${name}=${value}`,
     'Path=/',
     `Max-Age=${Math.max(0, Math.floor(maxAgeS))}`,
     'HttpOnly',
-    'SameSite=Strict',
+    `SameSite=${sameSite}`,
     ...(secure ? ['Secure'] : []),
   ];
   // Fastify appends to an existing set-cookie header rather than replacing it.

@@ -21,6 +21,7 @@ function signOut(session: WebSession): SafeHtml {
           : html`<strong>${holder.member.name}</strong> (${holder.member.role})`
       }</span
     >
+    ${holder.kind === 'member' && html`<a href="/tokens">API tokens</a>`}
     <form method="post" action="/logout">
       <input type="hidden" name="csrf" value="${session.csrf}" />
       <button type="submit">Sign out</button>

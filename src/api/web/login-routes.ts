@@ -13,25 +13,29 @@ import { endWebSession, overHttps, startWebSession, webSession } from './session
 /** An hour to fill in the sign-in form. */
 const loginCsrfLifetimeS = 3600;
 
+/** The ways the sign-in page offers: the identity provider, a user token, or both. */
+function signInWays(ctx: ApiContext, next: string | undefined) {
+  const oidcHref = next ? `/auth/oidc/login?next=${encodeURIComponent(next)}` : '/auth/oidc/login';
+  return { oidcHref: ctx.oidc && oidcHref, tokenSignIn: ctx.web.tokenSignIn };
+}
+
 /** After signing in, go back only to one of our own approval pages: never an open redirect. */
-function safeNext(next: unknown): string | undefined {
+export function safeNext(next: unknown): string | undefined {
   return typeof next === 'string' &&
     /^\/approvals(\/[A-Za-z0-9._:%-]{1,400}\/[A-Za-z0-9._:%-]{1,400})?$/.test(next)
     ? next
     : undefined;
 }
 
-function loginAgain(
-  reply: FastifyReply,
-  status: number,
-  csrf: string,
-  next: string | undefined,
-  error: string,
-) {
-  return sendPage(reply, status, loginPage({ csrf, next, error }));
-}
-
 export function loginRoutes(web: FastifyInstance, ctx: ApiContext) {
+  const loginAgain = (
+    reply: FastifyReply,
+    status: number,
+    csrf: string,
+    next: string | undefined,
+    error: string,
+  ) => sendPage(reply, status, loginPage({ ...signInWays(ctx, next), csrf, next, error }));
+
   web.get('/login', async (request, reply) => {
     const next = safeNext((request.query as Record<string, unknown>).next);
     const session = await webSession(ctx, request);
@@ -43,7 +47,7 @@ export function loginRoutes(web: FastifyInstance, ctx: ApiContext) {
       maxAgeS: loginCsrfLifetimeS,
       secure: overHttps(request, ctx.publicUrl),
     });
-    return sendPage(reply, 200, loginPage({ csrf, next }));
+    return sendPage(reply, 200, loginPage({ ...signInWays(ctx, next), csrf, next }));
   });
 
   web.post('/login', async (request: FastifyRequest, reply) => {
@@ -58,6 +62,15 @@ export function loginRoutes(web: FastifyInstance, ctx: ApiContext) {
       await startWebSession(ctx, request, reply, 'operator');
       clearCookie(reply, loginCsrfCookie, overHttps(request, ctx.publicUrl));
       return reply.redirect('/login', 303);
+    }
+    if (!ctx.web.tokenSignIn) {
+      return loginAgain(
+        reply,
+        403,
+        csrf,
+        next,
+        'Signing in with a user token is switched off here; sign in with your company account.',
+      );
     }
     const member =
       tokenKind(token) === 'user'

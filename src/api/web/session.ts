@@ -13,8 +13,6 @@ import { clearCookie, readCookie, setCookie } from './cookies.js';
 import { csrfTokenFor } from './csrf.js';
 
 export const sessionCookie = 'fg_session';
-/** A sign-in lasts a working day; after that the member pastes their token again. */
-export const sessionLifetimeS = 8 * 3600;
 
 /** A browser signed in, as of this request: a member, or the operator (for the codec only). */
 export interface WebSession {
@@ -49,14 +47,16 @@ export function overHttps(request: FastifyRequest, publicUrl: string): boolean {
 }
 
 /**
- * Who is behind a session id as of now, checked on every request: an expired session, a member
- * suspended since signing in, or an operator session of an earlier operator key finds nothing.
+ * Who is behind a session id as of now, checked on every request: a session past its absolute
+ * or idle lifetime, a member suspended since signing in (by the operator, or by their groups at
+ * a later sign-in), or an operator session of an earlier operator key finds nothing.
  */
 function sessionHolder(ctx: ApiContext, sessionId: string): Promise<WebSessionHolder | undefined> {
   return findWebSessionHolder(
     ctx.pool,
     hashToken(sessionId),
     ctx.auth.operatorKeyBinding(sessionId),
+    ctx.web.sessionIdleS,
   );
 }
 
@@ -106,10 +106,10 @@ export async function startWebSession(
     holder === 'operator'
       ? { operatorKeyBinding: ctx.auth.operatorKeyBinding(sessionId) }
       : { memberId: holder.id },
-    sessionLifetimeS,
+    ctx.web.sessionMaxS,
   );
   setCookie(reply, sessionCookie, sessionId, {
-    maxAgeS: sessionLifetimeS,
+    maxAgeS: ctx.web.sessionMaxS,
     secure: overHttps(request, ctx.publicUrl),
   });
 }

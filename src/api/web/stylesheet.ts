@@ -59,7 +59,7 @@ pre {
 form.decide { display: grid; gap: 0.75rem; margin-top: 1rem; }
 form.decide .actions { display: flex; gap: 0.75rem; }
 label { font-weight: 600; font-size: 0.9rem; }
-input[type="password"], textarea {
+input[type="password"], input[type="text"], input[type="number"], textarea {
   width: 100%; padding: 0.55rem 0.7rem; border: 1px solid var(--line); border-radius: 6px;
   font: inherit; background: #fff;
 }
@@ -72,4 +72,8 @@ button.approve { background: var(--allow); }
 button.deny { background: var(--deny); }
 .login { max-width: 28rem; margin: 4rem auto; }
 .login form { display: grid; gap: 0.75rem; }
+a.button {
+  display: inline-block; font-weight: 600; padding: 0.5rem 1.1rem; border-radius: 6px;
+  background: var(--accent); color: #fff; text-decoration: none;
+}
 `;

@@ -8,7 +8,9 @@ import { errorPage } from './error-page.js';
 import { acceptFormBodies } from './form-body.js';
 import { htmlSecurityHeaders, sendPage } from './layout.js';
 import { loginRoutes } from './login-routes.js';
+import { oidcRoutes } from './oidc-routes.js';
 import { operatorPage } from './operator-page.js';
+import { personalTokenRoutes } from './personal-token-routes.js';
 import { OperatorSessionError } from './session.js';
 import { stylesheet } from './stylesheet.js';
 
@@ -46,6 +48,8 @@ export function webRoutes(app: FastifyInstance, ctx: ApiContext): void {
       reply.type('text/css; charset=utf-8').header('cache-control', 'no-cache').send(stylesheet),
     );
     loginRoutes(web, ctx);
+    oidcRoutes(web, ctx);
+    personalTokenRoutes(web, ctx);
     approvalPageRoutes(web, ctx);
     approvalStreamRoute(web, ctx);
     done();
