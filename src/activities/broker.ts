@@ -14,6 +14,7 @@ import { findConnection, type ConnectionRow } from '../store/connections.js';
 import { appendEvent } from '../store/ledger.js';
 import { findMember } from '../store/members.js';
 import { findRunRevocation } from '../store/run-revocations.js';
+import { inSpan } from '../telemetry/tracing.js';
 import type { FrozenRun } from '../store/runs.js';
 import { withTransaction, type Pool, type Queryable } from '../store/pool.js';
 import {
@@ -86,6 +87,20 @@ export function brokerActivity(pool: Pool, frozen: FrozenRuns, sealer: Credentia
   ): Promise<Brokered> {
     const confirm = (listed: ListedTool[]) =>
       liveDefinitionVerdict(called, connection, photographMcpTools(connection.name, listed).tools);
+    return inSpan(
+      'mcp tools/call',
+      { 'gate.tool': called.name },
+      () => callConfirmed(called, request, connection, confirm),
+      (brokered) => ({ 'gate.brokered.outcome': brokered.outcome }),
+    );
+  }
+
+  async function callConfirmed(
+    called: CalledTool,
+    request: GateRequest,
+    connection: ConnectionRow,
+    confirm: (listed: ListedTool[]) => Denial | undefined,
+  ): Promise<Brokered> {
     try {
       const credential = sealer.unseal(
         connection.id,

@@ -1,0 +1,226 @@
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, test } from 'vitest';
+import { waitFor, type ManagedProcess } from '../../tools/devstack/child-process.js';
+import { startNodeProcess, waitHttpOk } from '../../tools/devstack/stack.js';
+import { apiCaller, type ApiCaller } from '../support/api.js';
+import { freePort } from '../support/free-port.js';
+import { startOtlpReceiver, type ReceivedSpan } from '../support/otlp-receiver.js';
+import {
+  createRun,
+  defaultPolicy,
+  expectStatus,
+  seedWorkspace,
+  type Seed,
+} from '../support/seed.js';
+import { startWorkerProcess } from '../support/worker-processes.js';
+
+const taskQueue = `traces-${randomUUID()}`;
+const canary = `canary-${randomUUID()}`;
+const operatorKey = `fgo_${randomUUID()}`;
+const policy = {
+  ...defaultPolicy,
+  name: 'traced',
+  rules: [
+    { id: 'reads', match: { effect: 'read' }, verdict: 'allow' },
+    {
+      id: 'no-rm',
+      match: { tool: 'Bash', args: [{ path: '/command', op: 'command', value: [['rm', '**']] }] },
+      verdict: 'deny',
+    },
+    { id: 'bash-asks', match: { tool: 'Bash' }, verdict: 'require_approval' },
+  ],
+};
+const putRoute = 'PUT /v1/sessions/:session_id/tool-calls/:tool_call_id';
+
+let receiver: Awaited<ReturnType<typeof startOtlpReceiver>>;
+let worker: ManagedProcess;
+let apiProcess: ManagedProcess;
+let api: ApiCaller;
+let seed: Seed;
+const workerLines: string[] = [];
+const apiLines: string[] = [];
+
+beforeAll(async () => {
+  receiver = await startOtlpReceiver();
+  // The standard variables, as an operator sets them; a short batch delay so spans arrive soon.
+  const otel = { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint, OTEL_BSP_SCHEDULE_DELAY: '100' };
+  worker = await startWorkerProcess(
+    'traced-worker',
+    { ...otel, GATE_TASK_QUEUE: taskQueue, LOG_LEVEL: 'debug' },
+    { output: workerLines },
+  );
+  const port = await freePort();
+  apiProcess = startNodeProcess(
+    'traced-api',
+    'src/api/main.ts',
+    {
+      ...process.env,
+      ...otel,
+      GATE_TASK_QUEUE: taskQueue,
+      GATE_API_PORT: String(port),
+      GATE_OPERATOR_KEY: operatorKey,
+      // Every workflow runs on the worker process: the trace crosses two processes.
+      GATE_EAGER_START: 'off',
+    },
+    { quiet: true, capture: apiLines },
+  );
+  const url = `http://127.0.0.1:${port}`;
+  await waitHttpOk(`${url}/readyz`, 90_000);
+  api = apiCaller(url, operatorKey);
+  seed = await seedWorkspace(api, policy);
+});
+afterAll(async () => {
+  await apiProcess.stop();
+  await worker.stop();
+  await receiver.close();
+});
+
+function jsonLines(lines: string[]): Record<string, unknown>[] {
+  return lines
+    .flatMap((chunk) => chunk.split('\n'))
+    .filter((line) => line.startsWith('{'))
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
+}
+
+/** The API's span of one call's PUT, once exported. */
+function putSpan(toolCallId: string): ReceivedSpan | undefined {
+  return receiver.spans.find(
+    (s) => s.name === putRoute && s.attributes['gate.tool_call_id'] === toolCallId,
+  );
+}
+
+/** Whether `span` descends from `root` through parents in the same trace. */
+function descends(span: ReceivedSpan, root: ReceivedSpan, trace: ReceivedSpan[]): boolean {
+  const byId = new Map(trace.map((s) => [s.spanId, s]));
+  let at: ReceivedSpan | undefined = span;
+  for (let hops = 0; at && hops < 100; hops++) {
+    if (at.spanId === root.spanId) return true;
+    at = at.parentSpanId === undefined ? undefined : byId.get(at.parentSpanId);
+  }
+  return false;
+}
+
+/** The trace of one call: its PUT's span and every span under it, once `complete` holds. */
+async function traceOf(toolCallId: string, complete: (trace: ReceivedSpan[]) => boolean) {
+  return waitFor(
+    `the trace of ${toolCallId}`,
+    () => {
+      const root = putSpan(toolCallId);
+      if (!root) throw new Error('no PUT span yet');
+      const trace = receiver.spans.filter((s) => s.traceId === root.traceId);
+      if (!complete(trace)) throw new Error('trace not complete yet');
+      return Promise.resolve({ root, trace });
+    },
+    { timeoutMs: 30_000, intervalMs: 100 },
+  );
+}
+
+const named = (trace: ReceivedSpan[], name: string) => trace.filter((s) => s.name === name);
+const decidedBy = (trace: ReceivedSpan[], decision: string) =>
+  trace.some(
+    (s) => s.name.startsWith('RunActivity:') && s.attributes['gate.decision'] === decision,
+  );
+
+/** What every call's trace shows: one tree from the API's request to the activities. */
+function assertOneTree(root: ReceivedSpan, trace: ReceivedSpan[]) {
+  assert.equal(root.parentSpanId, undefined, 'the PUT begins the trace');
+  assert.equal(root.service, 'fluidbox-gate-api');
+  for (const span of trace) assert.ok(descends(span, root, trace), `${span.name} is under the PUT`);
+  assert.equal(named(trace, 'UpdateWithStartWorkflow:toolCall').length, 1);
+  const run = named(trace, 'RunWorkflow:gate');
+  assert.equal(run.length, 1, 'the workflow ran in this trace');
+  assert.equal(run[0]?.service, 'fluidbox-gate-worker');
+  const activities = trace.filter((s) => s.name.startsWith('RunActivity:'));
+  assert.ok(activities.length > 0, 'its activities are in this trace');
+  assert.ok(activities.every((s) => s.service === 'fluidbox-gate-worker'));
+  const queries = trace.filter((s) => s.attributes['db.system'] === 'postgresql');
+  assert.ok(
+    queries.some((s) => s.service === 'fluidbox-gate-api'),
+    "the API's queries are in it",
+  );
+  assert.ok(
+    queries.some((s) => s.service === 'fluidbox-gate-worker'),
+    "the activities' queries are in it",
+  );
+  assert.ok(
+    trace.some((s) => typeof s.attributes['gate.stage.policy.duration_ms'] === 'number'),
+    "the policy stage's time is an attribute",
+  );
+}
+
+describe('traces', () => {
+  test('an allowed, a denied and an approved call each make one trace from the API request through the workflow to its activities and queries, with the decision, source and rule as attributes', async () => {
+    const run = await createRun(api, seed);
+    const put = (id: string, body: object) =>
+      api.call('PUT', `/v1/sessions/${run.session_id}/tool-calls/${id}`, {
+        token: run.session_token,
+        body,
+      });
+
+    assert.equal(
+      (await put('read', { tool: 'Read', arguments: { file_path: `/srv/${canary}` } })).status,
+      200,
+    );
+    const denied = await put('rm', {
+      tool: 'Bash',
+      arguments: { command: `rm -rf /srv/${canary}` },
+    });
+    assert.equal(denied.body.decision, 'deny');
+    await expectStatus(
+      put('deploy', { tool: 'Bash', arguments: { command: `deploy --token ${canary}` } }),
+      202,
+    );
+    await expectStatus(
+      api.call('POST', `/v1/approvals/${run.session_id}/deploy/decision`, {
+        token: seed.admin.token,
+        body: { decision: 'approve', reason: `because ${canary}` },
+      }),
+      200,
+    );
+    const final = await api.call(
+      'GET',
+      `/v1/sessions/${run.session_id}/tool-calls/deploy?wait=30`,
+      { token: run.session_token },
+    );
+    assert.equal(final.body.decision, 'allow');
+
+    const allowed = await traceOf('read', (t) => decidedBy(t, 'allow'));
+    assertOneTree(allowed.root, allowed.trace);
+    assert.equal(allowed.root.attributes['gate.decision'], 'allow');
+    assert.equal(allowed.root.attributes['gate.rule_id'], 'reads');
+    assert.equal(allowed.root.attributes['gate.tool'], 'Read');
+
+    const deny = await traceOf('rm', (t) => decidedBy(t, 'deny'));
+    assertOneTree(deny.root, deny.trace);
+    assert.deepEqual(
+      [deny.root.attributes['gate.decision'], deny.root.attributes['gate.source']],
+      ['deny', 'policy'],
+    );
+    assert.equal(deny.root.attributes['gate.rule_id'], 'no-rm');
+
+    // The PUT answered "pending"; the workflow went on after the approval, in the same trace.
+    const approved = await traceOf('deploy', (t) => decidedBy(t, 'allow'));
+    assertOneTree(approved.root, approved.trace);
+    assert.equal(approved.root.attributes['gate.status'], 'pending_approval');
+    const traceIds = [allowed, deny, approved].map((t) => t.root.traceId);
+    assert.equal(new Set(traceIds).size, 3, 'one trace per call');
+    // The trace id is in the JSON logs of both processes.
+    for (const traceId of traceIds) {
+      assert.ok(
+        jsonLines(apiLines).some((l) => l.trace_id === traceId),
+        `API log lines of ${traceId}`,
+      );
+      assert.ok(
+        jsonLines(workerLines).some((l) => l.trace_id === traceId && l.sdkComponent === 'activity'),
+        `activity log lines of ${traceId}`,
+      );
+    }
+
+    // No argument, reason or credential left either process in a span.
+    const sent = receiver.bodies.join('\n');
+    for (const secret of [canary, run.session_token, operatorKey, seed.admin.token]) {
+      assert.ok(!sent.includes(secret), 'a secret or an argument value was exported');
+    }
+  });
+});
