@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
+import { createServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, test } from 'vitest';
 import type { ManagedProcess } from '../../tools/devstack/child-process.js';
 import { startTestApi, type TestApi } from '../support/api.js';
-import { freePort } from '../support/free-port.js';
 import { boundOf, modelInput, modelRequest } from '../budget/support.js';
 import {
   createRun,
@@ -24,6 +25,14 @@ const policy = {
     { id: 'bash-asks', match: { tool: 'Bash' }, verdict: 'require_approval' },
   ],
 };
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
 
 const apiLines: string[] = [];
 const workerLines: string[] = [];

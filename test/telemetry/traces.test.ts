@@ -2,9 +2,8 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, test } from 'vitest';
 import { waitFor, type ManagedProcess } from '../../tools/devstack/child-process.js';
-import { startNodeProcess, waitHttpOk } from '../../tools/devstack/stack.js';
-import { apiCaller, type ApiCaller } from '../support/api.js';
-import { freePort } from '../support/free-port.js';
+import type { ApiCaller } from '../support/api.js';
+import { startApiProcess } from '../support/api-process.js';
 import { startOtlpReceiver, type ReceivedSpan } from '../support/otlp-receiver.js';
 import {
   createRun,
@@ -50,24 +49,17 @@ beforeAll(async () => {
     { ...otel, GATE_TASK_QUEUE: taskQueue, LOG_LEVEL: 'debug' },
     { output: workerLines },
   );
-  const port = await freePort();
-  apiProcess = startNodeProcess(
+  ({ process: apiProcess, api } = await startApiProcess(
     'traced-api',
-    'src/api/main.ts',
     {
-      ...process.env,
       ...otel,
       GATE_TASK_QUEUE: taskQueue,
-      GATE_API_PORT: String(port),
       GATE_OPERATOR_KEY: operatorKey,
       // Every workflow runs on the worker process: the trace crosses two processes.
       GATE_EAGER_START: 'off',
     },
-    { quiet: true, capture: apiLines },
-  );
-  const url = `http://127.0.0.1:${port}`;
-  await waitHttpOk(`${url}/readyz`, 90_000);
-  api = apiCaller(url, operatorKey);
+    { output: apiLines },
+  ));
   seed = await seedWorkspace(api, policy);
 });
 afterAll(async () => {
