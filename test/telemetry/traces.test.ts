@@ -4,7 +4,9 @@ import { afterAll, beforeAll, describe, test } from 'vitest';
 import { waitFor, type ManagedProcess } from '../../tools/devstack/child-process.js';
 import type { ApiCaller } from '../support/api.js';
 import { startApiProcess } from '../support/api-process.js';
+import { startFakeAnthropic } from '../support/fake-anthropic.js';
 import { startOtlpReceiver, type ReceivedSpan } from '../support/otlp-receiver.js';
+import { createModelRun, createProvider, postMessages, smallRequest } from '../model/support.js';
 import {
   createRun,
   defaultPolicy,
@@ -213,6 +215,47 @@ describe('traces', () => {
     const sent = receiver.bodies.join('\n');
     for (const secret of [canary, run.session_token, operatorKey, seed.admin.token]) {
       assert.ok(!sent.includes(secret), 'a secret or an argument value was exported');
+    }
+  });
+
+  test("a proxied model request is one trace: the request's span, its queries, and the upstream call under it; no prompt or provider key in any attribute", async () => {
+    const fake = await startFakeAnthropic();
+    try {
+      const provider = await createProvider(api, seed, fake.url);
+      const run = await createModelRun(api, seed, provider.id, 100_000);
+      const prompt = smallRequest(100, {
+        messages: [{ role: 'user', content: `Say ${canary}.` }],
+      });
+      const answer = await postMessages(api, JSON.stringify(prompt), {
+        'x-api-key': run.session_token,
+      });
+      assert.equal(answer.status, 200);
+      const { upstream, trace } = await waitFor(
+        'the trace of the model request',
+        () => {
+          const found = receiver.spans.find(
+            (s) => s.name === 'model upstream' && s.service === 'fluidbox-gate-api',
+          );
+          if (!found) throw new Error('no upstream span yet');
+          return Promise.resolve({
+            upstream: found,
+            trace: receiver.spans.filter((s) => s.traceId === found.traceId),
+          });
+        },
+        { timeoutMs: 30_000, intervalMs: 100 },
+      );
+      const root = trace.find((s) => s.parentSpanId === undefined);
+      assert.equal(root?.name, 'POST /anthropic/v1/messages');
+      assert.equal(upstream.parentSpanId, root.spanId);
+      assert.equal(upstream.attributes['gate.model.outcome'], 'completed');
+      assert.equal(upstream.attributes['http.response.status_code'], 200);
+      assert.ok(trace.some((s) => s.attributes['db.system'] === 'postgresql'));
+      const sent = receiver.bodies.join('\n');
+      for (const secret of [canary, provider.key, run.session_token]) {
+        assert.ok(!sent.includes(secret), 'a prompt or a key was exported');
+      }
+    } finally {
+      await fake.close();
     }
   });
 });
