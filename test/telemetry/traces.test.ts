@@ -14,6 +14,7 @@ import {
   seedWorkspace,
   type Seed,
 } from '../support/seed.js';
+import { jsonLines } from '../support/json-lines.js';
 import { startWorkerProcess } from '../support/worker-processes.js';
 
 const taskQueue = `traces-${randomUUID()}`;
@@ -69,13 +70,6 @@ afterAll(async () => {
   await worker.stop();
   await receiver.close();
 });
-
-function jsonLines(lines: string[]): Record<string, unknown>[] {
-  return lines
-    .flatMap((chunk) => chunk.split('\n'))
-    .filter((line) => line.startsWith('{'))
-    .map((line) => JSON.parse(line) as Record<string, unknown>);
-}
 
 /** The API's span of one call's PUT, once exported. */
 function putSpan(toolCallId: string): ReceivedSpan | undefined {
