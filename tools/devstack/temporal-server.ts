@@ -2,8 +2,8 @@ import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { Connection } from '@temporalio/client';
 import { run, startProcess, waitFor, type ManagedProcess } from './child-process.js';
-import { freeLoopbackPort } from './free-port.js';
 import { projectRoot, type StackProfile } from './stack-config.js';
+import { freeLoopbackPort } from './free-port.js';
 import { startTemporalUiProxy } from './temporal-ui-proxy.js';
 
 export const toolsDir = path.join(projectRoot, '.tools');
