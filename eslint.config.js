@@ -15,9 +15,9 @@ export const workflowImportRules = {
       patterns: [
         {
           regex:
-            '^(?!(@temporalio/(workflow|common/lib/search-attributes\\.js)|\\./[a-z-]+\\.js|\\.\\./domain/gate/(vocabulary|decisions)\\.js|\\.\\./activities/[a-z-]+\\.js)$)',
+            '^(?!(@temporalio/(workflow|common/lib/search-attributes\\.js|interceptors-opentelemetry/lib/workflow/index\\.js)|\\./[a-z-]+\\.js|\\.\\./domain/gate/(vocabulary|decisions)\\.js|\\.\\./activities/[a-z-]+\\.js)$)',
           message:
-            'Workflow code may import only @temporalio/workflow, search attribute keys, its own modules, the gate vocabulary and decisions, and activity types.',
+            'Workflow code may import only @temporalio/workflow, search attribute keys, the OpenTelemetry workflow interceptors, its own modules, the gate vocabulary and decisions, and activity types.',
         },
         {
           regex: '^\\.\\./activities/',

@@ -18,6 +18,7 @@ const withoutServices = [
   'test/runner/agent-sdk-tools.test.ts',
   'test/runner/gate-client.test.ts',
   'test/runner/pre-tool-use-hook.test.ts',
+  'test/telemetry/tracing-config.test.ts',
   'test/temporal/payload-codec.test.ts',
   'test/web/visible-text.test.ts',
   'test/workflows/import-rule.test.ts',

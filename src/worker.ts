@@ -14,6 +14,8 @@ import { startReservationSweeper } from './store/budget.js';
 import { createPool, type Pool } from './store/pool.js';
 import { activityTelemetry } from './telemetry/activity-telemetry.js';
 import { installWorkerRuntime } from './telemetry/worker-runtime.js';
+import { tracingActivityInterceptors, workflowSpanSinks } from './telemetry/temporal-tracing.js';
+import { startTracingOrExit } from './telemetry/tracing.js';
 import { gateDataConverter, workerConnection } from './temporal/connections.js';
 
 const here = fileURLToPath(import.meta.url);
@@ -21,9 +23,13 @@ const extension = path.extname(here);
 
 /** The workflow source beside this module: TypeScript in development, JavaScript once built. */
 export const workflowsPath = path.join(path.dirname(here), `workflows/index${extension}`);
-/** Loaded into every gate workflow: request ids on log lines and activity headers. */
+/**
+ * Loaded into every gate workflow: request ids on log lines and activity headers; the trace of a
+ * traced start carried to its activities.
+ */
 export const workflowInterceptorModules = [
   path.join(path.dirname(here), `workflows/log-context${extension}`),
+  path.join(path.dirname(here), `workflows/tracing${extension}`),
 ];
 
 /** `npm run build` bundles the workflows beside the compiled worker, which then loads it. */
@@ -91,8 +97,14 @@ export function createGateWorkerOn(
     interceptors: {
       // A bundle carries its workflow interceptors already (see bundleWorkflowTo).
       ...(code.workflowsPath && { workflowModules: workflowInterceptorModules }),
-      activity: [activityTelemetry, ...(extra.interceptors?.activity ?? [])],
+      // Tracing's first: the gate's telemetry then annotates the activity's span.
+      activity: [
+        ...tracingActivityInterceptors(),
+        activityTelemetry,
+        ...(extra.interceptors?.activity ?? []),
+      ],
     },
+    sinks: workflowSpanSinks(),
   });
 }
 
@@ -118,10 +130,12 @@ export async function createGateWorker(config: GateConfig, extra: GateWorkerExtr
 /** Runs a gate worker until the process is told to stop. */
 export async function runGateWorker(config: GateConfig, extra: GateWorkerExtras = {}) {
   installWorkerRuntime(config);
+  const tracing = startTracingOrExit('fluidbox-gate-worker');
   const { worker, close } = await createGateWorker(config, extra);
   process.stderr.write(`worker polling task queue ${worker.options.taskQueue}\n`);
   await worker.run();
   await close();
+  await tracing?.shutdown();
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {

@@ -16,6 +16,7 @@ import {
 import { findConnection, type ConnectionRow } from '../store/connections.js';
 import { findMember } from '../store/members.js';
 import { findRunRevocation } from '../store/run-revocations.js';
+import { inSpan } from '../telemetry/tracing.js';
 import type { FrozenRun } from '../store/runs.js';
 import type { Pool } from '../store/pool.js';
 import type { FrozenRuns } from './frozen-runs.js';
@@ -47,6 +48,20 @@ export function brokerActivity(pool: Pool, frozen: FrozenRuns, sealer: Credentia
   ): Promise<Brokered> {
     const confirm = (listed: ListedTool[]) =>
       liveDefinitionVerdict(called, connection, photographMcpTools(connection.name, listed).tools);
+    return inSpan(
+      'mcp tools/call',
+      { 'gate.tool': called.name },
+      () => callConfirmed(called, request, connection, confirm),
+      (brokered) => ({ 'gate.brokered.outcome': brokered.outcome }),
+    );
+  }
+
+  async function callConfirmed(
+    called: CalledTool,
+    request: GateRequest,
+    connection: ConnectionRow,
+    confirm: (listed: ListedTool[]) => Denial | undefined,
+  ): Promise<Brokered> {
     try {
       const credential = sealer.unseal(
         connection.id,

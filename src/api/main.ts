@@ -4,6 +4,7 @@ import { configOrExit, type GateConfig } from '../config.js';
 import { LocalAnswers } from '../application/local-answers.js';
 import { createPool } from '../store/pool.js';
 import { GateWorkflowClient } from '../temporal/gate-workflow-client.js';
+import { startTracingOrExit } from '../telemetry/tracing.js';
 import { EncryptionCodec } from '../temporal/payload-codec.js';
 import { HostedWorker } from '../temporal/hosted-worker.js';
 import { createGateWorkerOn } from '../worker.js';
@@ -86,7 +87,12 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     process.stderr.write('GATE_OPERATOR_KEY must be set to a secret of at least 16 characters\n');
     process.exit(1);
   }
+  // Before the pools and the Temporal client are made: they are traced only if it started.
+  const tracing = startTracingOrExit('fluidbox-gate-api');
   const app = createApi(config, operatorKey, { logger: { level: config.api.logLevel } });
+  app.addHook('onClose', async () => {
+    await tracing?.shutdown();
+  });
   await app.listen({ host: config.api.host, port: config.api.port });
   const shutdown = () => {
     void app.close().then(() => process.exit(0));

@@ -17,6 +17,7 @@ import {
 } from '../domain/budget/upstream-usage.js';
 import type { ExchangeEnd } from '../application/model-access/settle-proxied-request.js';
 import type { Billing } from '../domain/budget/upstream-usage.js';
+import { inSpan } from '../telemetry/tracing.js';
 import { AnthropicError } from './anthropic-errors.js';
 
 /**
@@ -239,7 +240,24 @@ async function relayWhole(answer: UpstreamAnswer, client: ClientLink): Promise<R
  * One exchange, up to the end of the upstream's answer; never throws: every way it ends is an
  * ExchangeEnd. The caller then calls `client.finish()`.
  */
-export async function relayExchange(
+export function relayExchange(
+  call: UpstreamCall,
+  client: ClientLink,
+  options: { meter: boolean },
+): Promise<ExchangeEnd> {
+  return inSpan(
+    'model upstream',
+    {},
+    () => exchange(call, client, options),
+    ({ facts }) => ({
+      'gate.model.outcome': facts.outcome,
+      'gate.model.latency_ms': facts.latency_ms,
+      ...(facts.upstream_status !== null && { 'http.response.status_code': facts.upstream_status }),
+    }),
+  );
+}
+
+async function exchange(
   call: UpstreamCall,
   client: ClientLink,
   { meter }: { meter: boolean },

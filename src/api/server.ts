@@ -4,6 +4,7 @@ import type { ApiContext } from './context.js';
 import { problemFor } from './error-mapping.js';
 import { Problem, sendProblem } from './problem.js';
 import { requestIdHeader, requestIdOf } from './request-id.js';
+import { traceRequests } from './request-tracing.js';
 import { recordRoutes } from './route-table.js';
 import { approvalRoutes } from './routes/approvals.js';
 import { connectionRoutes } from './routes/connections.js';
@@ -61,6 +62,7 @@ export function buildApi(
     logController: new LogController({ requestIdLogLabel: 'request_id' }),
   });
   recordRoutes(app);
+  traceRequests(app);
   // Echoed on every answer, so a caller can quote it and an operator find its log lines.
   app.addHook('onRequest', async (request, reply) => {
     void reply.header(requestIdHeader, request.id);

@@ -1,4 +1,6 @@
 import pg from 'pg';
+import { tracingOn } from '../telemetry/tracing.js';
+import { tracePool } from './pool-tracing.js';
 
 export type Pool = pg.Pool;
 export type Queryable = pg.Pool | pg.PoolClient;
@@ -41,6 +43,7 @@ export function createPool(
   pool.on('connect', (client) => {
     client.on('error', ignore);
   });
+  if (tracingOn()) tracePool(pool);
   return pool;
 }
 

@@ -8,6 +8,8 @@ import { performance } from 'node:perf_hooks';
 import { defaultPayloadConverter, type MetricMeter } from '@temporalio/common';
 import { Runtime, type ActivityInterceptorsFactory } from '@temporalio/worker';
 import { requestIdHeader } from '../workflows/log-context.js';
+import { answerAttributes } from './gate-attributes.js';
+import { annotateSpan } from './tracing.js';
 
 const stageBuckets = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 const brokerBuckets = [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
@@ -29,6 +31,8 @@ const stages: Record<string, string | undefined> = {
 interface Reading {
   outcome: string;
   labels: Record<string, string>;
+  /** The answer's fields a span may carry. */
+  attributes: ReturnType<typeof answerAttributes>;
 }
 
 /** The fields of a result that may be logged and counted. */
@@ -45,6 +49,7 @@ function readingOf(result: unknown): Reading {
   return {
     outcome: text(r.outcome) || text(answer.status) || 'ok',
     labels: { decision: text(answer.decision), source: text(answer.source) },
+    attributes: answerAttributes(answer),
   };
 }
 
@@ -101,6 +106,10 @@ function brokerFailed(result: unknown): boolean {
 export function observeStage(stage: string, seconds: number, outcome: string): void {
   made ??= instruments(Runtime.instance().metricMeter);
   made.stageDuration.record(seconds, { stage, outcome });
+  annotateSpan({
+    [`gate.stage.${stage}.duration_ms`]: seconds * 1000,
+    [`gate.stage.${stage}.outcome`]: outcome,
+  });
   if (stage === 'budget' && outcome === 'deny') made.budgetRefusals.add(1, { where: 'gate' });
 }
 
@@ -143,6 +152,7 @@ export const activityTelemetry: ActivityInterceptorsFactory = (ctx) => {
           const result = await next(input);
           const elapsed = seconds();
           const reading = observe(activity, elapsed, result, false);
+          annotateSpan({ 'gate.outcome': reading.outcome, ...reading.attributes });
           ctx.log.debug('activity completed', {
             duration_s: elapsed,
             outcome: reading.outcome,

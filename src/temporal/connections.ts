@@ -13,6 +13,7 @@ import {
 import type { DataConverter } from '@temporalio/common';
 import { NativeConnection, type NativeConnectionOptions } from '@temporalio/worker';
 import type { TemporalConfig } from '../config.js';
+import { tracingClientInterceptors } from '../telemetry/temporal-tracing.js';
 import { EncryptionCodec, type PayloadKey } from './payload-codec.js';
 
 /** What both kinds of connection share: where, TLS, and the API key. */
@@ -65,6 +66,7 @@ export function temporalClient(
     connection,
     namespace: config.namespace,
     dataConverter: gateDataConverter(keys),
+    interceptors: tracingClientInterceptors(),
   });
 }
 

@@ -7,6 +7,7 @@
 import { Client } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime, type Worker } from '@temporalio/worker';
 import type { GateConfig } from '../config.js';
+import { tracingClientInterceptors } from '../telemetry/temporal-tracing.js';
 import { gateDataConverter, workerConnection } from './connections.js';
 
 const reconnectMs = 1000;
@@ -83,6 +84,7 @@ export class HostedWorker {
       connection,
       namespace: this.config.temporal.namespace,
       dataConverter: gateDataConverter(this.config.payloadKeys),
+      interceptors: tracingClientInterceptors(),
     });
     const running = worker
       .runUntil(stopped)

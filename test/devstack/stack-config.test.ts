@@ -52,10 +52,12 @@ test('a wrong value stops start-up with a message naming the key', () => {
 });
 
 test('the dev server is started with every value the file describes', () => {
-  const args = temporalServerArgs(stackProfile(parseStackConfig(text), 'dev'));
+  const args = temporalServerArgs(stackProfile(parseStackConfig(text), 'dev'), 18_999);
   const joined = args.join(' ');
   assert.match(joined, /--port 7233 /);
-  assert.match(joined, /--ui-port 8233 /);
+  // The CLI's UI behind the stack's UI address, which serves the gate's codec on its origin.
+  assert.match(joined, /--ui-port 18999 /);
+  assert.match(joined, /--ui-codec-endpoint http:\/\/127\.0\.0\.1:8233\/codec /);
   assert.match(joined, /--sqlite-pragma journal_mode=wal/);
   assert.match(joined, /--dynamic-config-value frontend\.enableExecuteMultiOperation=true/);
   assert.match(joined, /--search-attribute GateSessionId=Keyword/);

@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import Anthropic from '@anthropic-ai/sdk';
-import type { TestApi } from '../support/api.js';
+import type { ApiCaller, TestApi } from '../support/api.js';
 import type { ModelProxyLimits } from '../../src/config.js';
 import { testConfig } from '../support/env.js';
 import { createRun, expectStatus, type Seed } from '../support/seed.js';
 
 /** A provider pointing at `baseUrl`, with a key made up for this test. */
-export async function createProvider(api: TestApi, seed: Seed, baseUrl: string) {
+export async function createProvider(api: ApiCaller, seed: Seed, baseUrl: string) {
   const key = `sk-ant-test-${randomUUID()}`;
   const created = await expectStatus<{ id: string }>(
     api.call('POST', '/v1/model-providers', {
@@ -24,7 +24,7 @@ export async function createProvider(api: TestApi, seed: Seed, baseUrl: string) 
   return { id: created.id, key };
 }
 
-export function createModelRun(api: TestApi, seed: Seed, providerId: string, maxTokens: number) {
+export function createModelRun(api: ApiCaller, seed: Seed, providerId: string, maxTokens: number) {
   return createRun(api, seed, {
     model_provider: providerId,
     budget: { max_tokens: maxTokens },
@@ -38,7 +38,7 @@ export function gateClient(api: TestApi, sessionToken: string) {
 
 /** A raw POST to the gate's model endpoint. */
 export async function postMessages(
-  api: TestApi,
+  api: ApiCaller,
   body: string | Buffer,
   headers: Record<string, string> = {},
   path = '/anthropic/v1/messages',

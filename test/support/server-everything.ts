@@ -1,6 +1,7 @@
-import { createConnection, createServer, type AddressInfo } from 'node:net';
+import { createConnection } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { startProcess, waitFor } from '../../tools/devstack/child-process.js';
+import { freeLoopbackPort } from '../../tools/devstack/free-port.js';
 
 const binary = fileURLToPath(
   new URL('../../node_modules/.bin/mcp-server-everything', import.meta.url),
@@ -54,18 +55,7 @@ export async function startServerEverything(): Promise<ServerEverything> {
   };
 }
 
-export function freeLoopbackPort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as AddressInfo;
-      probe.close(() => {
-        resolve(port);
-      });
-    });
-  });
-}
+export { freeLoopbackPort };
 
 function connectOnce(port: number): Promise<void> {
   return new Promise((resolve, reject) => {

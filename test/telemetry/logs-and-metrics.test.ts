@@ -13,6 +13,7 @@ import {
   seedWorkspace,
   type Seed,
 } from '../support/seed.js';
+import { jsonLines } from '../support/json-lines.js';
 import { startWorkerProcess } from '../support/worker-processes.js';
 
 const taskQueue = `telemetry-${randomUUID()}`;
@@ -63,13 +64,6 @@ afterAll(async () => {
   await api.close();
   await worker.stop();
 });
-
-function jsonLines(lines: string[]): Record<string, unknown>[] {
-  return lines
-    .flatMap((chunk) => chunk.split('\n'))
-    .filter((line) => line.startsWith('{'))
-    .map((line) => JSON.parse(line) as Record<string, unknown>);
-}
 
 function put(
   run: { session_id: string; session_token: string },

@@ -1,7 +1,9 @@
 import { postgresUrl } from './postgres-cluster.js';
 import { loadStackConfig, stackProfile, type StackProfile } from './stack-config.js';
 import { payloadKeys } from './stack-keys.js';
-import { temporalAddress } from './temporal-server.js';
+import { temporalAddress, temporalUiOrigin } from './temporal-server.js';
+
+export { temporalUiOrigin };
 
 /**
  * The environment the gate's processes need to run on a stack of temporal-dev.yaml: the one
@@ -20,11 +22,6 @@ export function stackEnvironment(
     GATE_API_PORT: String(profile.api.port),
     GATE_CODEC_CORS_ORIGINS: temporalUiOrigin(profile),
   };
-}
-
-/** The dev server's web UI, which decodes payloads through the API's codec endpoint. */
-export function temporalUiOrigin(profile: StackProfile): string {
-  return `http://${profile.temporal.ip}:${profile.temporal.uiPort}`;
 }
 
 /** For operator commands beside `npm run dev`: the dev stack's values, under the environment's. */

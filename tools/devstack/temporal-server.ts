@@ -3,6 +3,8 @@ import path from 'node:path';
 import { Connection } from '@temporalio/client';
 import { run, startProcess, stillRuns, waitFor, type ManagedProcess } from './child-process.js';
 import { projectRoot, type StackProfile } from './stack-config.js';
+import { freeLoopbackPort } from './free-port.js';
+import { startTemporalUiProxy } from './temporal-ui-proxy.js';
 
 export const toolsDir = path.join(projectRoot, '.tools');
 
@@ -41,7 +43,13 @@ export async function ensureTemporalCli(version: string): Promise<string> {
   return binary;
 }
 
-export function temporalServerArgs(profile: StackProfile): string[] {
+/** Where the stack's Temporal UI is, its codec with it (see temporal-ui-proxy.ts). */
+export function temporalUiOrigin(profile: StackProfile): string {
+  return `http://${profile.temporal.ip}:${profile.temporal.uiPort}`;
+}
+
+/** The dev server's arguments; its own UI listens on `uiPort`, behind the stack's UI address. */
+export function temporalServerArgs(profile: StackProfile, uiPort: number): string[] {
   const t = profile.temporal;
   const args = [
     'server',
@@ -51,17 +59,17 @@ export function temporalServerArgs(profile: StackProfile): string[] {
     '--port',
     String(t.port),
     '--ui-port',
-    String(t.uiPort),
+    String(uiPort),
     '--namespace',
     t.namespace,
     '--db-filename',
     t.sqliteFile,
     '--log-level',
     'error',
-    // The UI shows decrypted payloads through the API's codec endpoint, to a browser signed in
-    // to the API with the operator key.
+    // The UI shows decrypted payloads through the API's codec endpoint, served on the UI's own
+    // origin, to a browser signed in to the API with the operator key.
     '--ui-codec-endpoint',
-    `http://${profile.api.host}:${profile.api.port}/codec`,
+    `${temporalUiOrigin(profile)}/codec`,
   ];
   for (const [pragma, value] of Object.entries(t.sqlitePragmas)) {
     args.push('--sqlite-pragma', `${pragma}=${value}`);
@@ -79,16 +87,37 @@ export function temporalAddress(profile: StackProfile): string {
   return `${profile.temporal.ip}:${profile.temporal.port}`;
 }
 
-/** Starts the dev server on the profile's SQLite file and waits until its frontend answers. */
+/**
+ * Starts the dev server on the profile's SQLite file and waits until its frontend answers; its
+ * UI, with the gate's codec, is at the profile's UI address. Stopping it stops both.
+ */
 export async function startTemporalServer(
   binary: string,
   profile: StackProfile,
   { quiet = false } = {},
 ): Promise<ManagedProcess> {
   mkdirSync(path.dirname(profile.temporal.sqliteFile), { recursive: true });
-  const server = startProcess('temporal', binary, temporalServerArgs(profile), { quiet });
-  await waitTemporalReady(profile, server);
-  return server;
+  const uiPort = await freeLoopbackPort();
+  const server = startProcess('temporal', binary, temporalServerArgs(profile, uiPort), { quiet });
+  try {
+    await waitTemporalReady(profile, server);
+    const { ip } = profile.temporal;
+    const proxy = await startTemporalUiProxy(
+      { host: ip, port: profile.temporal.uiPort },
+      { host: ip, port: uiPort },
+      { host: profile.api.host, port: profile.api.port },
+    );
+    return {
+      ...server,
+      stop: async (signal, graceMs) => {
+        await proxy.close();
+        await server.stop(signal, graceMs);
+      },
+    };
+  } catch (err) {
+    await server.stop();
+    throw err;
+  }
 }
 
 export async function waitTemporalReady(profile: StackProfile, server?: ManagedProcess) {

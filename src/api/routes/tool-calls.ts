@@ -6,6 +6,8 @@ import { inReadingOrder, type ToolCallState } from '../../domain/gate/vocabulary
 import { MAX_ARGUMENT_DEPTH } from '../../domain/tools/argument-validation.js';
 import { jsonDepthWithin } from '../../domain/tools/json-depth.js';
 import { toolDigestPattern } from '../../domain/gate/reported-drift.js';
+import { annotateSpan } from '../../telemetry/tracing.js';
+import { answerAttributes } from '../../telemetry/gate-attributes.js';
 import { callerKey } from '../caller-slots.js';
 import type { ApiContext } from '../context.js';
 import { sessionIdParam, toolCallIdParam, validate } from '../validation.js';
@@ -33,6 +35,7 @@ export const waitQuery = z.object({ wait: z.coerce.number().min(0).max(60).optio
 
 /** 200 with a decision, 202 while the call is pending or still evaluating. */
 function answerWith(reply: FastifyReply, ctx: ApiContext, state: ToolCallState) {
+  annotateSpan(answerAttributes(state));
   if (state.status === 'decided') {
     ctx.metrics.decisions.inc({ decision: state.decision, source: state.source ?? '' });
     return reply.code(200).send(inReadingOrder(state));
@@ -46,6 +49,11 @@ export function toolCallRoutes(app: FastifyInstance, ctx: ApiContext) {
     const params = validate(callParams, request.params, 'path');
     const run = await ctx.auth.runner(request, params.session_id);
     const body = validate(callBody, request.body, 'body');
+    annotateSpan({
+      'gate.session_id': params.session_id,
+      'gate.tool_call_id': params.tool_call_id,
+      'gate.tool': body.tool,
+    });
     const state = await submitToolCall(
       ctx,
       run,
