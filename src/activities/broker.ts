@@ -4,7 +4,7 @@ import { PhotographError } from '../broker/photograph-error.js';
 import type { CredentialSealer } from '../broker/sealing.js';
 import { brokerVerdict, liveDefinitionVerdict } from '../domain/gate/broker-verdicts.js';
 import type { CalledTool } from '../domain/gate/stage-verdicts.js';
-import type { DecidedAnswer, GateRequest } from '../domain/gate/vocabulary.js';
+import type { DecidedAnswer, Denial, GateRequest } from '../domain/gate/vocabulary.js';
 import { photographMcpTools } from '../domain/tools/mcp-tools.js';
 import {
   claimBrokeredCall,
