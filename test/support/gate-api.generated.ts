@@ -416,6 +416,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/policies/{id}/simulate': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * What a candidate would have decided on the policy's recorded calls
+     * @description Bearer: the run's session token, or the operator key.
+     */
+    post: operations['simulatePolicy'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v1/model-providers': {
     parameters: {
       query?: never;
@@ -2043,6 +2063,169 @@ export interface operations {
         };
         content: {
           'application/json': {
+            [key: string]: unknown;
+          };
+        };
+      };
+      /** @description an error (RFC 9457 problem details) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  simulatePolicy: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          candidate?: {
+            /** Format: uuid */
+            workspace: string;
+            name: string;
+            rules: {
+              id: string;
+              match: {
+                tool?: string;
+                /** @enum {string} */
+                class?: 'sandbox' | 'brokered';
+                /** @enum {string} */
+                effect?: 'read' | 'write';
+                args?: (
+                  | {
+                      path: string;
+                      /** @constant */
+                      op: 'eq';
+                      value: unknown;
+                    }
+                  | {
+                      path: string;
+                      /** @constant */
+                      op: 'in';
+                      value: unknown[];
+                    }
+                  | {
+                      path: string;
+                      /** @constant */
+                      op: 'prefix';
+                      value: string;
+                    }
+                  | {
+                      path: string;
+                      /** @constant */
+                      op: 'glob';
+                      value: string;
+                    }
+                  | {
+                      path: string;
+                      /** @constant */
+                      op: 'exists';
+                    }
+                  | {
+                      path: string;
+                      /** @constant */
+                      op: 'command';
+                      value: string[][];
+                    }
+                  | {
+                      path: string;
+                      /** @constant */
+                      op: 'path';
+                      value: string;
+                      base?: string;
+                    }
+                )[];
+              };
+              /** @enum {string} */
+              verdict: 'allow' | 'deny' | 'require_approval';
+              /** @enum {string} */
+              uncertain?: 'deny' | 'require_approval';
+            }[];
+            /** @enum {string} */
+            default: 'allow' | 'deny' | 'require_approval';
+            /** @enum {string} */
+            autonomous_fallback: 'allow' | 'deny';
+            approval: {
+              timeout_s: number;
+              /** @enum {string} */
+              on_timeout: 'deny' | 'allow';
+            };
+          };
+          version?: number;
+          /** Format: date-time */
+          since?: string;
+          /** Format: date-time */
+          until?: string;
+          sessions?: string[];
+          /** @default 10000 */
+          limit?: number;
+        };
+      };
+    };
+    responses: {
+      /** @description the simulation */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** Format: uuid */
+            policy_id: string;
+            evaluated: number;
+            by_outcome: {
+              [key: string]: number;
+            };
+            by_rule: {
+              [key: string]: number;
+            };
+            changed: ({
+              session_id: string;
+              tool_call_id: string;
+              tool: string;
+              recorded: {
+                /** @enum {string} */
+                decision: 'allow' | 'deny';
+                /** @enum {string} */
+                source?:
+                  | 'budget'
+                  | 'capability'
+                  | 'binding'
+                  | 'schema'
+                  | 'trust_tier'
+                  | 'policy'
+                  | 'approval'
+                  | 'unavailable';
+                rule_id?: string;
+                asked: boolean;
+              } & {
+                [key: string]: unknown;
+              };
+              candidate: {
+                /** @enum {string} */
+                decision: 'allow' | 'deny' | 'ask';
+                rule_id: string | null;
+                reason: string;
+              } & {
+                [key: string]: unknown;
+              };
+            } & {
+              [key: string]: unknown;
+            })[];
+            complete: boolean;
+            stopped_by: ('limit' | 'deadline') | null;
+          } & {
             [key: string]: unknown;
           };
         };

@@ -11,7 +11,7 @@ import { connectionBody, idParams, reauthorizeBody } from '../routes/connections
 import { pageQuery, sessionParams, streamQuery } from '../routes/events.js';
 import { providerBody, providerCredentialBody, providerParams } from '../routes/model-providers.js';
 import { admissionBody, requestParams, usageBody } from '../routes/model-requests.js';
-import { policyParams, versionParams } from '../routes/policies.js';
+import { policyParams, simulateBody, versionParams } from '../routes/policies.js';
 import { runBody, runParams } from '../routes/runs.js';
 import { toolsetParams } from '../routes/session-toolset.js';
 import { callBody, callParams, waitQuery } from '../routes/tool-calls.js';
@@ -317,6 +317,17 @@ export const routeContracts: readonly RouteContract[] = [
     caller: 'operator',
     params: versionParams,
     answers: { 200: json('the version') },
+  },
+  {
+    method: 'post',
+    path: '/v1/policies/:id/simulate',
+    operationId: 'simulatePolicy',
+    summary: "What a candidate would have decided on the policy's recorded calls",
+    tag: 'policies',
+    caller: 'reader',
+    params: policyParams,
+    body: simulateBody,
+    answers: { 200: json('the simulation', responses.simulation) },
   },
   {
     method: 'post',
