@@ -19,7 +19,7 @@ import {
   type RecordedCalls,
   type SimulationResult,
 } from '../src/application/simulate-policy.js';
-import { simulateBody } from '../src/api/routes/policies.js';
+import { simulateBody, simulationRequest } from '../src/api/routes/policies.js';
 import { configOrExit, type GateConfig } from '../src/config.js';
 import { createPool } from '../src/store/pool.js';
 import { temporalClient } from '../src/temporal/connections.js';
@@ -55,7 +55,6 @@ export async function simulateCommand(
     const fields = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`);
     throw new PolicyCommandError(`the simulation is not valid: ${fields.join('; ')}`);
   }
-  const body = parsed.data;
   const codec = new EncryptionCodec(config.payloadKeys);
   const pool = createPool(config.databaseUrl, { max: 4 });
   const source = recordedSource(options.from, config, codec);
@@ -63,17 +62,7 @@ export async function simulateCommand(
     return await simulatePolicy(
       pool,
       source.read,
-      {
-        policy_id: options.policyId,
-        ...(body.candidate && { candidate: body.candidate }),
-        ...(body.version !== undefined && { version: body.version }),
-        window: {
-          since: body.since,
-          until: body.until,
-          ...(body.sessions && { sessions: body.sessions }),
-        },
-        limit: body.limit,
-      },
+      simulationRequest(options.policyId, parsed.data),
       { showArguments: true },
       cliDeadlineMs,
     );

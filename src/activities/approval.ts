@@ -5,7 +5,7 @@ import type {
   PendingAnswer,
   PolicyRuling,
 } from '../domain/gate/vocabulary.js';
-import { redact } from '../domain/ledger/redaction.js';
+import { policyTrailFacts, redact } from '../domain/ledger/redaction.js';
 import { settleAndRecord } from '../store/approval-settlement.js';
 import { findApproval, insertApproval, type ApprovalRow } from '../store/approvals.js';
 import { appendEvent } from '../store/ledger.js';
@@ -84,6 +84,7 @@ export function approvalActivities(
             tool: request.tool,
             rule_id: policy.rule_id,
             expires_at: answer.approval.expires_at,
+            ...policyTrailFacts(policy),
           }),
         );
         await enqueueApprovalNotices(tx, 'approval.requested', row, answer.approval.url);

@@ -416,6 +416,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/policies/{id}/shadow': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    /**
+     * The version every call under the policy is also evaluated against, without effect
+     * @description Bearer: the operator key.
+     */
+    put: operations['shadowPolicy'];
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v1/policies/{id}/simulate': {
     parameters: {
       query?: never;
@@ -577,6 +597,26 @@ export interface paths {
      * @description Bearer: the run's session token.
      */
     put: operations['submitToolCall'];
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/sessions/{session_id}/tool-calls/{tool_call_id}/explain': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Each stage's verdict on a call and what it looked at, from the record
+     * @description Bearer: the operator key.
+     */
+    get: operations['explainToolCall'];
+    put?: never;
     post?: never;
     delete?: never;
     options?: never;
@@ -2078,6 +2118,49 @@ export interface operations {
       };
     };
   };
+  shadowPolicy: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          version: number | null;
+        };
+      };
+    };
+    responses: {
+      /** @description named */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** Format: uuid */
+            id: string;
+            shadow_version: number | null;
+          } & {
+            [key: string]: unknown;
+          };
+        };
+      };
+      /** @description an error (RFC 9457 problem details) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
   simulatePolicy: {
     parameters: {
       query?: never;
@@ -2804,6 +2887,57 @@ export interface operations {
             result?: {
               [key: string]: unknown;
             };
+          } & {
+            [key: string]: unknown;
+          };
+        };
+      };
+      /** @description an error (RFC 9457 problem details) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  explainToolCall: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        session_id: string;
+        tool_call_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description the explanation */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            session_id: string;
+            tool_call_id: string;
+            tool: string;
+            /** @enum {string} */
+            status: 'evaluating' | 'pending_approval' | 'decided';
+            decision: ('allow' | 'deny') | null;
+            request_digest: string;
+            stages: ({
+              stage: string;
+              verdict: string;
+              looked_at: {
+                [key: string]: unknown;
+              };
+            } & {
+              [key: string]: unknown;
+            })[];
           } & {
             [key: string]: unknown;
           };

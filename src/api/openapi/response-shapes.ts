@@ -45,6 +45,16 @@ export const responses = {
     approval: z.looseObject({ url: z.string(), expires_at: z.string() }).optional(),
     result: object.optional(),
   }),
+  explanation: z.looseObject({
+    session_id: z.string(),
+    tool_call_id: z.string(),
+    tool: z.string(),
+    status: z.enum(['evaluating', 'pending_approval', 'decided']),
+    decision: z.enum(['allow', 'deny']).nullable(),
+    request_digest: z.string(),
+    stages: z.array(z.looseObject({ stage: z.string(), verdict: z.string(), looked_at: object })),
+  }),
+  shadow: z.looseObject({ id: z.uuid(), shadow_version: z.number().int().nullable() }),
   simulation: z.looseObject({
     policy_id: z.uuid(),
     evaluated: z.number().int(),

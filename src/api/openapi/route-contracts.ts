@@ -11,7 +11,7 @@ import { connectionBody, idParams, reauthorizeBody } from '../routes/connections
 import { pageQuery, sessionParams, streamQuery } from '../routes/events.js';
 import { providerBody, providerCredentialBody, providerParams } from '../routes/model-providers.js';
 import { admissionBody, requestParams, usageBody } from '../routes/model-requests.js';
-import { policyParams, simulateBody, versionParams } from '../routes/policies.js';
+import { policyParams, shadowBody, simulateBody, versionParams } from '../routes/policies.js';
 import { runBody, runParams } from '../routes/runs.js';
 import { toolsetParams } from '../routes/session-toolset.js';
 import { callBody, callParams, waitQuery } from '../routes/tool-calls.js';
@@ -319,6 +319,17 @@ export const routeContracts: readonly RouteContract[] = [
     answers: { 200: json('the version') },
   },
   {
+    method: 'put',
+    path: '/v1/policies/:id/shadow',
+    operationId: 'shadowPolicy',
+    summary: 'The version every call under the policy is also evaluated against, without effect',
+    tag: 'policies',
+    caller: 'operator',
+    params: policyParams,
+    body: shadowBody,
+    answers: { 200: json('named', responses.shadow) },
+  },
+  {
     method: 'post',
     path: '/v1/policies/:id/simulate',
     operationId: 'simulatePolicy',
@@ -428,6 +439,16 @@ export const routeContracts: readonly RouteContract[] = [
       200: json('decided', responses.toolCallAnswer),
       202: json('still pending', responses.toolCallAnswer),
     },
+  },
+  {
+    method: 'get',
+    path: '/v1/sessions/:session_id/tool-calls/:tool_call_id/explain',
+    operationId: 'explainToolCall',
+    summary: "Each stage's verdict on a call and what it looked at, from the record",
+    tag: 'operations',
+    caller: 'operator',
+    params: callParams,
+    answers: { 200: json('the explanation', responses.explanation) },
   },
   {
     method: 'get',

@@ -1,12 +1,16 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { policyBodySchema } from '../../domain/policy/policy.js';
-import { createPolicy, revisePolicy } from '../../application/policies.js';
-import { simulatePolicy, type SimulationViewer } from '../../application/simulate-policy.js';
+import { createPolicy, revisePolicy, shadowPolicy } from '../../application/policies.js';
+import {
+  simulatePolicy,
+  type SimulationRequest,
+  type SimulationViewer,
+} from '../../application/simulate-policy.js';
 import { findPolicyVersion } from '../../store/policies.js';
 import { recordedCallsFromTemporal } from '../../temporal/recorded-calls.js';
 import type { ApiContext } from '../context.js';
-import { notFound, Problem } from '../problem.js';
+import { notFound } from '../problem.js';
 import { externalId, validate } from '../validation.js';
 
 export const policyParams = z.object({ id: z.uuid() }).strict();
@@ -18,6 +22,18 @@ export const versionParams = z
       .int()
       .min(1)
       .max(2 ** 31 - 1),
+  })
+  .strict();
+
+/** `{version: n | null}`: the version a policy's calls are also evaluated against, or none. */
+export const shadowBody = z
+  .object({
+    version: z
+      .number()
+      .int()
+      .min(1)
+      .max(2 ** 31 - 1)
+      .nullable(),
   })
   .strict();
 
@@ -52,6 +68,24 @@ export const simulateBody = z
     return { ...body, since, until };
   });
 
+/** The use case's request from a validated body. */
+export function simulationRequest(
+  policyId: string,
+  body: z.output<typeof simulateBody>,
+): SimulationRequest {
+  return {
+    policy_id: policyId,
+    ...(body.candidate && { candidate: body.candidate }),
+    ...(body.version !== undefined && { version: body.version }),
+    window: {
+      since: body.since,
+      until: body.until,
+      ...(body.sessions && { sessions: body.sessions }),
+    },
+    limit: body.limit,
+  };
+}
+
 /** How long one simulation may read before it answers with what it has. */
 const simulationDeadlineMs = 20_000;
 
@@ -83,35 +117,25 @@ export function policyRoutes(app: FastifyInstance, ctx: ApiContext) {
     };
   });
 
+  app.put('/v1/policies/:id/shadow', async (request) => {
+    await ctx.auth.operator(request);
+    const { id } = validate(policyParams, request.params, 'path');
+    const { version } = validate(shadowBody, request.body, 'body');
+    return shadowPolicy(ctx.pool, id, version);
+  });
+
   app.post('/v1/policies/:id/simulate', async (request) => {
-    const principal = await ctx.auth.principal(request);
-    let viewer: SimulationViewer;
-    if (principal.kind === 'operator') viewer = { showArguments: true };
-    else if (
-      principal.kind === 'user' &&
-      principal.member.role === 'admin' &&
-      principal.member.status === 'active'
-    ) {
-      // Argument values may be a personal connection's: the operator reads them, as with the codec.
-      viewer = { workspace: principal.member.workspace_id, showArguments: false };
-    } else throw new Problem(403, "only the operator, or an admin of the policy's workspace");
+    const { workspace } = await ctx.auth.operatorOrAdmin(request);
+    // Argument values may be a personal connection's: the operator reads them, as with the codec.
+    const viewer: SimulationViewer =
+      workspace === undefined ? { showArguments: true } : { workspace, showArguments: false };
     const { id } = validate(policyParams, request.params, 'path');
     const body = validate(simulateBody, request.body, 'body');
     const { client } = ctx.gate;
     return simulatePolicy(
       ctx.pool,
       (window, signal) => recordedCallsFromTemporal(client, ctx.codec, window, signal),
-      {
-        policy_id: id,
-        ...(body.candidate && { candidate: body.candidate }),
-        ...(body.version !== undefined && { version: body.version }),
-        window: {
-          since: body.since,
-          until: body.until,
-          ...(body.sessions && { sessions: body.sessions }),
-        },
-        limit: body.limit,
-      },
+      simulationRequest(id, body),
       viewer,
       simulationDeadlineMs,
     );
