@@ -39,6 +39,8 @@ export interface SimulationResult extends SimulationReport {
   policy_id: string;
   /** The version the candidate is, when it is one. */
   candidate_version: number | null;
+  /** The versions the evaluated calls' runs froze: what decided them. */
+  recorded_versions: number[];
   since: string;
   until: string;
   /** False when the limit or the deadline stopped the reading before the window's end. */
@@ -82,7 +84,7 @@ async function candidateOf(
 }
 
 /** Frozen runs, read once each: a run's snapshot is immutable. */
-type RunSnapshot = SimulatedRun & { policy_id: string };
+type RunSnapshot = SimulatedRun & { policy_id: string; policy_version: number };
 
 class RunSnapshots {
   private readonly runs = new Map<string, Promise<RunSnapshot | undefined>>();
@@ -95,6 +97,7 @@ class RunSnapshots {
         (found): RunSnapshot | undefined =>
           found && {
             policy_id: found.policy_id,
+            policy_version: found.policy_version,
             autonomy: found.autonomy,
             tools: new Map<string, FrozenTool>(found.toolset.map((tool) => [tool.name, tool])),
           },
@@ -121,6 +124,7 @@ export async function simulatePolicy(
   const candidate = await candidateOf(pool, policy, request);
   const simulation = new Simulation(candidate, viewer.showArguments);
   const runs = new RunSnapshots(pool);
+  const recordedVersions = new Set<number>();
   const stop = new AbortController();
   const deadline = setTimeout(() => {
     stop.abort();
@@ -136,6 +140,7 @@ export async function simulatePolicy(
         break;
       }
       simulation.add(call, run);
+      recordedVersions.add(run.policy_version);
     }
   } finally {
     clearTimeout(deadline);
@@ -144,6 +149,7 @@ export async function simulatePolicy(
   return {
     policy_id: request.policy_id,
     candidate_version: request.candidate ? null : (request.version ?? null),
+    recorded_versions: [...recordedVersions].sort((a, b) => a - b),
     since: request.window.since.toISOString(),
     until: request.window.until.toISOString(),
     ...simulation.report(),

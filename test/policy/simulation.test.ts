@@ -19,6 +19,7 @@ import {
   type CreatedRun,
 } from '../support/seed.js';
 import { testTemporalClient } from '../support/temporal.js';
+import { signInOverHttp } from '../support/web-form.js';
 
 const recordedPolicy = {
   name: 'recorded',
@@ -146,7 +147,12 @@ beforeAll(async () => {
   }
   // Temporal lists a workflow once it has closed and its visibility record is written.
   const client = testTemporalClient();
-  const window = { since, until: new Date(Date.now() + 60_000) };
+  // Other files' calls close in the same namespace meanwhile: only these sessions are counted.
+  const window = {
+    since,
+    until: new Date(Date.now() + 60_000),
+    sessions: runs.map((run) => run.session_id),
+  };
   try {
     const deadline = Date.now() + 60_000;
     while ((await client.workflow.count(windowQuery(window))).count < sent.length) {
@@ -368,4 +374,36 @@ test("an admin simulates their own workspace's policy without argument values; a
     (await h.api.call('POST', path, { token: member.user_token, body: { version: 1 } })).status,
     403,
   );
+});
+
+test("an admin's page shows a version's simulation beside the recorded version's rules, escaped, without argument values", async () => {
+  await expectStatus(
+    h.api.call('PUT', `/v1/policies/${h.seed.policyId}`, {
+      token: h.api.operatorKey,
+      body: candidate,
+    }),
+    200,
+  );
+  const cookie = await signInOverHttp(h.api.url, h.seed.admin.token);
+  assert.ok(cookie);
+  const url = `${h.api.url}/policies/${h.seed.policyId}/simulate?version=2&since=${encodeURIComponent(since.toISOString())}`;
+  const response = await fetch(url, { headers: { cookie } });
+  const page = await response.text();
+  assert.equal(response.status, 200, page);
+  const rows = /<table id="changed">[\s\S]*?<tbody>([\s\S]*?)<\/tbody>/.exec(page)?.[1] ?? '';
+  assert.equal(rows.match(/<tr>/g)?.length, expectedChanges().size);
+  assert.ok(page.includes('Version 1 (recorded)') && page.includes('Version 2 (candidate)'));
+  assert.ok(page.includes('&quot;grep-asks&quot;'), "the candidate's rules, escaped");
+  assert.ok(!page.includes('needle-'), 'no argument value');
+
+  const approver = await expectStatus<{ user_token: string }>(
+    h.api.call('POST', `/v1/workspaces/${h.seed.workspace}/members`, {
+      token: h.api.operatorKey,
+      body: { name: 'abe', role: 'approver' },
+    }),
+    201,
+  );
+  const approverCookie = await signInOverHttp(h.api.url, approver.user_token);
+  assert.ok(approverCookie);
+  assert.equal((await fetch(url, { headers: { cookie: approverCookie } })).status, 403);
 });

@@ -988,6 +988,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/policies/{id}/simulate': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A version on the policy's recorded calls, beside the latest version's rules (admins)
+     * @description The web session cookie, and the CSRF value on posts.
+     */
+    get: operations['simulationPage'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/approvals/{session_id}/{tool_call_id}': {
     parameters: {
       query?: never;
@@ -3938,6 +3958,41 @@ export interface operations {
         };
         content: {
           'text/css': string;
+        };
+      };
+      /** @description an error (RFC 9457 problem details) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  simulationPage: {
+    parameters: {
+      query: {
+        version: number;
+        since?: string;
+        until?: string;
+      };
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description the page */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/html': string;
         };
       };
       /** @description an error (RFC 9457 problem details) */

@@ -29,6 +29,7 @@ import {
   workspaceParams,
 } from '../routes/workspaces.js';
 import { decisionForm } from '../web/approval-page-routes.js';
+import { simulationQuery } from '../web/simulation-page-routes.js';
 import { policyBodySchema } from '../../domain/policy/policy.js';
 import { responses } from './response-shapes.js';
 
@@ -642,6 +643,17 @@ export const routeContracts: readonly RouteContract[] = [
     tag: 'web form',
     caller: 'anyone',
     answers: { 200: { description: 'CSS', mediaType: 'text/css' } },
+  },
+  {
+    method: 'get',
+    path: '/policies/:id/simulate',
+    operationId: 'simulationPage',
+    summary: "A version on the policy's recorded calls, beside the latest version's rules (admins)",
+    tag: 'web form',
+    caller: 'browser',
+    params: policyParams,
+    query: simulationQuery,
+    answers: { 200: page('the page') },
   },
   {
     method: 'get',

@@ -4,6 +4,7 @@ import { policyBodySchema } from '../../domain/policy/policy.js';
 import { createPolicy, revisePolicy, shadowPolicy } from '../../application/policies.js';
 import {
   simulatePolicy,
+  type RecordedCalls,
   type SimulationRequest,
   type SimulationViewer,
 } from '../../application/simulate-policy.js';
@@ -86,6 +87,12 @@ export function simulationRequest(
   };
 }
 
+/** The recorded calls of Temporal's histories, opened with the API's codec. */
+export function temporalRecordedCalls(ctx: ApiContext): RecordedCalls {
+  const { client } = ctx.gate;
+  return (window, signal) => recordedCallsFromTemporal(client, ctx.codec, window, signal);
+}
+
 /** How long one simulation may read before it answers with what it has. */
 const simulationDeadlineMs = 20_000;
 
@@ -131,10 +138,9 @@ export function policyRoutes(app: FastifyInstance, ctx: ApiContext) {
       workspace === undefined ? { showArguments: true } : { workspace, showArguments: false };
     const { id } = validate(policyParams, request.params, 'path');
     const body = validate(simulateBody, request.body, 'body');
-    const { client } = ctx.gate;
     return simulatePolicy(
       ctx.pool,
-      (window, signal) => recordedCallsFromTemporal(client, ctx.codec, window, signal),
+      temporalRecordedCalls(ctx),
       simulationRequest(id, body),
       viewer,
       simulationDeadlineMs,

@@ -10,6 +10,7 @@ import { htmlSecurityHeaders, sendPage } from './layout.js';
 import { loginRoutes } from './login-routes.js';
 import { operatorPage } from './operator-page.js';
 import { OperatorSessionError } from './session.js';
+import { simulationPageRoutes } from './simulation-page-routes.js';
 import { stylesheet } from './stylesheet.js';
 
 /**
@@ -48,6 +49,7 @@ export function webRoutes(app: FastifyInstance, ctx: ApiContext): void {
     loginRoutes(web, ctx);
     approvalPageRoutes(web, ctx);
     approvalStreamRoute(web, ctx);
+    simulationPageRoutes(web, ctx);
     done();
   });
 }
