@@ -9,6 +9,7 @@
  * `--check` measures a small sample on the stack the environment names (its worker already
  * running) and fails when a gate/floor ratio passes its threshold: the suite's last phase.
  * `--model` measures only the model proxy's time to first byte, on a fresh stack.
+ * `--simulation` measures only policy simulation's throughput, in this process (no stack).
  */
 import { existsSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
@@ -32,6 +33,7 @@ import {
 } from './bench/gate-vs-floor.js';
 import { benchPendingApprovals } from './bench/pending-approvals.js';
 import { benchLedgerAppends, benchPureParts } from './bench/pure-parts.js';
+import { benchSimulation } from './bench/simulation.js';
 
 /**
  * The check's ceilings. Against the floor, small samples on a shared 2-core machine swing from
@@ -153,6 +155,7 @@ function full(): Promise<void> {
   return onBenchStack(async (config, base, key) => {
     print(await gateAgainstFloor(config, base, key, fullSizes), fullSizes);
     benchPureParts();
+    await benchSimulation();
     await benchLedgerAppends(config.databaseUrl);
     await modelProxyFigures(base, key);
   });
@@ -204,6 +207,7 @@ function pending(count: number): Promise<void> {
 
 const pendingAt = process.argv.indexOf('--pending');
 if (process.argv.includes('--check')) process.exitCode = await check();
+else if (process.argv.includes('--simulation')) await benchSimulation();
 else if (process.argv.includes('--model'))
   await onBenchStack((_config, base, key) => modelProxyFigures(base, key));
 else if (pendingAt > 0) await pending(Number(process.argv[pendingAt + 1] ?? 10_000));

@@ -2,7 +2,9 @@
  * Operators' history tools.
  *
  *   npm run histories -- export <folder> [--query "<visibility query>"] [--limit N]
- *       writes the histories of closed gate workflows to <folder>, one protobuf file each;
+ *       writes the histories of closed gate workflows to <folder>, one protobuf file each
+ *       (`temporal.api.history.v1.History`, payloads as stored: ciphertext), which `replay` and
+ *       `npm run policy -- simulate --from <folder>` read;
  *   npm run histories -- replay <folder>
  *       replays every history in <folder> against the current workflow code and fails on any
  *       nondeterminism: run it after a deploy, in an incident, and in CI.
@@ -16,10 +18,11 @@ import proto from '@temporalio/proto';
 
 const { temporal } = proto;
 import { Worker, type WorkflowBundleOption } from '@temporalio/worker';
-import { configOrExit } from '../src/config.js';
+import { configOrExit, type GateConfig } from '../src/config.js';
 import { withDevStackDefaults } from './devstack/stack-environment.js';
 import { gateDataConverter, temporalClient } from '../src/temporal/connections.js';
 import type { PayloadKey } from '../src/temporal/payload-codec.js';
+import { listedHistories } from '../src/temporal/recorded-calls.js';
 import { workflowsPath } from '../src/worker.js';
 import { gateWorkflowType } from '../src/workflows/messages.js';
 
@@ -27,19 +30,16 @@ export async function exportHistories(
   folder: string,
   query: string,
   limit: number,
+  config: Pick<GateConfig, 'temporal' | 'payloadKeys'> = configOrExit(withDevStackDefaults()),
 ): Promise<number> {
-  const config = configOrExit(withDevStackDefaults());
   // Exported as stored: the payloads stay ciphertext; replay opens them with the keys.
   const client = temporalClient(config.temporal, config.payloadKeys);
   try {
     mkdirSync(folder, { recursive: true });
     let written = 0;
-    for await (const execution of client.workflow.list({ query })) {
+    for await (const { workflowId, runId, history } of listedHistories(client, query)) {
       if (written >= limit) break;
-      const history = await client.workflow
-        .getHandle(execution.workflowId, execution.runId)
-        .fetchHistory();
-      const name = `${execution.workflowId.replace(/[^A-Za-z0-9._-]/g, '_')}.${execution.runId}.pb`;
+      const name = `${workflowId.replace(/[^A-Za-z0-9._-]/g, '_')}.${runId}.pb`;
       // Protobuf binary: exact, and independent of any JSON rendering of the history.
       writeFileSync(
         path.join(folder, name),

@@ -5,6 +5,7 @@ import type {
   PendingAnswer,
   PolicyRuling,
 } from '../domain/gate/vocabulary.js';
+import { policyTrailFacts } from '../domain/ledger/redaction.js';
 import { requestApprovalRecord } from '../store/approval-request.js';
 import { settleExpiredApproval } from '../store/approval-settlement.js';
 import { findApproval, type ApprovalRow } from '../store/approvals.js';
@@ -70,6 +71,7 @@ export function approvalActivities(
         timeout_s: policy.approval.timeout_s,
       },
       (row) => pendingAnswer(publicUrl, row),
+      policyTrailFacts(policy),
     );
     // Handed over only when this transaction is what made the call's record read pending.
     if (pending.marked) onRecorded(request, pending.answer);

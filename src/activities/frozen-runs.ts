@@ -3,7 +3,7 @@ import type { CalledTool } from '../domain/gate/stage-verdicts.js';
 import type { GateRequest } from '../domain/gate/vocabulary.js';
 import type { FrozenTool } from '../domain/tools/tools.js';
 import type { Pool } from '../store/pool.js';
-import { findPolicyVersion, type PolicyVersion } from '../store/policies.js';
+import { findPolicyVersion, findShadowVersion, type PolicyVersion } from '../store/policies.js';
 import { findRun, type FrozenRun } from '../store/runs.js';
 
 /**
@@ -44,9 +44,16 @@ export interface FrozenCall {
   called: CalledTool;
 }
 
+/**
+ * How long a policy's shadow version, which an operator may change, is read from memory: a new
+ * shadow takes effect within this, and a call costs no query for it.
+ */
+const shadowFreshMs = 5_000;
+
 export class FrozenRuns {
   private readonly runs = new BoundedCache<IndexedRun>(2_000);
   private readonly policies = new BoundedCache<PolicyVersion>(500);
+  private readonly shadows = new Map<string, { at: number; version: Promise<number | null> }>();
 
   constructor(private readonly pool: Pool) {}
 
@@ -65,12 +72,28 @@ export class FrozenRuns {
     return { run, called: { name: request.tool, frozen: tools.get(request.tool) } };
   }
 
-  async policy(run: FrozenRun): Promise<PolicyVersion> {
+  async policy(run: Pick<FrozenRun, 'policy_id' | 'policy_version'>): Promise<PolicyVersion> {
     const key = `${run.policy_id}@${run.policy_version}`;
     const version = await this.policies.get(key, () =>
       findPolicyVersion(this.pool, run.policy_id, run.policy_version),
     );
     if (!version) throw new FrozenRunNotFoundError(`policy version ${key} does not exist`);
     return version;
+  }
+
+  /** The policy's shadow version (its body, immutable), if it names one; read every few seconds. */
+  async shadow(run: FrozenRun): Promise<PolicyVersion | undefined> {
+    const now = Date.now();
+    let entry = this.shadows.get(run.policy_id);
+    if (!entry || now - entry.at > shadowFreshMs) {
+      entry = { at: now, version: findShadowVersion(this.pool, run.policy_id) };
+      // A failed read is not kept: the next call asks again.
+      entry.version.catch(() => this.shadows.delete(run.policy_id));
+      if (this.shadows.size >= 500 && !this.shadows.has(run.policy_id)) this.shadows.clear();
+      this.shadows.set(run.policy_id, entry);
+    }
+    const version = await entry.version;
+    if (version === null) return undefined;
+    return this.policy({ policy_id: run.policy_id, policy_version: version });
   }
 }

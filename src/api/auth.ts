@@ -78,6 +78,20 @@ export class Authenticator {
     if (principal.kind !== 'operator') throw new Problem(403, 'only the operator may do this');
   }
 
+  /**
+   * The operator (every workspace: `workspace` undefined), or an active admin (their own
+   * workspace only).
+   */
+  async operatorOrAdmin(request: FastifyRequest): Promise<{ workspace?: string }> {
+    const principal = await this.principal(request);
+    if (principal.kind === 'operator') return {};
+    const { member } = principal.kind === 'user' ? principal : { member: undefined };
+    if (member?.role === 'admin' && member.status === 'active') {
+      return { workspace: member.workspace_id };
+    }
+    throw new Problem(403, 'only the operator, or an admin of the workspace, may do this');
+  }
+
   /** The runner of this session. Another session's token learns nothing: 404, as for no session. */
   async runner(request: FastifyRequest, sessionId: string): Promise<FrozenRun> {
     const principal = await this.principal(request);

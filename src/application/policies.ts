@@ -1,8 +1,13 @@
 import type { PolicyBody } from '../domain/policy/policy.js';
-import { insertPolicy, insertPolicyVersion } from '../store/policies.js';
+import {
+  findPolicyVersion,
+  insertPolicy,
+  insertPolicyVersion,
+  setShadowVersion,
+} from '../store/policies.js';
 import type { Pool } from '../store/pool.js';
 import { workspaceExists } from '../store/workspaces.js';
-import { NotFoundError } from './errors.js';
+import { InvalidInputError, NotFoundError } from './errors.js';
 
 /** A new policy at version 1. */
 export async function createPolicy(
@@ -24,4 +29,22 @@ export async function revisePolicy(
   const created = await insertPolicyVersion(pool, policyId, body);
   if (!created) throw new NotFoundError(`policy ${policyId} in workspace ${body.workspace}`);
   return created;
+}
+
+/**
+ * Names the version every call under the policy is also evaluated against, its verdict recorded
+ * beside the decision and never changing it (null: none). Takes effect within seconds.
+ */
+export async function shadowPolicy(
+  pool: Pool,
+  policyId: string,
+  version: number | null,
+): Promise<{ id: string; shadow_version: number | null }> {
+  const set = await setShadowVersion(pool, policyId, version);
+  if (set) return set;
+  const latest = await findPolicyVersion(pool, policyId);
+  if (!latest) throw new NotFoundError(`policy ${policyId}`);
+  throw new InvalidInputError(`policy ${policyId} has no version ${version}`, [
+    { path: 'version', message: `at most ${latest.version}` },
+  ]);
 }

@@ -1,5 +1,5 @@
 import type { PendingAnswer } from '../domain/gate/vocabulary.js';
-import { redact } from '../domain/ledger/redaction.js';
+import { redact, type PolicyTrailFacts } from '../domain/ledger/redaction.js';
 import { insertApproval, type ApprovalRow, type NewApproval } from './approvals.js';
 import { appendEvent } from './ledger.js';
 import { withTransaction, type Pool } from './pool.js';
@@ -23,6 +23,7 @@ export function requestApprovalRecord(
   pool: Pool,
   approval: NewApproval,
   pendingAnswer: (row: ApprovalRow) => PendingAnswer,
+  trail: PolicyTrailFacts = {},
 ): Promise<RequestedApproval> {
   return withTransaction(pool, async (tx) => {
     const { row, created } = await insertApproval(tx, approval);
@@ -38,6 +39,7 @@ export function requestApprovalRecord(
         tool: row.tool,
         rule_id: row.rule_id,
         expires_at: answer.approval.expires_at,
+        ...trail,
       }),
     );
     await enqueueApprovalNotices(tx, 'approval.requested', row, answer.approval.url);

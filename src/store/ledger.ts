@@ -142,3 +142,24 @@ export async function readStreamHead(
   );
   return rows[0];
 }
+
+/** A tool call's events (requested, decision, approval, brokered), by their idempotency keys. */
+export async function readCallEvents(
+  db: Queryable,
+  streamId: string,
+  toolCallId: string,
+): Promise<LedgerEvent[]> {
+  const keys = [
+    'tool.requested',
+    'tool.decision',
+    'tool.brokered',
+    'approval.requested',
+    'approval.decided',
+  ];
+  const { rows } = await db.query<LedgerEvent>(
+    `select ${eventColumns} from ledger_events
+     where stream_id = $1 and idempotency_key = any($2::text[]) order by seq`,
+    [streamId, keys.map((type) => `${type}:${toolCallId}`)],
+  );
+  return rows;
+}

@@ -60,3 +60,30 @@ export async function findPolicyVersion(
   );
   return rows[0];
 }
+
+/**
+ * Names the version a policy's calls are also evaluated against (null: none). Undefined for an
+ * unknown policy or a version it does not have.
+ */
+export async function setShadowVersion(
+  db: Queryable,
+  policyId: string,
+  version: number | null,
+): Promise<{ id: string; shadow_version: number | null } | undefined> {
+  const { rows } = await db.query<{ id: string; shadow_version: number | null }>(
+    `update policies set shadow_version = $2, updated_at = now()
+     where id = $1 and ($2::integer is null or $2 <= latest_version)
+     returning id, shadow_version`,
+    [policyId, version],
+  );
+  return rows[0];
+}
+
+/** The policy's shadow version now; null when it has none or is unknown. */
+export async function findShadowVersion(db: Queryable, policyId: string): Promise<number | null> {
+  const { rows } = await db.query<{ shadow_version: number | null }>(
+    'select shadow_version from policies where id = $1',
+    [policyId],
+  );
+  return rows[0]?.shadow_version ?? null;
+}

@@ -83,6 +83,11 @@ function instruments(meter: MetricMeter) {
       '',
       'Brokered tool calls that failed.',
     ),
+    shadowVerdicts: meter.createCounter(
+      'gate_shadow_verdicts_total',
+      '',
+      "Calls evaluated against their policy's shadow version, by agreement with the real verdict.",
+    ),
     webhookAttempts: meter.createCounter(
       'gate_webhook_attempts_total',
       '',
@@ -111,6 +116,12 @@ export function observeStage(stage: string, seconds: number, outcome: string): v
     [`gate.stage.${stage}.outcome`]: outcome,
   });
   if (stage === 'budget' && outcome === 'deny') made.budgetRefusals.add(1, { where: 'gate' });
+}
+
+/** A shadow version's verdict on a call: `agree` or `disagree` with the real one. */
+export function observeShadow(agrees: boolean): void {
+  made ??= instruments(Runtime.instance().metricMeter);
+  made.shadowVerdicts.add(1, { agreement: agrees ? 'agree' : 'disagree' });
 }
 
 function observe(activity: string, seconds: number, result: unknown, failed: boolean): Reading {

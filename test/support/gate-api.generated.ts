@@ -436,6 +436,46 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/policies/{id}/shadow': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    /**
+     * The version every call under the policy is also evaluated against, without effect
+     * @description Bearer: the operator key.
+     */
+    put: operations['shadowPolicy'];
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/policies/{id}/simulate': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * What a candidate would have decided on the policy's recorded calls
+     * @description Bearer: the run's session token, or the operator key.
+     */
+    post: operations['simulatePolicy'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v1/model-providers': {
     parameters: {
       query?: never;
@@ -577,6 +617,26 @@ export interface paths {
      * @description Bearer: the run's session token.
      */
     put: operations['submitToolCall'];
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/sessions/{session_id}/tool-calls/{tool_call_id}/explain': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Each stage's verdict on a call and what it looked at, from the record
+     * @description Bearer: the operator key.
+     */
+    get: operations['explainToolCall'];
+    put?: never;
     post?: never;
     delete?: never;
     options?: never;
@@ -1024,6 +1084,26 @@ export interface paths {
      * @description No credential.
      */
     get: operations['approvalsStylesheet'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/policies/{id}/simulate': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A version on the policy's recorded calls, beside the latest version's rules (admins)
+     * @description The web session cookie, and the CSRF value on posts.
+     */
+    get: operations['simulationPage'];
     put?: never;
     post?: never;
     delete?: never;
@@ -2210,6 +2290,212 @@ export interface operations {
       };
     };
   };
+  shadowPolicy: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          version: number | null;
+        };
+      };
+    };
+    responses: {
+      /** @description named */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** Format: uuid */
+            id: string;
+            shadow_version: number | null;
+          } & {
+            [key: string]: unknown;
+          };
+        };
+      };
+      /** @description an error (RFC 9457 problem details) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  simulatePolicy: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          candidate?: {
+            /** Format: uuid */
+            workspace: string;
+            name: string;
+            rules: {
+              id: string;
+              match: {
+                tool?: string;
+                /** @enum {string} */
+                class?: 'sandbox' | 'brokered';
+                /** @enum {string} */
+                effect?: 'read' | 'write';
+                args?: (
+                  | {
+                      path: string;
+                      /** @constant */
+                      op: 'eq';
+                      value: unknown;
+                    }
+                  | {
+                      path: string;
+                      /** @constant */
+                      op: 'in';
+                      value: unknown[];
+                    }
+                  | {
+                      path: string;
+                      /** @constant */
+                      op: 'prefix';
+                      value: string;
+                    }
+                  | {
+                      path: string;
+                      /** @constant */
+                      op: 'glob';
+                      value: string;
+                    }
+                  | {
+                      path: string;
+                      /** @constant */
+                      op: 'exists';
+                    }
+                  | {
+                      path: string;
+                      /** @constant */
+                      op: 'command';
+                      value: string[][];
+                    }
+                  | {
+                      path: string;
+                      /** @constant */
+                      op: 'path';
+                      value: string;
+                      base?: string;
+                    }
+                )[];
+              };
+              /** @enum {string} */
+              verdict: 'allow' | 'deny' | 'require_approval';
+              /** @enum {string} */
+              uncertain?: 'deny' | 'require_approval';
+            }[];
+            /** @enum {string} */
+            default: 'allow' | 'deny' | 'require_approval';
+            /** @enum {string} */
+            autonomous_fallback: 'allow' | 'deny';
+            approval: {
+              timeout_s: number;
+              /** @enum {string} */
+              on_timeout: 'deny' | 'allow';
+            };
+          };
+          version?: number;
+          /** Format: date-time */
+          since?: string;
+          /** Format: date-time */
+          until?: string;
+          sessions?: string[];
+          /** @default 10000 */
+          limit?: number;
+        };
+      };
+    };
+    responses: {
+      /** @description the simulation */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** Format: uuid */
+            policy_id: string;
+            evaluated: number;
+            by_outcome: {
+              [key: string]: number;
+            };
+            by_rule: {
+              [key: string]: number;
+            };
+            changed: ({
+              session_id: string;
+              tool_call_id: string;
+              tool: string;
+              recorded: {
+                /** @enum {string} */
+                decision: 'allow' | 'deny';
+                /** @enum {string} */
+                source?:
+                  | 'budget'
+                  | 'capability'
+                  | 'binding'
+                  | 'schema'
+                  | 'trust_tier'
+                  | 'policy'
+                  | 'approval'
+                  | 'unavailable';
+                rule_id?: string;
+                asked: boolean;
+              } & {
+                [key: string]: unknown;
+              };
+              candidate: {
+                /** @enum {string} */
+                decision: 'allow' | 'deny' | 'ask';
+                rule_id: string | null;
+                reason: string;
+              } & {
+                [key: string]: unknown;
+              };
+            } & {
+              [key: string]: unknown;
+            })[];
+            complete: boolean;
+            stopped_by: ('limit' | 'deadline') | null;
+          } & {
+            [key: string]: unknown;
+          };
+        };
+      };
+      /** @description an error (RFC 9457 problem details) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
   createModelProvider: {
     parameters: {
       query?: never;
@@ -2773,6 +3059,57 @@ export interface operations {
             result?: {
               [key: string]: unknown;
             };
+          } & {
+            [key: string]: unknown;
+          };
+        };
+      };
+      /** @description an error (RFC 9457 problem details) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  explainToolCall: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        session_id: string;
+        tool_call_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description the explanation */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            session_id: string;
+            tool_call_id: string;
+            tool: string;
+            /** @enum {string} */
+            status: 'evaluating' | 'pending_approval' | 'decided';
+            decision: ('allow' | 'deny') | null;
+            request_digest: string;
+            stages: ({
+              stage: string;
+              verdict: string;
+              looked_at: {
+                [key: string]: unknown;
+              };
+            } & {
+              [key: string]: unknown;
+            })[];
           } & {
             [key: string]: unknown;
           };
@@ -3966,6 +4303,41 @@ export interface operations {
         };
         content: {
           'text/css': string;
+        };
+      };
+      /** @description an error (RFC 9457 problem details) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  simulationPage: {
+    parameters: {
+      query: {
+        version: number;
+        since?: string;
+        until?: string;
+      };
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description the page */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/html': string;
         };
       };
       /** @description an error (RFC 9457 problem details) */

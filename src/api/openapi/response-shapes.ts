@@ -49,6 +49,42 @@ export const responses = {
     approval: z.looseObject({ url: z.string(), expires_at: z.string() }).optional(),
     result: object.optional(),
   }),
+  explanation: z.looseObject({
+    session_id: z.string(),
+    tool_call_id: z.string(),
+    tool: z.string(),
+    status: z.enum(['evaluating', 'pending_approval', 'decided']),
+    decision: z.enum(['allow', 'deny']).nullable(),
+    request_digest: z.string(),
+    stages: z.array(z.looseObject({ stage: z.string(), verdict: z.string(), looked_at: object })),
+  }),
+  shadow: z.looseObject({ id: z.uuid(), shadow_version: z.number().int().nullable() }),
+  simulation: z.looseObject({
+    policy_id: z.uuid(),
+    evaluated: z.number().int(),
+    by_outcome: z.record(z.enum(['allow', 'deny', 'ask']), z.number().int()),
+    by_rule: z.record(z.string(), z.number().int()),
+    changed: z.array(
+      z.looseObject({
+        session_id: z.string(),
+        tool_call_id: z.string(),
+        tool: z.string(),
+        recorded: z.looseObject({
+          decision: z.enum(['allow', 'deny']),
+          source: z.enum(denySources).optional(),
+          rule_id: z.string().optional(),
+          asked: z.boolean(),
+        }),
+        candidate: z.looseObject({
+          decision: z.enum(['allow', 'deny', 'ask']),
+          rule_id: z.string().nullable(),
+          reason: z.string(),
+        }),
+      }),
+    ),
+    complete: z.boolean(),
+    stopped_by: z.enum(['limit', 'deadline']).nullable(),
+  }),
   decision: z.looseObject({ outcome: z.enum(['decided', 'already_decided']) }),
   revocation: z.looseObject({
     run_id: z.uuid(),

@@ -11,7 +11,7 @@ import { connectionBody, idParams, reauthorizeBody } from '../routes/connections
 import { pageQuery, sessionParams, streamQuery } from '../routes/events.js';
 import { providerBody, providerCredentialBody, providerParams } from '../routes/model-providers.js';
 import { admissionBody, requestParams, usageBody } from '../routes/model-requests.js';
-import { policyParams, versionParams } from '../routes/policies.js';
+import { policyParams, shadowBody, simulateBody, versionParams } from '../routes/policies.js';
 import { runBody, runParams } from '../routes/runs.js';
 import { toolsetParams } from '../routes/session-toolset.js';
 import { callBody, callParams, waitQuery } from '../routes/tool-calls.js';
@@ -35,6 +35,7 @@ import {
   revokeForm,
 } from '../web/personal-token-routes.js';
 import { decisionForm } from '../web/approval-page-routes.js';
+import { simulationQuery } from '../web/simulation-page-routes.js';
 import { policyBodySchema } from '../../domain/policy/policy.js';
 import { responses } from './response-shapes.js';
 
@@ -337,6 +338,28 @@ export const routeContracts: readonly RouteContract[] = [
     answers: { 200: json('the version') },
   },
   {
+    method: 'put',
+    path: '/v1/policies/:id/shadow',
+    operationId: 'shadowPolicy',
+    summary: 'The version every call under the policy is also evaluated against, without effect',
+    tag: 'policies',
+    caller: 'operator',
+    params: policyParams,
+    body: shadowBody,
+    answers: { 200: json('named', responses.shadow) },
+  },
+  {
+    method: 'post',
+    path: '/v1/policies/:id/simulate',
+    operationId: 'simulatePolicy',
+    summary: "What a candidate would have decided on the policy's recorded calls",
+    tag: 'policies',
+    caller: 'reader',
+    params: policyParams,
+    body: simulateBody,
+    answers: { 200: json('the simulation', responses.simulation) },
+  },
+  {
     method: 'post',
     path: '/v1/model-providers',
     operationId: 'createModelProvider',
@@ -435,6 +458,16 @@ export const routeContracts: readonly RouteContract[] = [
       200: json('decided', responses.toolCallAnswer),
       202: json('still pending', responses.toolCallAnswer),
     },
+  },
+  {
+    method: 'get',
+    path: '/v1/sessions/:session_id/tool-calls/:tool_call_id/explain',
+    operationId: 'explainToolCall',
+    summary: "Each stage's verdict on a call and what it looked at, from the record",
+    tag: 'operations',
+    caller: 'operator',
+    params: callParams,
+    answers: { 200: json('the explanation', responses.explanation) },
   },
   {
     method: 'get',
@@ -685,6 +718,17 @@ export const routeContracts: readonly RouteContract[] = [
     tag: 'web form',
     caller: 'anyone',
     answers: { 200: { description: 'CSS', mediaType: 'text/css' } },
+  },
+  {
+    method: 'get',
+    path: '/policies/:id/simulate',
+    operationId: 'simulationPage',
+    summary: "A version on the policy's recorded calls, beside the latest version's rules (admins)",
+    tag: 'web form',
+    caller: 'browser',
+    params: policyParams,
+    query: simulationQuery,
+    answers: { 200: page('the page') },
   },
   {
     method: 'get',

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { z } from 'zod';
 import { awaitRunnerAnswer } from '../../application/await-tool-call.js';
+import { explainToolCall } from '../../application/explain-decision.js';
 import { submitToolCall } from '../../application/submit-tool-call.js';
 import { inReadingOrder, type ToolCallState } from '../../domain/gate/vocabulary.js';
 import { MAX_ARGUMENT_DEPTH } from '../../domain/tools/argument-validation.js';
@@ -96,5 +97,11 @@ export function toolCallRoutes(app: FastifyInstance, ctx: ApiContext) {
       reply.raw.off('close', hungUp);
       release();
     }
+  });
+
+  app.get('/v1/sessions/:session_id/tool-calls/:tool_call_id/explain', async (request) => {
+    const viewer = await ctx.auth.operatorOrAdmin(request);
+    const params = validate(callParams, request.params, 'path');
+    return explainToolCall(ctx.pool, params.session_id, params.tool_call_id, viewer);
   });
 }

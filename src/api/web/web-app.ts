@@ -12,6 +12,7 @@ import { oidcRoutes } from './oidc-routes.js';
 import { operatorPage } from './operator-page.js';
 import { personalTokenRoutes } from './personal-token-routes.js';
 import { OperatorSessionError } from './session.js';
+import { simulationPageRoutes } from './simulation-page-routes.js';
 import { stylesheet } from './stylesheet.js';
 
 /**
@@ -52,6 +53,7 @@ export function webRoutes(app: FastifyInstance, ctx: ApiContext): void {
     personalTokenRoutes(web, ctx);
     approvalPageRoutes(web, ctx);
     approvalStreamRoute(web, ctx);
+    simulationPageRoutes(web, ctx);
     done();
   });
 }

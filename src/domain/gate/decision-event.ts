@@ -1,5 +1,5 @@
 import type { DecidedAnswer, GateDecision } from './vocabulary.js';
-import { foreign, redact, type Redacted } from '../ledger/redaction.js';
+import { foreign, policyTrailFacts, redact, type Redacted } from '../ledger/redaction.js';
 
 /** The tool.decision event of a recorded answer, with how the decision was reached. */
 export function toolDecisionEvent(
@@ -19,5 +19,6 @@ export function toolDecisionEvent(
     verdict: decision.verdict ?? null,
     original_verdict: decision.original_verdict ?? null,
     decided_by: decision.decided_by ?? null,
+    ...policyTrailFacts(decision),
   });
 }

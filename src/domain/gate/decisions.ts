@@ -65,7 +65,13 @@ export const unavailableType = 'GateUnavailable';
 export function decisionFromPolicy(
   ruling: PolicyRuling & { verdict: 'allow' | 'deny' },
 ): GateDecision {
-  const trail = { verdict: ruling.verdict, original_verdict: ruling.original_verdict };
+  const trail = {
+    verdict: ruling.verdict,
+    original_verdict: ruling.original_verdict,
+    policy_version: ruling.policy_version,
+    ...(ruling.matched !== undefined && { matched: ruling.matched }),
+    ...(ruling.shadow && { shadow: ruling.shadow }),
+  };
   const ruleId = ruling.rule_id ? { rule_id: ruling.rule_id } : {};
   const by = ruling.rule_id ? `rule "${ruling.rule_id}"` : 'the policy default';
   const rewritten =

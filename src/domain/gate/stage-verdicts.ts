@@ -2,13 +2,20 @@
  * The gate's rules, one pure function per stage, in the design document's order. Each takes
  * what its stage's activity loaded and answers; the activities only load and call them.
  */
-import type { PolicyBody } from '../policy/policy.js';
+import { matchedConditions } from '../policy/explain.js';
+import type { PolicyBody, PolicyInput } from '../policy/policy.js';
 import { evaluatePolicy } from '../policy/policy.js';
 import { validateArguments } from '../tools/argument-validation.js';
 import type { FrozenTool } from '../tools/tools.js';
 import { applyAutonomy } from './autonomy.js';
 import { reportedDriftVerdict } from './reported-drift.js';
-import type { Denial, DenySource, PolicyOutcome, StageOutcome } from './vocabulary.js';
+import type {
+  Denial,
+  DenySource,
+  PolicyOutcome,
+  ShadowVerdict,
+  StageOutcome,
+} from './vocabulary.js';
 
 /** The tool a call names, and the run's frozen entry for it when the run froze one. */
 export interface CalledTool {
@@ -146,29 +153,58 @@ export function trustTierVerdict(tier: 'trusted' | 'read_only', called: CalledTo
   return pass;
 }
 
+/** A policy version as the policy stage reads it. */
+export interface PolicyVersionBody {
+  id: string;
+  version: number;
+  body: PolicyBody;
+}
+
+/** The shadow version's effective verdict on the same call, compared with the real one. */
+function shadowVerdict(
+  shadow: Pick<PolicyVersionBody, 'version' | 'body'>,
+  autonomy: 'supervised' | 'autonomous',
+  input: PolicyInput,
+  real: string,
+): ShadowVerdict {
+  const verdict = applyAutonomy(
+    evaluatePolicy(shadow.body, input),
+    autonomy,
+    shadow.body.autonomous_fallback,
+  );
+  return {
+    version: shadow.version,
+    verdict: verdict.verdict,
+    rule_id: verdict.rule_id,
+    agrees: verdict.verdict === real,
+  };
+}
+
 /**
  * Stage 5: the run's frozen policy version (never the policy's current content) on the frozen
- * tool's facts and the arguments; autonomy then rewrites require_approval to the fallback.
+ * tool's facts and the arguments; autonomy then rewrites require_approval to the fallback. A
+ * shadow version, when the policy names one, is evaluated on the same call for the record only.
  */
 export function policyVerdict(
-  policy: { id: string; version: number; body: PolicyBody },
+  policy: PolicyVersionBody,
   autonomy: 'supervised' | 'autonomous',
   called: CalledTool,
   args: unknown,
+  shadow?: Pick<PolicyVersionBody, 'version' | 'body'>,
 ): PolicyOutcome {
   const tool = called.frozen;
   if (!tool) return notFrozen(called.name);
-  const verdict = evaluatePolicy(policy.body, {
-    tool: tool.name,
-    class: tool.class,
-    effect: tool.effect,
-    arguments: args,
-  });
+  const input = { tool: tool.name, class: tool.class, effect: tool.effect, arguments: args };
+  const verdict = evaluatePolicy(policy.body, input);
+  const effective = applyAutonomy(verdict, autonomy, policy.body.autonomous_fallback);
+  const rule = policy.body.rules.find((r) => r.id === verdict.rule_id);
   return {
     outcome: 'verdict',
-    ...applyAutonomy(verdict, autonomy, policy.body.autonomous_fallback),
+    ...effective,
     policy_id: policy.id,
     policy_version: policy.version,
     approval: policy.body.approval,
+    ...(rule && { matched: matchedConditions(rule, input) }),
+    ...(shadow && { shadow: shadowVerdict(shadow, autonomy, input, effective.verdict) }),
   };
 }

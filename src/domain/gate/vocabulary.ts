@@ -40,7 +40,23 @@ export type StageOutcome = { outcome: 'pass' } | Denial;
 /** What the policy stage answers: the effective verdict and what an approval needs, or a denial. */
 export type PolicyOutcome = Denial | PolicyRuling;
 
-export interface PolicyRuling {
+/** A shadow version's verdict on a call: recorded beside the decision, never changing it. */
+export interface ShadowVerdict {
+  version: number;
+  /** Its effective verdict (autonomy applied), as the real one is compared. */
+  verdict: 'allow' | 'deny' | 'require_approval';
+  rule_id: string | null;
+  agrees: boolean;
+}
+
+/** How the policy stage reached its verdict, for the record (never an argument value). */
+export interface PolicyTrail {
+  /** The matched rule's conditions in the policy's words (see domain/policy/explain.ts). */
+  matched?: string;
+  shadow?: ShadowVerdict;
+}
+
+export interface PolicyRuling extends PolicyTrail {
   outcome: 'verdict';
   verdict: 'allow' | 'deny' | 'require_approval';
   /** What the policy said before autonomy rewrote require_approval; the ledger records both. */
@@ -113,13 +129,15 @@ export function inReadingOrder<T extends ToolCallState>(state: T): T {
 }
 
 /** A decision with what the ledger records of how it was reached. */
-export interface GateDecision {
+export interface GateDecision extends PolicyTrail {
   answer: DecidedAnswer;
   /** The stage that decided: the deny's source, or policy / approval for an allow. */
   stage: DenySource;
   /** The policy's verdict, and what autonomy rewrote it to, when policy was reached. */
   verdict?: string;
   original_verdict?: string;
+  /** The frozen policy version that gave the verdict, when policy was reached. */
+  policy_version?: number;
   decided_by?: string;
   /** What tool.decision records as the reason, when the answer's reason quotes the arguments. */
   ledger_reason?: string;

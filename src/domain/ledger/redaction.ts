@@ -10,6 +10,27 @@ type Payload = { readonly payload: unknown };
 type ForeignText = { readonly foreign: string };
 type Scalar = string | number | boolean | null;
 
+/**
+ * How the policy stage reached its verdict (present when it was reached): the frozen version,
+ * the matched rule's conditions in the policy's words, and a shadow version's verdict.
+ */
+export interface PolicyTrailFacts {
+  policy_version?: number;
+  matched?: string;
+  shadow_version?: number;
+  shadow_verdict?: string;
+  shadow_rule_id?: string | null;
+  shadow_agrees?: boolean;
+}
+const policyTrailFields = [
+  'policy_version',
+  'matched',
+  'shadow_version',
+  'shadow_verdict',
+  'shadow_rule_id',
+  'shadow_agrees',
+] as const;
+
 export interface EventFacts {
   'run.created': {
     run_id: string;
@@ -47,7 +68,7 @@ export interface EventFacts {
     verdict: string | null;
     original_verdict: string | null;
     decided_by: string | null;
-  };
+  } & PolicyTrailFacts;
   'tool.brokered': {
     tool_call_id: string;
     tool: string;
@@ -69,7 +90,7 @@ export interface EventFacts {
     tool: string;
     rule_id: string | null;
     expires_at: string;
-  };
+  } & PolicyTrailFacts;
   'approval.decided': {
     tool_call_id: string;
     outcome: 'approved' | 'denied' | 'expired' | 'failed_closed';
@@ -112,6 +133,24 @@ export interface EventFacts {
 }
 
 export type EventType = keyof EventFacts;
+
+/** The policy trail's ledger fields, from what the policy stage answered. */
+export function policyTrailFacts(trail: {
+  policy_version?: number;
+  matched?: string;
+  shadow?: { version: number; verdict: string; rule_id: string | null; agrees: boolean };
+}): PolicyTrailFacts {
+  return {
+    ...(trail.policy_version !== undefined && { policy_version: trail.policy_version }),
+    ...(trail.matched !== undefined && { matched: trail.matched }),
+    ...(trail.shadow && {
+      shadow_version: trail.shadow.version,
+      shadow_verdict: trail.shadow.verdict,
+      shadow_rule_id: trail.shadow.rule_id,
+      shadow_agrees: trail.shadow.agrees,
+    }),
+  };
+}
 export const eventTypes = [
   'run.created',
   'run.revoked',
@@ -167,6 +206,7 @@ const allowedFields: { [T in EventType]: readonly (keyof EventFacts[T])[] } = {
     'verdict',
     'original_verdict',
     'decided_by',
+    ...policyTrailFields,
   ],
   'tool.brokered': [
     'tool_call_id',
@@ -178,7 +218,7 @@ const allowedFields: { [T in EventType]: readonly (keyof EventFacts[T])[] } = {
     'is_error',
     'result',
   ],
-  'approval.requested': ['tool_call_id', 'tool', 'rule_id', 'expires_at'],
+  'approval.requested': ['tool_call_id', 'tool', 'rule_id', 'expires_at', ...policyTrailFields],
   'approval.decided': ['tool_call_id', 'outcome', 'decision', 'decided_by', 'reason'],
   'model.reserved': [
     'request_id',

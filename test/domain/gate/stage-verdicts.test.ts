@@ -10,7 +10,7 @@ import {
   type CalledTool,
   type ConnectionState,
 } from '../../../src/domain/gate/stage-verdicts.js';
-import type { StageOutcome } from '../../../src/domain/gate/vocabulary.js';
+import type { PolicyRuling, StageOutcome } from '../../../src/domain/gate/vocabulary.js';
 import type { PolicyBody } from '../../../src/domain/policy/policy.js';
 import { toolDigest, type FrozenTool } from '../../../src/domain/tools/tools.js';
 
@@ -317,7 +317,14 @@ describe('stage 5: policy, then autonomy', () => {
   ];
   for (const [name, tool, args, autonomy, verdict, original, rule] of cases) {
     test(`${name}: ${verdict}`, () => {
-      assert.deepEqual(policyVerdict(policy, autonomy, called(tool), args), {
+      const { matched, ...ruling } = policyVerdict(
+        policy,
+        autonomy,
+        called(tool),
+        args,
+      ) as PolicyRuling;
+      assert.equal(matched === undefined, rule === null, "a matched rule's conditions are kept");
+      assert.deepEqual(ruling, {
         outcome: 'verdict',
         verdict,
         original_verdict: original,
@@ -328,6 +335,32 @@ describe('stage 5: policy, then autonomy', () => {
       });
     });
   }
+
+  test('a shadow version is evaluated on the same call beside the real one, which it never changes', () => {
+    const shadow = {
+      version: 4,
+      body: policyBody({
+        rules: [{ id: 'all-ask', match: {}, verdict: 'require_approval' }],
+        autonomous_fallback: 'deny',
+      }),
+    };
+    const read = policyVerdict(policy, 'supervised', called(frozen()), { path: 'a' }, shadow);
+    assert.equal(read.outcome === 'verdict' && read.verdict, 'allow');
+    assert.deepEqual(read.outcome === 'verdict' && read.shadow, {
+      version: 4,
+      verdict: 'require_approval',
+      rule_id: 'all-ask',
+      agrees: false,
+    });
+    const make = policyVerdict(policy, 'autonomous', called(bash), { command: 'make' }, shadow);
+    // Autonomy applies to both: each version's require_approval becomes its own fallback.
+    assert.deepEqual(make.outcome === 'verdict' && make.shadow, {
+      version: 4,
+      verdict: 'deny',
+      rule_id: 'all-ask',
+      agrees: false,
+    });
+  });
 
   test("the policy sees the frozen tool's class and effect, not anything the caller says", () => {
     const body = policyBody({
