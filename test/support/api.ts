@@ -1,4 +1,4 @@
-import type { AddressInfo } from 'node:net';
+import { createServer, type AddressInfo } from 'node:net';
 import { createApi } from '../../src/api/main.js';
 import type { ApiLogger } from '../../src/api/server.js';
 import { testConfig, testOperatorKey, type ConfigOverrides } from './env.js';
@@ -16,18 +16,38 @@ export interface HttpAnswer<T = any> {
  */
 export async function startTestApi(
   overrides: ConfigOverrides = {},
-  options: { gateWaitMs?: number; logger?: ApiLogger } = {},
+  options: {
+    gateWaitMs?: number;
+    logger?: ApiLogger;
+    /** Listen where the API tells people to come (its public URL): for pages it links to. */
+    atPublicUrl?: boolean;
+  } = {},
 ) {
   const ownWorker = overrides.temporal?.taskQueue !== undefined;
   const config = testConfig({ ...(ownWorker && { eagerStart: false }), ...overrides });
+  const chosen = options.atPublicUrl ? await freePort() : 0;
+  if (options.atPublicUrl) config.api = { ...config.api, publicUrl: `http://127.0.0.1:${chosen}` };
   const operatorKey = testOperatorKey(config);
   const app = createApi(config, operatorKey, options);
-  await app.listen({ host: '127.0.0.1', port: 0 });
+  await app.listen({ host: '127.0.0.1', port: chosen });
   const { port } = app.server.address() as AddressInfo;
   const url = `http://127.0.0.1:${port}`;
 
   const { call } = apiCaller(url, operatorKey);
   return { app, url, config, operatorKey, call, close: () => app.close() };
+}
+
+/** A loopback port nobody listens on right now. */
+async function freePort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  const { port } = probe.address() as AddressInfo;
+  await new Promise<void>((resolve) =>
+    probe.close(() => {
+      resolve();
+    }),
+  );
+  return port;
 }
 
 export type TestApi = Awaited<ReturnType<typeof startTestApi>>;

@@ -13,10 +13,11 @@ import { endWebSession, overHttps, startWebSession, webSession } from './session
 /** An hour to fill in the sign-in form. */
 const loginCsrfLifetimeS = 3600;
 
-/** After signing in, go back only to one of our own approval pages: never an open redirect. */
+/** After signing in, go back only to one of our own pages: never an open redirect. */
 function safeNext(next: unknown): string | undefined {
   return typeof next === 'string' &&
-    /^\/approvals(\/[A-Za-z0-9._:%-]{1,400}\/[A-Za-z0-9._:%-]{1,400})?$/.test(next)
+    (/^\/approvals(\/[A-Za-z0-9._:%-]{1,400}\/[A-Za-z0-9._:%-]{1,400})?$/.test(next) ||
+      /^\/connections(\/[0-9a-f-]{36}\/authorize)?$/.test(next))
     ? next
     : undefined;
 }
