@@ -25,3 +25,15 @@ export async function mustBeRegistrable(pool: Pool, target: ConnectionTarget): P
     ]);
   }
 }
+
+/** The columns of a new connection that say what it is, whatever its credential. */
+export function identityOf(id: string, target: ConnectionTarget) {
+  return {
+    id,
+    workspace_id: target.workspace,
+    name: target.name,
+    kind: target.kind,
+    owner_user_id: target.owner_user_id ?? null,
+    url: target.url,
+  };
+}

@@ -16,7 +16,11 @@ import {
   type ConnectionRow,
 } from '../store/connections.js';
 import type { Pool } from '../store/pool.js';
-import { mustBeRegistrable, type ConnectionTarget } from './connection-prerequisites.js';
+import {
+  identityOf,
+  mustBeRegistrable,
+  type ConnectionTarget,
+} from './connection-prerequisites.js';
 import { ConflictError, NotFoundError } from './errors.js';
 import { oauthAccessToken } from './oauth-connections.js';
 
@@ -56,12 +60,7 @@ export async function registerConnection(
   const shot: McpPhotograph = await photograph(request.name, request.url, request.credential);
   const id = randomUUID();
   const row = await insertConnection(pool, {
-    id,
-    workspace_id: request.workspace,
-    name: request.name,
-    kind: request.kind,
-    owner_user_id: request.owner_user_id ?? null,
-    url: request.url,
+    ...identityOf(id, request),
     sealed_credential: sealer.seal(id, request.credential).toBytes(),
     tools: shot.tools,
     unusable: shot.unusable,

@@ -3,7 +3,7 @@
  * authorized by the right person on the gate's own page, kept working by refreshing, reconnected
  * and disconnected. The operator creates the connection but never holds a token.
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import {
   beginAuthorization,
   completeAuthorization,
@@ -36,7 +36,11 @@ import {
   replaceOAuthTokens,
 } from '../store/oauth-connections.js';
 import { withTransaction, type Pool } from '../store/pool.js';
-import { mustBeRegistrable, type ConnectionTarget } from './connection-prerequisites.js';
+import {
+  identityOf,
+  mustBeRegistrable,
+  type ConnectionTarget,
+} from './connection-prerequisites.js';
 import { ConflictError, ForbiddenError, NotFoundError } from './errors.js';
 
 export interface OAuthConnectionDeps {
@@ -81,7 +85,7 @@ export async function registerOAuthConnection(
 ): Promise<AwaitingAuthorization> {
   await mustBeRegistrable(deps.pool, request);
   const { client_id: clientId, client_secret: clientSecret, scopes } = request.credential;
-  const id = crypto.randomUUID();
+  const id = randomUUID();
   const custody: OAuthCustody = {
     type: 'oauth',
     ...(clientId !== undefined && {
@@ -93,12 +97,7 @@ export async function registerOAuthConnection(
   };
   const empty = { tools: [], unusable: [] };
   const row = await insertConnection(deps.pool, {
-    id,
-    workspace_id: request.workspace,
-    name: request.name,
-    kind: request.kind,
-    owner_user_id: request.owner_user_id ?? null,
-    url: request.url,
+    ...identityOf(id, request),
     sealed_credential: deps.sealer.seal(id, custody).toBytes(),
     ...empty,
     digest: photographDigest(empty),

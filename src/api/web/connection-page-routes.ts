@@ -59,10 +59,27 @@ async function showList(
   return sendPage(reply, status, connectionsPage(session, rows, notice));
 }
 
-async function mustBeSignedIn(ctx: ApiContext, request: FastifyRequest): Promise<SignedIn> {
+/** A signed-in member's form post from this site, holding one of their write slots. */
+async function formPost(
+  ctx: ApiContext,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): Promise<SignedIn> {
+  requireSameOrigin(request, ctx.publicUrl);
   const session = await signedIn(ctx, request);
   if (!session) throw new Problem(401, 'your sign-in has ended; sign in and try again');
+  ctx.slots.holdFor(reply.raw, 'writes', callerKey({ kind: 'user', member: session.member }));
   return session;
+}
+
+/** A post of one connection's form (a button and its CSRF token). */
+async function connectionFormPost(ctx: ApiContext, request: FastifyRequest, reply: FastifyReply) {
+  const { id } = validate(idParams, request.params, 'path');
+  const session = await formPost(ctx, request, reply);
+  const form = formOf(request.body);
+  requireCsrf(form.csrf, session.csrf);
+  validate(csrfForm, form, 'body');
+  return { id, session };
 }
 
 /** Completes the authorization the signed-in member started, and shows the outcome. */
@@ -100,13 +117,7 @@ export function connectionPageRoutes(web: FastifyInstance, ctx: ApiContext) {
   });
 
   web.post('/connections/:id/authorize', async (request, reply) => {
-    requireSameOrigin(request, ctx.publicUrl);
-    const { id } = validate(idParams, request.params, 'path');
-    const session = await mustBeSignedIn(ctx, request);
-    ctx.slots.holdFor(reply.raw, 'writes', callerKey({ kind: 'user', member: session.member }));
-    const form = formOf(request.body);
-    requireCsrf(form.csrf, session.csrf);
-    validate(csrfForm, form, 'body');
+    const { id, session } = await connectionFormPost(ctx, request, reply);
     const to = await startAuthorization(ctx, session.member, id);
     return sendPage(reply, 200, continuePage(session, to));
   });
@@ -129,21 +140,13 @@ export function connectionPageRoutes(web: FastifyInstance, ctx: ApiContext) {
   });
 
   web.post(callbackPath, async (request, reply) => {
-    requireSameOrigin(request, ctx.publicUrl);
-    const session = await mustBeSignedIn(ctx, request);
-    ctx.slots.holdFor(reply.raw, 'writes', callerKey({ kind: 'user', member: session.member }));
+    const session = await formPost(ctx, request, reply);
     const form = validate(callbackForm, formOf(request.body), 'body');
     return finish(ctx, reply, session, form);
   });
 
   web.post('/connections/:id/disconnect', async (request, reply) => {
-    requireSameOrigin(request, ctx.publicUrl);
-    const { id } = validate(idParams, request.params, 'path');
-    const session = await mustBeSignedIn(ctx, request);
-    ctx.slots.holdFor(reply.raw, 'writes', callerKey({ kind: 'user', member: session.member }));
-    const form = formOf(request.body);
-    requireCsrf(form.csrf, session.csrf);
-    validate(csrfForm, form, 'body');
+    const { id, session } = await connectionFormPost(ctx, request, reply);
     const { connection, revoked_at_server: atServer } = await disconnectAs(ctx, session.member, id);
     const where = atServer ? ' and its tokens were revoked at the server' : '';
     return showList(ctx, reply, session, 200, {
