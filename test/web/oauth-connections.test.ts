@@ -386,6 +386,39 @@ describe('OAuth connections', () => {
     assert.equal(bearer.status, 409, 'the operator cannot paste a token into an OAuth connection');
   });
 
+  test('an authorization not finished in time is refused, and the connection keeps its generation', async () => {
+    const { page } = ownerBrowser;
+    const callback = await consentedCallback(page);
+    await db.query(
+      `update oauth_authorizations set expires_at = now() - interval '1 second'
+       where connection_id = $1 and used_at is null`,
+      [connectionId],
+    );
+    const late = await openCallback(page, callback);
+    assert.equal(late.status, 403);
+    assert.match(late.text, /has expired/);
+    const row = await connection();
+    assert.deepEqual([row.status, row.auth_generation], ['active', 1]);
+  });
+
+  test('declining at the server changes nothing, and the page says so; a callback without its state is a 400', async () => {
+    const { page } = ownerBrowser;
+    await page.goto(authorizeUrl);
+    await page.click('#connect');
+    await page.waitForURL(/^http:\/\/localhost:\d+\/authorize/);
+    await Promise.all([
+      page.waitForURL(isCallback),
+      page.getByRole('button', { name: 'Deny' }).click(),
+    ]);
+    assert.match(await page.locator('#declined').innerText(), /access_denied/);
+    const row = await connection();
+    assert.deepEqual([row.status, row.auth_generation], ['active', 1]);
+
+    const partial = await fetch(`${api.url}/connections/oauth/callback?code=abc`);
+    assert.equal(partial.status, 400);
+    assert.match(await partial.text(), /That request was not understood/);
+  });
+
   test('a reconnect while a call waits for approval moves the generation on, and that call refuses (binding)', async () => {
     const run = await ownersRun();
     const pending = await toolCall(api, run, 'create-1', create);

@@ -16,7 +16,13 @@ import { Problem } from '../problem.js';
 import { idParams } from '../routes/connections.js';
 import { validate } from '../validation.js';
 import type { Notice } from './approval-detail-page.js';
-import { authorizePage, connectionsPage, continuePage, finishPage } from './connections-page.js';
+import {
+  authorizePage,
+  connectionsPage,
+  continuePage,
+  declinedPage,
+  finishPage,
+} from './connections-page.js';
 import { requireCsrf, requireSameOrigin } from './csrf.js';
 import { formOf } from './form-body.js';
 import { sendPage } from './layout.js';
@@ -126,13 +132,9 @@ export function connectionPageRoutes(web: FastifyInstance, ctx: ApiContext) {
     const query = validate(callbackQuery, request.query, 'query');
     const session = await signedIn(ctx, request);
     if (query.error !== undefined || query.code === undefined || query.state === undefined) {
-      // Refused at the server: the attempt is used up, and nothing else changes.
+      // Refused or declined at the server: the attempt is used up, and nothing else changes.
       if (session && query.state) await abandonAuthorization(ctx, session.member, query.state);
-      if (!session) return toLogin(request, reply);
-      return showList(ctx, reply, session, 200, {
-        kind: 'info',
-        text: `The authorization server did not authorize the connection (${query.error ?? 'no code'}).`,
-      });
+      return sendPage(reply, 200, declinedPage(query.error ?? 'no code', session));
     }
     const callback = { code: query.code, state: query.state };
     if (!session) return sendPage(reply, 200, finishPage(callback));

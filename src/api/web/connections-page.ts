@@ -144,3 +144,18 @@ export function finishPage(callback: { code: string; state: string }): SafeHtml 
     </section>`,
   );
 }
+
+/** The authorization server did not authorize (the person declined, or it refused). */
+export function declinedPage(error: string, session: SignedIn | undefined): SafeHtml {
+  return page(
+    { title: 'Not connected', session },
+    html`<section class="card">
+      <h1>Not connected</h1>
+      <p id="declined">
+        The authorization server did not authorize the connection (<code>${error}</code>). Nothing
+        changed.
+      </p>
+      <p><a href="/connections">Back to your connections</a></p>
+    </section>`,
+  );
+}
