@@ -259,7 +259,7 @@ export async function oauthAccessToken(
   if (stale === undefined && !due(held)) return bearerOf(held);
   const refused = await withTransaction(deps.pool, async (tx) => {
     const locked = await lockOAuthConnection(tx, row.id);
-    if (!locked) return { refused: `the connection is ${row.status}` };
+    if (!locked) return { refused: `the connection "${row.name}" is no longer active` };
     const current = sealer.unsealOAuth(row.id, sealer.fromStored(locked.sealed_credential));
     const refreshedMeanwhile =
       current.tokens?.access_token !== (stale ?? held.tokens?.access_token);

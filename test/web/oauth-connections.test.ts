@@ -550,6 +550,7 @@ describe('OAuth connections', () => {
       ledger: JSON.stringify(events),
       histories: histories.join('\n'),
     };
+    assert.doesNotMatch(places.logs, /code-[0-9a-f]{32}/, 'no authorization code in the logs');
     for (const canary of canaries)
       for (const [where, text] of Object.entries(places))
         assert.equal(text.includes(canary), false, `an issued secret is in the ${where}`);
