@@ -94,6 +94,8 @@ export interface OAuthUpstream {
   reusedRefreshTokens: number;
   revoked: string[];
   registrations: number;
+  /** A client registered ahead, as an operator would with the server's own console. */
+  preRegister(redirectUri: string): { client_id: string; client_secret: string };
   /** From now on every refresh is refused with invalid_grant. */
   refuseRefreshes(): void;
   /** Every access token issued so far is unknown from now on (answered 401). */
@@ -127,6 +129,15 @@ export async function startOAuthUpstream(
     },
     forgetAccessTokens: () => {
       accessTokens.clear();
+    },
+    preRegister: (redirectUri) => {
+      const client = {
+        client_id: `console-${randomBytes(8).toString('hex')}`,
+        client_secret: secret('client-secret'),
+      };
+      state.issued.push(client.client_secret);
+      clients.set(client.client_id, { ...client, redirect_uris: [redirectUri] });
+      return client;
     },
     close: () => Promise.resolve(),
   };

@@ -132,7 +132,7 @@ async function openCallback(
 }
 
 /** The owner connects or reconnects in one go: authorize page, consent, back, finish. */
-async function connectAsOwner(page: Page) {
+async function connectAsOwner(page: Page, name = 'notes') {
   await consentedCallback(page);
   // The way back came from another site, without the session cookie: one click finishes.
   const [response] = await Promise.all([
@@ -141,7 +141,7 @@ async function connectAsOwner(page: Page) {
   ]);
   assert.equal(response.status(), 200);
   await page.waitForLoadState();
-  assert.match(await page.locator('#notice').innerText(), /notes is connected/);
+  assert.match(await page.locator('#notice').innerText(), new RegExp(`${name} is connected`));
 }
 
 function recordCall(run: CreatedRun, callId: string) {
@@ -509,6 +509,35 @@ describe('OAuth connections', () => {
     assert.match(await revoked.text(), /notes-2 is disconnected/);
     const row = await expectStatus(call('GET', `/v1/connections/${created.id}`, op()), 200);
     assert.equal(row.status, 'revoked');
+    await context.close();
+  });
+
+  test('an org connection with a client given at creation: an admin connects it without registering a new client', async () => {
+    const client = upstream.preRegister(`${api.url}/connections/oauth/callback`);
+    const created = await expectStatus(
+      call('POST', '/v1/connections', {
+        ...op(),
+        body: {
+          workspace: seed.workspace,
+          name: 'team-notes',
+          kind: 'org',
+          url: upstream.url,
+          credential: { type: 'oauth', ...client },
+        },
+      }),
+      201,
+    );
+    const registrations = upstream.registrations;
+    const { context, page } = await signedIn(seed.admin.token);
+    authorizeUrl = created.authorize_url;
+    await connectAsOwner(page, 'team-notes');
+    const row = await expectStatus(call('GET', `/v1/connections/${created.id}`, op()), 200);
+    assert.equal(row.status, 'active');
+    assert.equal(upstream.registrations, registrations, 'the given client was used');
+    await page.goto(`${api.url}/connections`);
+    await page.getByRole('button', { name: 'Revoke' }).click();
+    await page.waitForLoadState();
+    assert.match(await page.locator('#notice').innerText(), /revoked at the server/);
     await context.close();
   });
 
