@@ -1,7 +1,10 @@
+import { connectionCredential } from '../application/connections.js';
+import { oauthAccessToken, ReauthorizationNeededError } from '../application/oauth-connections.js';
 import type { ListedTool } from '../broker/exchange-limits.js';
 import { callToolHttp } from '../broker/http-mcp-server.js';
+import { OAuthFlowError } from '../broker/oauth-client.js';
 import { PhotographError } from '../broker/photograph-error.js';
-import type { CredentialSealer } from '../broker/sealing.js';
+import type { BearerCredential, CredentialSealer } from '../broker/sealing.js';
 import { brokerVerdict, liveDefinitionVerdict } from '../domain/gate/broker-verdicts.js';
 import type { CalledTool } from '../domain/gate/stage-verdicts.js';
 import type { DecidedAnswer, Denial, GateRequest } from '../domain/gate/vocabulary.js';
@@ -13,7 +16,7 @@ import {
   toolError,
   type Brokered,
 } from '../store/brokered-calls.js';
-import { findConnection, type ConnectionRow } from '../store/connections.js';
+import { findConnection, touchConnection, type ConnectionRow } from '../store/connections.js';
 import { findMember } from '../store/members.js';
 import { findRunRevocation } from '../store/run-revocations.js';
 import { inSpan } from '../telemetry/tracing.js';
@@ -62,22 +65,28 @@ export function brokerActivity(pool: Pool, frozen: FrozenRuns, sealer: Credentia
     connection: ConnectionRow,
     confirm: (listed: ListedTool[]) => Denial | undefined,
   ): Promise<Brokered> {
+    const tool = { name: called.frozen?.mcp_name ?? called.name, arguments: request.arguments };
+    const send = (credential: BearerCredential) =>
+      callToolHttp(connection.url, credential, tool, confirm);
     try {
-      const credential = sealer.unseal(
-        connection.id,
-        sealer.fromStored(connection.sealed_credential),
-      );
-      const call = await callToolHttp(
-        connection.url,
-        credential,
-        { name: called.frozen?.mcp_name ?? called.name, arguments: request.arguments },
-        confirm,
-      );
+      const credential = await connectionCredential({ pool, sealer }, connection);
+      const call = await send(credential).catch(async (err: unknown) => {
+        // An OAuth server refusing the token: refresh once, then the call once more.
+        if (!(err instanceof PhotographError) || err.code !== 'unauthorized') throw err;
+        if (connection.credential_type !== 'oauth') throw err;
+        return send(await oauthAccessToken({ pool, sealer }, connection, credential.token));
+      });
       if (!call.called) return { outcome: 'denied', denial: call.refusal };
+      await touchConnection(pool, connection.id);
       return { outcome: 'executed', result: call.result };
     } catch (err) {
-      if (!(err instanceof PhotographError)) throw err;
-      const text = `the upstream call failed (${err.code}): ${err.message}`;
+      if (err instanceof ReauthorizationNeededError) {
+        const reason = `${err.message} (checked at the call; nothing was executed)`;
+        return { outcome: 'denied', denial: { outcome: 'deny', source: 'binding', reason } };
+      }
+      if (!(err instanceof PhotographError) && !(err instanceof OAuthFlowError)) throw err;
+      const code = err instanceof PhotographError ? err.code : 'authorization';
+      const text = `the upstream call failed (${code}): ${err.message}`;
       return { outcome: 'failed', result: toolError(text) };
     }
   }

@@ -9,6 +9,8 @@ import {
   UnavailableError,
 } from '../application/errors.js';
 import { DecisionNotRecordedError } from '../application/decide-approval.js';
+import { ReauthorizationNeededError } from '../application/oauth-connections.js';
+import { OAuthFlowError } from '../broker/oauth-client.js';
 import { PhotographError } from '../broker/photograph-error.js';
 import { isUnavailableError } from '../store/pool.js';
 import { GateStillEvaluatingError } from '../temporal/gate-workflow-client.js';
@@ -64,6 +66,11 @@ export function problemFor(err: unknown): Problem {
     if (refused) return refused;
   }
   if (err instanceof PhotographError) return photographProblem(err);
+  // The authorization server's fault or the owner's to mend: never a 500.
+  if (err instanceof OAuthFlowError) {
+    return new Problem(502, err.message, { type: 'https://fluidbox.dev/problems/upstream-oauth' });
+  }
+  if (err instanceof ReauthorizationNeededError) return new Problem(409, err.message);
   if (err instanceof GateStillEvaluatingError) return new Problem(503, err.message);
   const client = clientProblem(err as Partial<FastifyError>);
   if (client) return client;

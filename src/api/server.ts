@@ -1,4 +1,5 @@
-import Fastify, { LogController, type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyInstance, type FastifyRequest } from 'fastify';
+import { callbackPath } from '../application/oauth-connections.js';
 import { callerKey, type SlotKind } from './caller-slots.js';
 import type { ApiContext } from './context.js';
 import { problemFor } from './error-mapping.js';
@@ -39,13 +40,30 @@ const boundsCheckMs = 1_000;
 /** `false`, or pino options (a level, a destination stream): request logs never hold bodies. */
 export type ApiLogger = boolean | { level: string; stream?: { write(line: string): void } };
 
+/**
+ * A request as its log line shows it: the query of an OAuth callback (an authorization code and
+ * its state) is left out.
+ */
+const serializers = {
+  req(request: FastifyRequest) {
+    const url = request.url.startsWith(callbackPath) ? callbackPath : request.url;
+    return {
+      method: request.method,
+      url,
+      host: request.host,
+      remoteAddress: request.ip,
+      remotePort: request.socket.remotePort,
+    };
+  },
+};
+
 export function buildApi(
   ctx: ApiContext,
   { logger = false }: { logger?: ApiLogger } = {},
 ): FastifyInstance {
   const bounds = ctx.http;
   const app = Fastify({
-    logger,
+    logger: logger === false ? false : { ...(logger === true ? {} : logger), serializers },
     bodyLimit: bodyLimitBytes,
     // A request's headers, then all of it, must arrive in time (Node answers 408 and closes);
     // these bound only what arrives, never a response being written.

@@ -13,25 +13,23 @@ import {
   insertConnection,
   reauthorizeConnection as storeCredential,
   replacePhotograph,
-  revokeConnection as revoke,
   type ConnectionRow,
 } from '../store/connections.js';
-import { findMember } from '../store/members.js';
 import type { Pool } from '../store/pool.js';
-import { workspaceExists } from '../store/workspaces.js';
-import { ConflictError, InvalidInputError, NotFoundError } from './errors.js';
+import {
+  identityOf,
+  mustBeRegistrable,
+  type ConnectionTarget,
+} from './connection-prerequisites.js';
+import { ConflictError, NotFoundError } from './errors.js';
+import { oauthAccessToken } from './oauth-connections.js';
 
 export interface ConnectionDeps {
   pool: Pool;
   sealer: CredentialSealer;
 }
 
-export interface ConnectionRequest {
-  workspace: string;
-  name: string;
-  kind: 'org' | 'personal';
-  owner_user_id?: string | undefined;
-  url: string;
+export interface ConnectionRequest extends ConnectionTarget {
   credential: BearerCredential;
 }
 
@@ -41,13 +39,13 @@ async function photograph(name: string, url: string, credential: BearerCredentia
   return photographMcpTools(name, listed);
 }
 
-async function mustHaveActiveOwner(pool: Pool, workspace: string, ownerId: string) {
-  const owner = await findMember(pool, workspace, ownerId);
-  if (owner?.status !== 'active') {
-    throw new InvalidInputError('the owner must be an active member of the workspace', [
-      { path: 'owner_user_id', message: 'not an active member of this workspace' },
-    ]);
-  }
+/** The bearer token a connection calls its server with: its own, or its OAuth access token. */
+export function connectionCredential(
+  deps: ConnectionDeps,
+  row: ConnectionRow,
+): Promise<BearerCredential> {
+  if (row.credential_type === 'oauth') return oauthAccessToken(deps, row);
+  return Promise.resolve(deps.sealer.unseal(row.id, deps.sealer.fromStored(row.sealed_credential)));
 }
 
 /**
@@ -58,41 +56,37 @@ export async function registerConnection(
   { pool, sealer }: ConnectionDeps,
   request: ConnectionRequest,
 ): Promise<ConnectionRow> {
-  if (!(await workspaceExists(pool, request.workspace))) {
-    throw new NotFoundError(`workspace ${request.workspace}`);
-  }
-  if (request.owner_user_id)
-    await mustHaveActiveOwner(pool, request.workspace, request.owner_user_id);
+  await mustBeRegistrable(pool, request);
   const shot: McpPhotograph = await photograph(request.name, request.url, request.credential);
   const id = randomUUID();
   const row = await insertConnection(pool, {
-    id,
-    workspace_id: request.workspace,
-    name: request.name,
-    kind: request.kind,
-    owner_user_id: request.owner_user_id ?? null,
-    url: request.url,
+    ...identityOf(id, request),
     sealed_credential: sealer.seal(id, request.credential).toBytes(),
     tools: shot.tools,
     unusable: shot.unusable,
     digest: photographDigest(shot),
+    status: 'active',
+    credential_type: 'bearer',
+    scopes: null,
   });
   if (!row) {
-    throw new ConflictError(`the workspace already has an active connection named ${request.name}`);
+    throw new ConflictError(`the workspace already has a connection named ${request.name}`);
   }
   return row;
 }
 
 /** Photographs an active connection again; runs already started keep what they froze. */
 export async function refreshConnectionTools(
-  { pool, sealer }: ConnectionDeps,
+  deps: ConnectionDeps,
   id: string,
 ): Promise<{ connection: ConnectionRow; diff: PhotographDiff }> {
-  const row = await findConnection(pool, id);
+  const row = await findConnection(deps.pool, id);
   if (row?.status !== 'active') throw new NotFoundError(`active connection ${id}`);
-  const credential = sealer.unseal(id, sealer.fromStored(row.sealed_credential));
-  const shot = await photograph(row.name, row.url, credential);
-  const updated = await replacePhotograph(pool, id, { ...shot, digest: photographDigest(shot) });
+  const shot = await photograph(row.name, row.url, await connectionCredential(deps, row));
+  const updated = await replacePhotograph(deps.pool, id, {
+    ...shot,
+    digest: photographDigest(shot),
+  });
   if (!updated) throw new NotFoundError(`active connection ${id}`);
   return { connection: updated, diff: diffPhotographs(row.tools, updated.tools) };
 }
@@ -103,13 +97,13 @@ export async function reauthorizeConnection(
   id: string,
   credential: BearerCredential,
 ): Promise<ConnectionRow> {
+  const row = await findConnection(pool, id);
+  if (row?.credential_type === 'oauth') {
+    throw new ConflictError(
+      'an OAuth connection is reauthorized by its owner: send {"credential": {"type": "oauth"}} for a new authorize_url',
+    );
+  }
   const updated = await storeCredential(pool, id, sealer.seal(id, credential).toBytes());
   if (!updated) throw new NotFoundError(`active connection ${id}`);
   return updated;
-}
-
-export async function revokeConnection(pool: Pool, id: string): Promise<ConnectionRow> {
-  const revoked = await revoke(pool, id);
-  if (!revoked) throw new NotFoundError(`connection ${id}`);
-  return revoked;
 }

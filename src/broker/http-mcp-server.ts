@@ -11,13 +11,9 @@ import {
   type ListedTool,
 } from './exchange-limits.js';
 import { PhotographError } from './photograph-error.js';
+import type { BearerCredential } from './sealing.js';
 import { redactor } from './secret-redactor.js';
 import { listAllTools } from './tool-listing.js';
-
-export interface BearerCredential {
-  type: 'bearer';
-  token: string;
-}
 
 /**
  * Lists the tools of an MCP server over Streamable HTTP with a bearer token, following

@@ -1,4 +1,5 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import type { OAuthAttempt, OAuthCustody } from './oauth-custody.js';
 
 export interface BearerCredential {
   type: 'bearer';
@@ -17,7 +18,8 @@ export interface WebhookSecret {
   secret: string;
 }
 
-export type Credential = BearerCredential | ApiKeyCredential | WebhookSecret;
+export type Credential =
+  BearerCredential | ApiKeyCredential | WebhookSecret | OAuthCustody | OAuthAttempt;
 
 const version = 1;
 const ivBytes = 12;
@@ -89,6 +91,20 @@ export class CredentialSealer {
   unseal(connectionId: string, sealed: SealedCredential): BearerCredential {
     const credential = this.#open(connectionId, sealed);
     if (credential.type !== 'bearer') throw new SealingError('not a bearer credential');
+    return credential;
+  }
+
+  /** An OAuth connection's client and tokens. */
+  unsealOAuth(connectionId: string, sealed: SealedCredential): OAuthCustody {
+    const credential = this.#open(connectionId, sealed);
+    if (credential.type !== 'oauth') throw new SealingError('not an OAuth credential');
+    return credential;
+  }
+
+  /** A started authorization's PKCE verifier and client, bound to the hash of its state. */
+  unsealOAuthAttempt(stateHash: string, sealed: SealedCredential): OAuthAttempt {
+    const credential = this.#open(stateHash, sealed);
+    if (credential.type !== 'oauth_attempt') throw new SealingError('not an OAuth authorization');
     return credential;
   }
 

@@ -1,6 +1,9 @@
 import type { McpPhotographedTool, UnusableMcpTool } from '../domain/tools/mcp-tools.js';
 import type { Queryable } from './pool.js';
 
+export type ConnectionStatus =
+  'awaiting_authorization' | 'active' | 'needs_reauthorization' | 'revoked';
+
 export interface ConnectionRow {
   id: string;
   workspace_id: string;
@@ -10,27 +13,36 @@ export interface ConnectionRow {
   url: string;
   sealed_credential: Buffer;
   auth_generation: number;
-  status: 'active' | 'revoked';
+  status: ConnectionStatus;
+  credential_type: 'bearer' | 'oauth';
+  /** The scopes an OAuth connection asks for (space-separated); null: the server's choice. */
+  scopes: string | null;
+  /** Why a connection needs its owner again, in words the owner can act on. */
+  status_reason: string | null;
+  last_used_at: Date | null;
   tools: McpPhotographedTool[];
   unusable: UnusableMcpTool[];
   digest: string;
   photographed_at: Date;
 }
 
-const columns = `id, workspace_id, name, kind, owner_user_id, url, sealed_credential, auth_generation, status,
-  tools, unusable, digest, photographed_at`;
+export const connectionColumns = `id, workspace_id, name, kind, owner_user_id, url, sealed_credential, auth_generation, status,
+  credential_type, scopes, status_reason, last_used_at, tools, unusable, digest, photographed_at`;
 
-/** Returns undefined when the workspace already has an active connection of that name. */
+/** Returns undefined when the workspace already has a connection of that name not revoked. */
 export async function insertConnection(
   db: Queryable,
-  connection: Omit<ConnectionRow, 'auth_generation' | 'status' | 'photographed_at'>,
+  connection: Omit<
+    ConnectionRow,
+    'auth_generation' | 'photographed_at' | 'status_reason' | 'last_used_at'
+  >,
 ): Promise<ConnectionRow | undefined> {
   const { rows } = await db.query<ConnectionRow>(
     `insert into connections (id, workspace_id, name, kind, owner_user_id, url, sealed_credential, tools,
-       unusable, digest)
-     values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
-     on conflict (workspace_id, name) where status = 'active' do nothing
-     returning ${columns}`,
+       unusable, digest, status, credential_type, scopes)
+     values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
+     on conflict (workspace_id, name) where status <> 'revoked' do nothing
+     returning ${connectionColumns}`,
     [
       connection.id,
       connection.workspace_id,
@@ -42,6 +54,9 @@ export async function insertConnection(
       JSON.stringify(connection.tools),
       JSON.stringify(connection.unusable),
       connection.digest,
+      connection.status,
+      connection.credential_type,
+      connection.scopes,
     ],
   );
   return rows[0];
@@ -52,7 +67,7 @@ export async function findConnection(
   id: string,
 ): Promise<ConnectionRow | undefined> {
   const { rows } = await db.query<ConnectionRow>(
-    `select ${columns} from connections where id = $1`,
+    `select ${connectionColumns} from connections where id = $1`,
     [id],
   );
   return rows[0];
@@ -64,7 +79,7 @@ export async function findConnections(
   ids: readonly string[],
 ): Promise<ConnectionRow[]> {
   const { rows } = await db.query<ConnectionRow>(
-    `select ${columns} from connections where workspace_id = $1 and id = any($2::uuid[])`,
+    `select ${connectionColumns} from connections where workspace_id = $1 and id = any($2::uuid[])`,
     [workspaceId, ids],
   );
   return rows;
@@ -92,7 +107,7 @@ export async function replacePhotograph(
 ): Promise<ConnectionRow | undefined> {
   const { rows } = await db.query<ConnectionRow>(
     `update connections set tools = $2, unusable = $3, digest = $4, photographed_at = now()
-     where id = $1 and status = 'active' returning ${columns}`,
+     where id = $1 and status = 'active' returning ${connectionColumns}`,
     [id, JSON.stringify(photograph.tools), JSON.stringify(photograph.unusable), photograph.digest],
   );
   return rows[0];
@@ -106,19 +121,46 @@ export async function reauthorizeConnection(
 ): Promise<ConnectionRow | undefined> {
   const { rows } = await db.query<ConnectionRow>(
     `update connections set sealed_credential = $2, auth_generation = auth_generation + 1
-     where id = $1 and status = 'active' returning ${columns}`,
+     where id = $1 and status = 'active' returning ${connectionColumns}`,
     [id, sealedCredential],
   );
   return rows[0];
 }
 
+/**
+ * Revokes a connection; `sealedCredential`, when given, replaces what it held (an OAuth
+ * connection's custody without its tokens).
+ */
 export async function revokeConnection(
   db: Queryable,
   id: string,
+  sealedCredential?: Buffer,
 ): Promise<ConnectionRow | undefined> {
   const { rows } = await db.query<ConnectionRow>(
-    `update connections set status = 'revoked' where id = $1 returning ${columns}`,
-    [id],
+    `update connections set status = 'revoked', status_reason = null,
+       sealed_credential = coalesce($2, sealed_credential)
+     where id = $1 returning ${connectionColumns}`,
+    [id, sealedCredential ?? null],
   );
   return rows[0];
+}
+
+/** The connections a member answers for: their personal ones, and an admin's org ones. */
+export async function listConnectionsFor(
+  db: Queryable,
+  member: { id: string; workspace_id: string; role: string },
+): Promise<ConnectionRow[]> {
+  const { rows } = await db.query<ConnectionRow>(
+    `select ${connectionColumns} from connections
+     where workspace_id = $1 and status <> 'revoked'
+       and (owner_user_id = $2 or (kind = 'org' and $3))
+     order by kind desc, name`,
+    [member.workspace_id, member.id, member.role === 'admin'],
+  );
+  return rows;
+}
+
+/** A brokered call used the connection's credential. */
+export async function touchConnection(db: Queryable, id: string): Promise<void> {
+  await db.query('update connections set last_used_at = now() where id = $1', [id]);
 }

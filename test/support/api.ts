@@ -1,6 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import { createApi } from '../../src/api/main.js';
 import type { ApiLogger } from '../../src/api/server.js';
+import { freeLoopbackPort } from '../../tools/devstack/free-port.js';
 import { testConfig, testOperatorKey, type ConfigOverrides } from './env.js';
 
 export interface HttpAnswer<T = any> {
@@ -16,14 +17,22 @@ export interface HttpAnswer<T = any> {
  */
 export async function startTestApi(
   overrides: ConfigOverrides = {},
-  options: { gateWaitMs?: number; logger?: ApiLogger; port?: number } = {},
+  options: {
+    gateWaitMs?: number;
+    logger?: ApiLogger;
+    /** A port chosen beforehand when the API's public URL must be known before it starts. */
+    port?: number;
+    /** Listen where the API tells people to come (its public URL): for pages it links to. */
+    atPublicUrl?: boolean;
+  } = {},
 ) {
   const ownWorker = overrides.temporal?.taskQueue !== undefined;
   const config = testConfig({ ...(ownWorker && { eagerStart: false }), ...overrides });
+  const chosen = options.port ?? (options.atPublicUrl ? await freeLoopbackPort() : 0);
+  if (options.atPublicUrl) config.api = { ...config.api, publicUrl: `http://127.0.0.1:${chosen}` };
   const operatorKey = testOperatorKey(config);
   const app = createApi(config, operatorKey, options);
-  // A port chosen beforehand when the API's public URL must be known before it starts.
-  await app.listen({ host: '127.0.0.1', port: options.port ?? 0 });
+  await app.listen({ host: '127.0.0.1', port: chosen });
   const { port } = app.server.address() as AddressInfo;
   const url = `http://127.0.0.1:${port}`;
 

@@ -302,7 +302,7 @@ export interface paths {
     get?: never;
     put?: never;
     /**
-     * Register a brokered MCP server and photograph its tools
+     * Register a brokered MCP server: a bearer one is photographed now, an OAuth one waits for its owner
      * @description Bearer: the operator key.
      */
     post: operations['createConnection'];
@@ -327,7 +327,7 @@ export interface paths {
     put?: never;
     post?: never;
     /**
-     * Revoke a connection
+     * Revoke a connection (an OAuth one's tokens at its server too, when it offers revocation)
      * @description Bearer: the operator key.
      */
     delete: operations['revokeConnection'];
@@ -366,7 +366,7 @@ export interface paths {
     get?: never;
     put?: never;
     /**
-     * Replace the credential; bindings frozen before now refuse
+     * Replace the credential (bindings frozen before now refuse), or for OAuth a new authorize_url
      * @description Bearer: the operator key.
      */
     post: operations['reauthorizeConnection'];
@@ -1152,6 +1152,94 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/connections': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The signed-in member's connections (an admin's: the workspace's org ones too)
+     * @description The web session cookie, and the CSRF value on posts.
+     */
+    get: operations['connectionsPage'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/connections/{id}/authorize': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Connect or reconnect an OAuth connection (its owner; an admin for an org one)
+     * @description The web session cookie, and the CSRF value on posts.
+     */
+    get: operations['connectionAuthorizePage'];
+    put?: never;
+    /**
+     * Start the authorization: on to the authorization server
+     * @description The web session cookie, and the CSRF value on posts.
+     */
+    post: operations['connectionAuthorizeStart'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/connections/oauth/callback': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Where the authorization server sends the person back
+     * @description The web session cookie, and the CSRF value on posts.
+     */
+    get: operations['connectionOAuthCallback'];
+    put?: never;
+    /**
+     * Finish an authorization whose callback arrived without the session cookie
+     * @description The web session cookie, and the CSRF value on posts.
+     */
+    post: operations['connectionOAuthFinish'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/connections/{id}/disconnect': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Disconnect (the owner) or revoke (an admin) a connection
+     * @description The web session cookie, and the CSRF value on posts.
+     */
+    post: operations['connectionDisconnect'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1861,11 +1949,19 @@ export interface operations {
           owner_user_id?: string;
           /** Format: uri */
           url: string;
-          credential: {
-            /** @constant */
-            type: 'bearer';
-            token: string;
-          };
+          credential:
+            | {
+                /** @constant */
+                type: 'bearer';
+                token: string;
+              }
+            | {
+                /** @constant */
+                type: 'oauth';
+                scopes?: string[];
+                client_id?: string;
+                client_secret?: string;
+              };
         };
       };
     };
@@ -1877,6 +1973,19 @@ export interface operations {
         };
         content: {
           'application/json': {
+            /** Format: uuid */
+            id: string;
+            /** @enum {string} */
+            status: 'awaiting_authorization' | 'active' | 'needs_reauthorization' | 'revoked';
+            /** @enum {string} */
+            credential_type: 'bearer' | 'oauth';
+            auth_generation: number;
+            tools: {
+              [key: string]: unknown;
+            }[];
+            digest: string;
+            authorize_url?: string;
+          } & {
             [key: string]: unknown;
           };
         };
@@ -1910,6 +2019,19 @@ export interface operations {
         };
         content: {
           'application/json': {
+            /** Format: uuid */
+            id: string;
+            /** @enum {string} */
+            status: 'awaiting_authorization' | 'active' | 'needs_reauthorization' | 'revoked';
+            /** @enum {string} */
+            credential_type: 'bearer' | 'oauth';
+            auth_generation: number;
+            tools: {
+              [key: string]: unknown;
+            }[];
+            digest: string;
+            authorize_url?: string;
+          } & {
             [key: string]: unknown;
           };
         };
@@ -1943,6 +2065,12 @@ export interface operations {
         };
         content: {
           'application/json': {
+            /** Format: uuid */
+            id: string;
+            /** @constant */
+            status: 'revoked';
+            revoked_at_server: boolean;
+          } & {
             [key: string]: unknown;
           };
         };
@@ -1976,6 +2104,19 @@ export interface operations {
         };
         content: {
           'application/json': {
+            /** Format: uuid */
+            id: string;
+            /** @enum {string} */
+            status: 'awaiting_authorization' | 'active' | 'needs_reauthorization' | 'revoked';
+            /** @enum {string} */
+            credential_type: 'bearer' | 'oauth';
+            auth_generation: number;
+            tools: {
+              [key: string]: unknown;
+            }[];
+            digest: string;
+            authorize_url?: string;
+          } & {
             [key: string]: unknown;
           };
         };
@@ -2003,11 +2144,16 @@ export interface operations {
     requestBody: {
       content: {
         'application/json': {
-          credential: {
-            /** @constant */
-            type: 'bearer';
-            token: string;
-          };
+          credential:
+            | {
+                /** @constant */
+                type: 'bearer';
+                token: string;
+              }
+            | {
+                /** @constant */
+                type: 'oauth';
+              };
         };
       };
     };
@@ -2019,6 +2165,13 @@ export interface operations {
         };
         content: {
           'application/json': {
+            /** Format: uuid */
+            id: string;
+            auth_generation: number;
+            /** @enum {string} */
+            status?: 'awaiting_authorization' | 'active' | 'needs_reauthorization' | 'revoked';
+            authorize_url?: string;
+          } & {
             [key: string]: unknown;
           };
         };
@@ -4410,6 +4563,211 @@ export interface operations {
           [name: string]: unknown;
         };
         content?: never;
+      };
+      /** @description an error (RFC 9457 problem details) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  connectionsPage: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description the page */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/html': string;
+        };
+      };
+      /** @description an error (RFC 9457 problem details) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  connectionAuthorizePage: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description the page */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/html': string;
+        };
+      };
+      /** @description an error (RFC 9457 problem details) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  connectionAuthorizeStart: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/x-www-form-urlencoded': {
+          csrf: string;
+        };
+      };
+    };
+    responses: {
+      /** @description a page sending the browser on */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/html': string;
+        };
+      };
+      /** @description an error (RFC 9457 problem details) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  connectionOAuthCallback: {
+    parameters: {
+      query?: {
+        code?: string;
+        state?: string;
+        error?: string;
+        error_description?: string;
+        iss?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description the outcome, or a page to finish from */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/html': string;
+        };
+      };
+      /** @description an error (RFC 9457 problem details) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  connectionOAuthFinish: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/x-www-form-urlencoded': {
+          code: string;
+          state: string;
+        };
+      };
+    };
+    responses: {
+      /** @description the outcome */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/html': string;
+        };
+      };
+      /** @description an error (RFC 9457 problem details) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  connectionDisconnect: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/x-www-form-urlencoded': {
+          csrf: string;
+        };
+      };
+    };
+    responses: {
+      /** @description the connections, with the outcome */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/html': string;
+        };
       };
       /** @description an error (RFC 9457 problem details) */
       default: {

@@ -6,6 +6,12 @@ import { z } from 'zod';
 import { denySources } from '../../domain/gate/vocabulary.js';
 
 const object = z.looseObject({});
+const connectionStatuses = [
+  'awaiting_authorization',
+  'active',
+  'needs_reauthorization',
+  'revoked',
+] as const;
 
 export const responses = {
   object,
@@ -29,6 +35,27 @@ export const responses = {
     roles: z.record(z.string(), z.enum(['member', 'approver', 'admin'])),
   }),
   bundle: z.looseObject({ id: z.uuid(), tools: z.array(object), digest: z.string() }),
+  connection: z.looseObject({
+    id: z.uuid(),
+    status: z.enum(connectionStatuses),
+    credential_type: z.enum(['bearer', 'oauth']),
+    auth_generation: z.number().int(),
+    tools: z.array(object),
+    digest: z.string(),
+    /** An OAuth connection's page where the right person authorizes it. */
+    authorize_url: z.string().optional(),
+  }),
+  reauthorization: z.looseObject({
+    id: z.uuid(),
+    auth_generation: z.number().int(),
+    status: z.enum(connectionStatuses).optional(),
+    authorize_url: z.string().optional(),
+  }),
+  disconnection: z.looseObject({
+    id: z.uuid(),
+    status: z.literal('revoked'),
+    revoked_at_server: z.boolean(),
+  }),
   policy: z.looseObject({ id: z.uuid(), version: z.number().int() }),
   run: z.looseObject({
     run_id: z.uuid(),

@@ -36,6 +36,7 @@ import {
 } from '../web/personal-token-routes.js';
 import { decisionForm } from '../web/approval-page-routes.js';
 import { simulationQuery } from '../web/simulation-page-routes.js';
+import { callbackForm, callbackQuery, csrfForm } from '../web/connection-page-routes.js';
 import { policyBodySchema } from '../../domain/policy/policy.js';
 import { responses } from './response-shapes.js';
 
@@ -259,11 +260,12 @@ export const routeContracts: readonly RouteContract[] = [
     method: 'post',
     path: '/v1/connections',
     operationId: 'createConnection',
-    summary: 'Register a brokered MCP server and photograph its tools',
+    summary:
+      'Register a brokered MCP server: a bearer one is photographed now, an OAuth one waits for its owner',
     tag: 'tools',
     caller: 'operator',
     body: connectionBody,
-    answers: { 201: json('registered') },
+    answers: { 201: json('registered', responses.connection) },
   },
   {
     method: 'get',
@@ -273,7 +275,7 @@ export const routeContracts: readonly RouteContract[] = [
     tag: 'tools',
     caller: 'operator',
     params: idParams,
-    answers: { 200: json('the connection') },
+    answers: { 200: json('the connection', responses.connection) },
   },
   {
     method: 'post',
@@ -283,28 +285,30 @@ export const routeContracts: readonly RouteContract[] = [
     tag: 'tools',
     caller: 'operator',
     params: idParams,
-    answers: { 200: json('the new photograph') },
+    answers: { 200: json('the new photograph', responses.connection) },
   },
   {
     method: 'post',
     path: '/v1/connections/:id/reauthorize',
     operationId: 'reauthorizeConnection',
-    summary: 'Replace the credential; bindings frozen before now refuse',
+    summary:
+      'Replace the credential (bindings frozen before now refuse), or for OAuth a new authorize_url',
     tag: 'tools',
     caller: 'operator',
     params: idParams,
     body: reauthorizeBody,
-    answers: { 200: json('reauthorised') },
+    answers: { 200: json('reauthorised', responses.reauthorization) },
   },
   {
     method: 'delete',
     path: '/v1/connections/:id',
     operationId: 'revokeConnection',
-    summary: 'Revoke a connection',
+    summary:
+      "Revoke a connection (an OAuth one's tokens at its server too, when it offers revocation)",
     tag: 'tools',
     caller: 'operator',
     params: idParams,
-    answers: { 200: json('revoked') },
+    answers: { 200: json('revoked', responses.disconnection) },
   },
   {
     method: 'post',
@@ -750,5 +754,66 @@ export const routeContracts: readonly RouteContract[] = [
     params: approvalParams,
     formBody: decisionForm,
     answers: { 303: { description: 'decided; back to the approval' } },
+  },
+  {
+    method: 'get',
+    path: '/connections',
+    operationId: 'connectionsPage',
+    summary: "The signed-in member's connections (an admin's: the workspace's org ones too)",
+    tag: 'web form',
+    caller: 'browser',
+    answers: { 200: page('the page') },
+  },
+  {
+    method: 'get',
+    path: '/connections/:id/authorize',
+    operationId: 'connectionAuthorizePage',
+    summary: 'Connect or reconnect an OAuth connection (its owner; an admin for an org one)',
+    tag: 'web form',
+    caller: 'browser',
+    params: idParams,
+    answers: { 200: page('the page') },
+  },
+  {
+    method: 'post',
+    path: '/connections/:id/authorize',
+    operationId: 'connectionAuthorizeStart',
+    summary: 'Start the authorization: on to the authorization server',
+    tag: 'web form',
+    caller: 'browser',
+    params: idParams,
+    formBody: csrfForm,
+    answers: { 200: page('a page sending the browser on') },
+  },
+  {
+    method: 'get',
+    path: '/connections/oauth/callback',
+    operationId: 'connectionOAuthCallback',
+    summary: 'Where the authorization server sends the person back',
+    tag: 'web form',
+    caller: 'browser',
+    query: callbackQuery,
+    answers: { 200: page('the outcome, or a page to finish from') },
+  },
+  {
+    method: 'post',
+    path: '/connections/oauth/callback',
+    operationId: 'connectionOAuthFinish',
+    summary: 'Finish an authorization whose callback arrived without the session cookie',
+    tag: 'web form',
+    caller: 'browser',
+    formBody: callbackForm,
+    answers: { 200: page('the outcome') },
+  },
+  {
+    method: 'post',
+    path: '/connections/:id/disconnect',
+    operationId: 'connectionDisconnect',
+    summary: 'Disconnect (the owner) or revoke (an admin) a connection',
+    tag: 'web form',
+    caller: 'browser',
+    params: idParams,
+    formBody: csrfForm,
+    answers: { 200: page('the connections, with the outcome') },
   },
 ];

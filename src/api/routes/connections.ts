@@ -4,8 +4,12 @@ import {
   reauthorizeConnection,
   refreshConnectionTools,
   registerConnection,
-  revokeConnection,
 } from '../../application/connections.js';
+import {
+  disconnect,
+  registerOAuthConnection,
+  requestReauthorization,
+} from '../../application/oauth-connections.js';
 import { guardToolSchemas } from '../../domain/tools/schema-guard.js';
 import type { PhotographedTool } from '../../domain/tools/tools.js';
 import { findConnection, type ConnectionRow } from '../../store/connections.js';
@@ -20,9 +24,27 @@ export const originName = z
     'a name is 1 to 64 letters, digits, "_" or "-", starting with a letter or digit',
   );
 
-const credential = z
+const bearerCredential = z
   .object({ type: z.literal('bearer'), token: z.string().min(1).max(8192) })
   .strict();
+
+/** An OAuth scope token (RFC 6749 section 3.3): printable ASCII without spaces, quotes or "\\". */
+const scopeToken = z.string().regex(/^[\x21\x23-\x5b\x5d-\x7e]{1,200}$/, 'not an OAuth scope');
+
+export const oauthCredential = z
+  .object({
+    type: z.literal('oauth'),
+    scopes: z.array(scopeToken).max(50).optional(),
+    client_id: z.string().min(1).max(512).optional(),
+    client_secret: z.string().min(1).max(2048).optional(),
+  })
+  .strict()
+  .refine((c) => c.client_secret === undefined || c.client_id !== undefined, {
+    error: 'a client_secret comes with its client_id',
+    path: ['client_secret'],
+  });
+
+const credential = z.discriminatedUnion('type', [bearerCredential, oauthCredential]);
 
 export const connectionBody = z
   .object({
@@ -39,7 +61,14 @@ export const connectionBody = z
     path: ['owner_user_id'],
   });
 
-export const reauthorizeBody = z.object({ credential }).strict();
+export const reauthorizeBody = z
+  .object({
+    credential: z.discriminatedUnion('type', [
+      bearerCredential,
+      z.object({ type: z.literal('oauth') }).strict(),
+    ]),
+  })
+  .strict();
 export const idParams = z.object({ id: z.uuid() }).strict();
 
 /** A photograph's tools as the API shows them: never the credential, always callability. */
@@ -66,11 +95,15 @@ function connectionView(row: ConnectionRow) {
     owner_user_id: row.owner_user_id,
     url: row.url,
     status: row.status,
+    ...(row.status_reason !== null && { status_reason: row.status_reason }),
+    credential_type: row.credential_type,
+    ...(row.scopes !== null && { scopes: row.scopes.split(' ') }),
     auth_generation: row.auth_generation,
     tools: toolsView(row),
     unusable: row.unusable,
     digest: row.digest,
     photographed_at: row.photographed_at,
+    last_used_at: row.last_used_at,
   };
 }
 
@@ -78,7 +111,13 @@ export function connectionRoutes(app: FastifyInstance, ctx: ApiContext) {
   app.post('/v1/connections', async (request, reply) => {
     await ctx.auth.operator(request);
     const body = validate(connectionBody, request.body, 'body');
-    const row = await registerConnection(ctx, body);
+    const { credential: given, ...target } = body;
+    if (given.type === 'oauth') {
+      const awaiting = await registerOAuthConnection(ctx, { ...target, credential: given });
+      const view = connectionView(awaiting.connection);
+      return reply.code(201).send({ ...view, authorize_url: awaiting.authorize_url });
+    }
+    const row = await registerConnection(ctx, { ...target, credential: given });
     return reply.code(201).send(connectionView(row));
   });
 
@@ -101,6 +140,11 @@ export function connectionRoutes(app: FastifyInstance, ctx: ApiContext) {
     await ctx.auth.operator(request);
     const { id } = validate(idParams, request.params, 'path');
     const body = validate(reauthorizeBody, request.body, 'body');
+    if (body.credential.type === 'oauth') {
+      const awaiting = await requestReauthorization(ctx, id);
+      const { auth_generation, status } = awaiting.connection;
+      return { id, auth_generation, status, authorize_url: awaiting.authorize_url };
+    }
     const updated = await reauthorizeConnection(ctx, id, body.credential);
     return { id, auth_generation: updated.auth_generation };
   });
@@ -108,7 +152,7 @@ export function connectionRoutes(app: FastifyInstance, ctx: ApiContext) {
   app.delete('/v1/connections/:id', async (request) => {
     await ctx.auth.operator(request);
     const { id } = validate(idParams, request.params, 'path');
-    const revoked = await revokeConnection(ctx.pool, id);
-    return { id, status: revoked.status };
+    const { connection, revoked_at_server } = await disconnect(ctx, id);
+    return { id, status: connection.status, revoked_at_server };
   });
 }

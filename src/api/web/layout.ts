@@ -8,6 +8,8 @@ export interface PageOptions {
   session?: WebSession | undefined;
   /** Loads the live-update script (the list page only). */
   script?: boolean;
+  /** Sends the browser on to this URL at once (a meta refresh: no script needed). */
+  refreshTo?: string;
 }
 
 function signOut(session: WebSession): SafeHtml {
@@ -30,7 +32,10 @@ function signOut(session: WebSession): SafeHtml {
 }
 
 /** The page shell every HTML page shares: no inline script or style, so the CSP stays strict. */
-export function page({ title, session, script = false }: PageOptions, body: SafeHtml): SafeHtml {
+export function page(
+  { title, session, script = false, refreshTo }: PageOptions,
+  body: SafeHtml,
+): SafeHtml {
   return html`<!doctype html>
     <html lang="en">
       <head>
@@ -39,10 +44,14 @@ export function page({ title, session, script = false }: PageOptions, body: Safe
         <title>${title} · fluidbox gate</title>
         <link rel="stylesheet" href="/approvals/app.css" />
         ${script && html`<script src="/approvals/app.js" defer></script>`}
+        ${refreshTo && html`<meta http-equiv="refresh" content="0;url=${refreshTo}" />`}
       </head>
       <body>
         <header class="bar">
-          <a href="/approvals">fluidbox gate · approvals</a>
+          <nav>
+            <a href="/approvals">fluidbox gate · approvals</a>
+            ${session?.holder.kind === 'member' && html`<a href="/connections">connections</a>`}
+          </nav>
           ${session && signOut(session)}
         </header>
         <main>${body}</main>

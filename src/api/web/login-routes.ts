@@ -19,10 +19,11 @@ function signInWays(ctx: ApiContext, next: string | undefined) {
   return { oidcHref: ctx.oidc && oidcHref, tokenSignIn: ctx.web.tokenSignIn };
 }
 
-/** After signing in, go back only to one of our own approval pages: never an open redirect. */
+/** After signing in, go back only to one of our own pages: never an open redirect. */
 export function safeNext(next: unknown): string | undefined {
   return typeof next === 'string' &&
-    /^\/approvals(\/[A-Za-z0-9._:%-]{1,400}\/[A-Za-z0-9._:%-]{1,400})?$/.test(next)
+    (/^\/approvals(\/[A-Za-z0-9._:%-]{1,400}\/[A-Za-z0-9._:%-]{1,400})?$/.test(next) ||
+      /^\/connections(\/[0-9a-f-]{36}\/authorize)?$/.test(next))
     ? next
     : undefined;
 }

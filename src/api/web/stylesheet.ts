@@ -13,6 +13,7 @@ header.bar {
   padding: 0.75rem 1.5rem; background: var(--ink); color: #fff;
 }
 header.bar a { color: #fff; text-decoration: none; font-weight: 600; }
+header.bar nav { display: flex; gap: 1.25rem; }
 header.bar .who { display: flex; align-items: center; gap: 0.75rem; font-size: 0.9rem; }
 header.bar form { margin: 0; }
 header.bar button { background: transparent; color: #fff; border: 1px solid #ffffff66; }
@@ -70,6 +71,16 @@ button {
 }
 button.approve { background: var(--allow); }
 button.deny { background: var(--deny); }
+td .actions { display: flex; gap: 0.5rem; align-items: center; }
+form.inline { margin: 0; }
+a.button {
+  display: inline-block; font-weight: 600; padding: 0.5rem 1.1rem; border-radius: 6px;
+  background: var(--accent); color: #fff; text-decoration: none;
+}
+.badge.active { background: #ddf3e6; border-color: #a6d9b9; }
+.badge.needs_reauthorization, .badge.awaiting_authorization {
+  background: #fff4d6; border-color: #f0d890;
+}
 .login { max-width: 28rem; margin: 4rem auto; }
 .login form { display: grid; gap: 0.75rem; }
 a.button {

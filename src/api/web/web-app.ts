@@ -4,6 +4,7 @@ import { problemFor } from '../error-mapping.js';
 import { approvalPageRoutes } from './approval-page-routes.js';
 import { approvalStreamRoute } from './approval-stream.js';
 import { clientScript } from './client-script.js';
+import { connectionPageRoutes } from './connection-page-routes.js';
 import { errorPage } from './error-page.js';
 import { acceptFormBodies } from './form-body.js';
 import { htmlSecurityHeaders, sendPage } from './layout.js';
@@ -54,6 +55,7 @@ export function webRoutes(app: FastifyInstance, ctx: ApiContext): void {
     approvalPageRoutes(web, ctx);
     approvalStreamRoute(web, ctx);
     simulationPageRoutes(web, ctx);
+    connectionPageRoutes(web, ctx);
     done();
   });
 }

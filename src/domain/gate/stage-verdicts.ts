@@ -25,7 +25,7 @@ export interface CalledTool {
 
 /** A connection's state as the capability stage reads it, fresh for every call. */
 export interface ConnectionState {
-  status: 'active' | 'revoked';
+  status: 'awaiting_authorization' | 'active' | 'needs_reauthorization' | 'revoked';
   auth_generation: number;
   tools: readonly { name: string; digest: string }[];
 }
@@ -45,6 +45,20 @@ export function notFrozen(name: string): Denial {
     ledger_reason: "the tool is not in the run's frozen tool set",
     tool_unfrozen: true,
   });
+}
+
+/** Why a connection binds no call, in words its owner can act on. */
+function unboundState(connection: ConnectionState | undefined): string {
+  switch (connection?.status) {
+    case undefined:
+      return 'is gone';
+    case 'needs_reauthorization':
+      return "needs its owner to reconnect it: the server refused to renew its authorization (the owner reconnects it on the gate's connections page)";
+    case 'awaiting_authorization':
+      return 'is not authorized yet';
+    default:
+      return 'is revoked';
+  }
 }
 
 /**
@@ -82,8 +96,7 @@ export function capabilityVerdict(
   if (tool.class !== 'brokered') return pass;
   if (!tool.binding) return deny('binding', `"${tool.name}" has no binding to a connection`);
   if (connection?.status !== 'active') {
-    const state = connection ? 'revoked' : 'gone';
-    return deny('binding', `the connection behind "${tool.name}" is ${state}`);
+    return deny('binding', `the connection behind "${tool.name}" ${unboundState(connection)}`);
   }
   const current = connection.tools.find((t) => t.name === tool.name);
   if (!current) {

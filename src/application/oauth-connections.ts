@@ -1,0 +1,330 @@
+/**
+ * Connections their owners authorize through OAuth: created waiting for that authorization,
+ * authorized by the right person on the gate's own page, kept working by refreshing, reconnected
+ * and disconnected. The operator creates the connection but never holds a token.
+ */
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import {
+  beginAuthorization,
+  completeAuthorization,
+  OAuthFlowError,
+  refreshCustody,
+  RefreshRefusedError,
+  revokeCustody,
+} from '../broker/oauth-client.js';
+import type { OAuthCustody } from '../broker/oauth-custody.js';
+import { photographHttp } from '../broker/http-mcp-server.js';
+import type { BearerCredential, CredentialSealer } from '../broker/sealing.js';
+import { accessTokenDue, mayAuthorize, mayDisconnect } from '../domain/tools/connection-custody.js';
+import { photographMcpTools } from '../domain/tools/mcp-tools.js';
+import { photographDigest } from '../domain/tools/tools.js';
+import {
+  findConnection,
+  insertConnection,
+  revokeConnection as storeRevocation,
+  type ConnectionRow,
+} from '../store/connections.js';
+import type { Member } from '../store/members.js';
+import {
+  consumeOAuthAuthorization,
+  insertOAuthAuthorization,
+} from '../store/oauth-authorizations.js';
+import {
+  activateOAuthConnection,
+  lockOAuthConnection,
+  markNeedsReauthorization,
+  replaceOAuthTokens,
+} from '../store/oauth-connections.js';
+import { withTransaction, type Pool } from '../store/pool.js';
+import {
+  identityOf,
+  mustBeRegistrable,
+  type ConnectionTarget,
+} from './connection-prerequisites.js';
+import { ConflictError, ForbiddenError, NotFoundError } from './errors.js';
+
+export interface OAuthConnectionDeps {
+  pool: Pool;
+  sealer: CredentialSealer;
+  /** Where people reach the gate's pages: the authorize page and the callback live there. */
+  publicUrl: string;
+}
+
+export interface OAuthCredentialRequest {
+  type: 'oauth';
+  scopes?: string[] | undefined;
+  client_id?: string | undefined;
+  client_secret?: string | undefined;
+}
+
+/** Ten minutes from starting an authorization to coming back with its code. */
+const attemptLifetimeS = 600;
+
+export const authorizePath = (id: string) => `/connections/${id}/authorize`;
+export const callbackPath = '/connections/oauth/callback';
+export const connectionsPath = '/connections';
+
+const authorizeUrl = (deps: OAuthConnectionDeps, id: string) => deps.publicUrl + authorizePath(id);
+const redirectUrl = (deps: OAuthConnectionDeps) => deps.publicUrl + callbackPath;
+const stateHash = (state: string) => createHash('sha256').update(state, 'utf8').digest();
+
+/** The page that completes the authorization, for the answer to the operator. */
+export interface AwaitingAuthorization {
+  connection: ConnectionRow;
+  authorize_url: string;
+}
+
+/**
+ * Registers a connection that its owner (an admin, for an org connection) will authorize. A
+ * client given here is sealed with the connection; without one the gate registers itself with
+ * the authorization server when the owner connects.
+ */
+export async function registerOAuthConnection(
+  deps: OAuthConnectionDeps,
+  request: ConnectionTarget & { credential: OAuthCredentialRequest },
+): Promise<AwaitingAuthorization> {
+  await mustBeRegistrable(deps.pool, request);
+  const { client_id: clientId, client_secret: clientSecret, scopes } = request.credential;
+  const id = randomUUID();
+  const custody: OAuthCustody = {
+    type: 'oauth',
+    ...(clientId !== undefined && {
+      client: {
+        client_id: clientId,
+        ...(clientSecret !== undefined && { client_secret: clientSecret }),
+      },
+    }),
+  };
+  const empty = { tools: [], unusable: [] };
+  const row = await insertConnection(deps.pool, {
+    ...identityOf(id, request),
+    sealed_credential: deps.sealer.seal(id, custody).toBytes(),
+    ...empty,
+    digest: photographDigest(empty),
+    status: 'awaiting_authorization',
+    credential_type: 'oauth',
+    scopes: scopes?.length ? scopes.join(' ') : null,
+  });
+  if (!row) {
+    throw new ConflictError(`the workspace already has a connection named ${request.name}`);
+  }
+  return { connection: row, authorize_url: authorizeUrl(deps, id) };
+}
+
+async function oauthConnection(pool: Pool, id: string): Promise<ConnectionRow> {
+  const row = await findConnection(pool, id);
+  if (row?.credential_type !== 'oauth' || row.status === 'revoked') {
+    throw new NotFoundError(`OAuth connection ${id}`);
+  }
+  return row;
+}
+
+/** A new authorize page for a connection: success there moves its generation on. */
+export async function requestReauthorization(
+  deps: OAuthConnectionDeps,
+  id: string,
+): Promise<AwaitingAuthorization> {
+  const row = await findConnection(deps.pool, id);
+  if (!row || row.status === 'revoked') throw new NotFoundError(`connection ${id}`);
+  if (row.credential_type !== 'oauth') {
+    throw new ConflictError('a bearer connection is reauthorized with a new token');
+  }
+  return { connection: row, authorize_url: authorizeUrl(deps, id) };
+}
+
+/** The connection, if this member may authorize it; otherwise 404 outside the workspace, else 403. */
+export async function connectionToAuthorize(
+  pool: Pool,
+  member: Member,
+  id: string,
+): Promise<ConnectionRow> {
+  const row = await oauthConnection(pool, id);
+  if (row.workspace_id !== member.workspace_id) throw new NotFoundError(`OAuth connection ${id}`);
+  if (!mayAuthorize(row, member)) {
+    throw new ForbiddenError(
+      row.kind === 'personal'
+        ? 'a personal connection is authorized only by its owner'
+        : 'an org connection is authorized by an admin',
+    );
+  }
+  return row;
+}
+
+/**
+ * Starts the authorization on the member's behalf: discovery, registration when no client is
+ * held, and PKCE. The state and verifier are kept (hashed, sealed) for this member only, once.
+ */
+export async function startAuthorization(
+  deps: OAuthConnectionDeps,
+  member: Member,
+  id: string,
+): Promise<URL> {
+  const row = await connectionToAuthorize(deps.pool, member, id);
+  const custody = deps.sealer.unsealOAuth(id, deps.sealer.fromStored(row.sealed_credential));
+  const state = randomBytes(32).toString('base64url');
+  const { authorizationUrl, attempt } = await beginAuthorization(row.url, {
+    redirectUrl: redirectUrl(deps),
+    state,
+    scope: row.scopes ?? undefined,
+    client: custody.client,
+  });
+  const hash = stateHash(state);
+  await insertOAuthAuthorization(deps.pool, {
+    stateHash: hash,
+    connectionId: id,
+    memberId: member.id,
+    sealedAttempt: deps.sealer.seal(hash.toString('base64url'), attempt).toBytes(),
+    lifetimeS: attemptLifetimeS,
+  });
+  return authorizationUrl;
+}
+
+/** The server refused (or the person declined): the attempt is used up, nothing else changes. */
+export async function abandonAuthorization(
+  deps: Pick<OAuthConnectionDeps, 'pool'>,
+  member: Member,
+  state: string,
+): Promise<void> {
+  await consumeOAuthAuthorization(deps.pool, stateHash(state), member.id);
+}
+
+/** A callback that cannot be completed: forged, replayed, expired, or someone else's. */
+export class AuthorizationRefusedError extends ForbiddenError {
+  override name = 'AuthorizationRefusedError';
+}
+
+/**
+ * Completes an authorization the same member started: the code exchanged for tokens, the server
+ * photographed with them, the tokens sealed, the connection active (a reconnect moves its
+ * generation on). The state is used up first, so a replayed callback finds nothing.
+ */
+export async function finishAuthorization(
+  deps: OAuthConnectionDeps,
+  member: Member,
+  callback: { state: string; code: string },
+): Promise<ConnectionRow> {
+  const hash = stateHash(callback.state);
+  const started = await consumeOAuthAuthorization(deps.pool, hash, member.id);
+  if (!started) {
+    throw new AuthorizationRefusedError(
+      'this authorization was not started by you, was already used, or has expired; start again from your connections',
+    );
+  }
+  const row = await connectionToAuthorize(deps.pool, member, started.connection_id);
+  const attempt = deps.sealer.unsealOAuthAttempt(
+    hash.toString('base64url'),
+    deps.sealer.fromStored(started.sealed_attempt),
+  );
+  const custody = await completeAuthorization(row.url, attempt, {
+    redirectUrl: redirectUrl(deps),
+    code: callback.code,
+    scope: row.scopes ?? undefined,
+  });
+  const shot = photographMcpTools(row.name, await photographHttp(row.url, bearerOf(custody)));
+  const activated = await activateOAuthConnection(deps.pool, row.id, {
+    sealed_credential: deps.sealer.seal(row.id, custody).toBytes(),
+    ...shot,
+    digest: photographDigest(shot),
+  });
+  if (!activated) throw new NotFoundError(`OAuth connection ${row.id}`);
+  return activated;
+}
+
+function bearerOf(custody: OAuthCustody): BearerCredential {
+  if (!custody.tokens) throw new OAuthFlowError('the connection holds no access token');
+  return { type: 'bearer', token: custody.tokens.access_token };
+}
+
+/** The connection needs its owner: the reason a call's denial and the owner's page give. */
+export class ReauthorizationNeededError extends Error {
+  override name = 'ReauthorizationNeededError';
+}
+
+const reconnectReason = (row: Pick<ConnectionRow, 'name'>, why: string) =>
+  `the connection "${row.name}" needs its owner to reconnect it (${why}); they can do so on the gate's connections page`;
+
+/**
+ * The access token to call with, refreshed first when it is due. `stale`: a token the server
+ * just refused, refreshed whatever its expiry. Refreshes are serialised on the connection's row,
+ * and a refresh another call already made is used rather than spending the refresh token again.
+ * A refused refresh marks the connection `needs_reauthorization` (ReauthorizationNeededError).
+ */
+export async function oauthAccessToken(
+  deps: Pick<OAuthConnectionDeps, 'pool' | 'sealer'>,
+  row: ConnectionRow,
+  stale?: string,
+): Promise<BearerCredential> {
+  const { sealer } = deps;
+  const held = sealer.unsealOAuth(row.id, sealer.fromStored(row.sealed_credential));
+  if (stale === undefined && !due(held)) return bearerOf(held);
+  const refused = await withTransaction(deps.pool, async (tx) => {
+    const locked = await lockOAuthConnection(tx, row.id);
+    if (!locked) return { refused: `the connection "${row.name}" is no longer active` };
+    const current = sealer.unsealOAuth(row.id, sealer.fromStored(locked.sealed_credential));
+    const refreshedMeanwhile =
+      current.tokens?.access_token !== (stale ?? held.tokens?.access_token);
+    if (refreshedMeanwhile && !due(current)) return { custody: current };
+    try {
+      const fresh = await refreshCustody(current);
+      await replaceOAuthTokens(tx, row.id, sealer.seal(row.id, fresh).toBytes());
+      return { custody: fresh };
+    } catch (error) {
+      if (!(error instanceof RefreshRefusedError)) throw error;
+      const reason = reconnectReason(row, error.message);
+      await markNeedsReauthorization(tx, row.id, reason);
+      return { refused: reason };
+    }
+  });
+  if ('refused' in refused) throw new ReauthorizationNeededError(refused.refused);
+  return bearerOf(refused.custody);
+}
+
+function due(custody: OAuthCustody): boolean {
+  return accessTokenDue(
+    { expires_at: custody.expires_at, lifetime_s: custody.tokens?.expires_in },
+    Date.now(),
+  );
+}
+
+/**
+ * Revokes a connection. An OAuth connection's tokens are revoked at the server first when it
+ * offers revocation (RFC 7009), and the gate keeps no token after. Answers whether the server
+ * revoked them (false when it offers no revocation or refused).
+ */
+export async function disconnect(
+  deps: Pick<OAuthConnectionDeps, 'pool' | 'sealer'>,
+  id: string,
+): Promise<{ connection: ConnectionRow; revoked_at_server: boolean }> {
+  const row = await findConnection(deps.pool, id);
+  if (!row) throw new NotFoundError(`connection ${id}`);
+  if (row.credential_type !== 'oauth' || row.status === 'revoked') {
+    const revoked = await storeRevocation(deps.pool, id);
+    if (!revoked) throw new NotFoundError(`connection ${id}`);
+    return { connection: revoked, revoked_at_server: false };
+  }
+  const custody = deps.sealer.unsealOAuth(id, deps.sealer.fromStored(row.sealed_credential));
+  // The gate lets go of the tokens whatever the server answers: custody ends here.
+  const atServer = await revokeCustody(custody).catch(() => false);
+  const kept: OAuthCustody = {
+    type: 'oauth',
+    ...(custody.client && { client: custody.client }),
+    ...(custody.discovery && { discovery: custody.discovery }),
+  };
+  const revoked = await storeRevocation(deps.pool, id, deps.sealer.seal(id, kept).toBytes());
+  if (!revoked) throw new NotFoundError(`connection ${id}`);
+  return { connection: revoked, revoked_at_server: atServer };
+}
+
+/** A member disconnects from the connections page: the owner, or an admin revoking. */
+export async function disconnectAs(
+  deps: Pick<OAuthConnectionDeps, 'pool' | 'sealer'>,
+  member: Member,
+  id: string,
+) {
+  const row = await findConnection(deps.pool, id);
+  if (row?.workspace_id !== member.workspace_id) throw new NotFoundError(`connection ${id}`);
+  if (!mayDisconnect(row, member)) {
+    throw new ForbiddenError('only its owner or an admin may disconnect this connection');
+  }
+  return disconnect(deps, id);
+}

@@ -1,0 +1,280 @@
+/**
+ * The gate as an OAuth client of an MCP server, as the MCP authorization spec describes, through
+ * the MCP SDK: discovery (RFC 9728, then RFC 8414 or OpenID discovery), dynamic registration
+ * (RFC 7591) unless a client was given, authorization code with PKCE (S256) and the resource
+ * indicator (RFC 8707), refresh, and revocation (RFC 7009). No I/O but the servers': what must be
+ * kept is handed back to the caller, which seals it.
+ */
+import {
+  auth,
+  refreshAuthorization,
+  selectClientAuthMethod,
+  type OAuthClientProvider,
+  type OAuthDiscoveryState,
+} from '@modelcontextprotocol/sdk/client/auth.js';
+import { InvalidGrantError, OAuthError } from '@modelcontextprotocol/sdk/server/auth/errors.js';
+import type {
+  OAuthClientInformationMixed,
+  OAuthClientMetadata,
+  OAuthTokens,
+} from '@modelcontextprotocol/sdk/shared/auth.js';
+import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { OAuthAttempt, OAuthCustody } from './oauth-custody.js';
+
+/** Bound on each request to an authorization or resource server. */
+const requestTimeoutMs = 10_000;
+
+/** Why an OAuth exchange failed; the message never holds a token, a code or a secret. */
+export class OAuthFlowError extends Error {
+  override name = 'OAuthFlowError';
+}
+
+/** The authorization server refused the refresh token: only the owner can mend it, by reconnecting. */
+export class RefreshRefusedError extends Error {
+  override name = 'RefreshRefusedError';
+}
+
+const boundedFetch: FetchLike = (url, init) =>
+  fetch(url, {
+    ...init,
+    signal: init?.signal
+      ? AbortSignal.any([init.signal, AbortSignal.timeout(requestTimeoutMs)])
+      : AbortSignal.timeout(requestTimeoutMs),
+  });
+
+function clientMetadata(redirectUrl: string): OAuthClientMetadata {
+  return {
+    client_name: 'fluidbox gate',
+    redirect_uris: [redirectUrl],
+    grant_types: ['authorization_code', 'refresh_token'],
+    response_types: ['code'],
+  };
+}
+
+/**
+ * One exchange's OAuthClientProvider: it starts from what the gate's store holds for the
+ * connection (a client, the discovery, a verifier) and collects what the exchange produced. It
+ * never offers stored tokens, so `auth()` never refreshes here: the gate refreshes on its own
+ * schedule, under its own lock.
+ */
+class ExchangeProvider implements OAuthClientProvider {
+  client: OAuthClientInformationMixed | undefined;
+  discovery: OAuthDiscoveryState | undefined;
+  verifier: string | undefined;
+  authorizationUrl: URL | undefined;
+  saved: OAuthTokens | undefined;
+
+  constructor(
+    readonly redirectUrl: string,
+    start: {
+      client?: OAuthClientInformationMixed;
+      discovery?: OAuthDiscoveryState;
+      verifier?: string;
+    },
+    private readonly stateValue?: string,
+  ) {
+    this.client = start.client;
+    this.discovery = start.discovery;
+    this.verifier = start.verifier;
+  }
+
+  get clientMetadata(): OAuthClientMetadata {
+    return clientMetadata(this.redirectUrl);
+  }
+  state(): string {
+    if (this.stateValue === undefined) throw new OAuthFlowError('no state for this exchange');
+    return this.stateValue;
+  }
+  clientInformation() {
+    return this.client;
+  }
+  saveClientInformation(client: OAuthClientInformationMixed) {
+    this.client = client;
+  }
+  tokens() {
+    return undefined;
+  }
+  saveTokens(tokens: OAuthTokens) {
+    this.saved = tokens;
+  }
+  redirectToAuthorization(url: URL) {
+    this.authorizationUrl = url;
+  }
+  saveCodeVerifier(verifier: string) {
+    this.verifier = verifier;
+  }
+  codeVerifier(): string {
+    if (this.verifier === undefined) throw new OAuthFlowError('no PKCE verifier for this exchange');
+    return this.verifier;
+  }
+  saveDiscoveryState(state: OAuthDiscoveryState) {
+    this.discovery = state;
+  }
+  discoveryState() {
+    return this.discovery;
+  }
+}
+
+function flowFailure(error: unknown, what: string): Error {
+  if (error instanceof OAuthFlowError || error instanceof RefreshRefusedError) return error;
+  if (error instanceof OAuthError) {
+    return new OAuthFlowError(`${what}: the authorization server answered ${error.errorCode}`);
+  }
+  const detail = error instanceof Error ? error.message : String(error);
+  return new OAuthFlowError(`${what}: ${detail.slice(0, 300)}`);
+}
+
+/** The authorization URL to send a person to, and what the callback will need (to be sealed). */
+export async function beginAuthorization(
+  serverUrl: string,
+  options: {
+    redirectUrl: string;
+    state: string;
+    scope?: string | undefined;
+    client?: OAuthClientInformationMixed | undefined;
+  },
+): Promise<{ authorizationUrl: URL; attempt: OAuthAttempt }> {
+  const provider = new ExchangeProvider(
+    options.redirectUrl,
+    options.client ? { client: options.client } : {},
+    options.state,
+  );
+  try {
+    const result = await auth(provider, {
+      serverUrl,
+      ...(options.scope && { scope: options.scope }),
+      fetchFn: boundedFetch,
+    });
+    const { authorizationUrl, verifier, client, discovery } = provider;
+    if (result !== 'REDIRECT' || !authorizationUrl || !verifier || !client || !discovery) {
+      throw new OAuthFlowError('the authorization server did not start an authorization');
+    }
+    return { authorizationUrl, attempt: { type: 'oauth_attempt', verifier, client, discovery } };
+  } catch (error) {
+    throw flowFailure(error, 'could not start the authorization');
+  }
+}
+
+/** When tokens answered `expires_in` seconds ago are due, in epoch ms. */
+function expiry(tokens: OAuthTokens, now: number): number | undefined {
+  return tokens.expires_in === undefined ? undefined : now + tokens.expires_in * 1000;
+}
+
+/** Exchanges the code the person brought back for tokens: the custody to seal. */
+export async function completeAuthorization(
+  serverUrl: string,
+  attempt: OAuthAttempt,
+  options: { redirectUrl: string; code: string; scope?: string | undefined },
+): Promise<OAuthCustody> {
+  const provider = new ExchangeProvider(options.redirectUrl, attempt);
+  const now = Date.now();
+  try {
+    const result = await auth(provider, {
+      serverUrl,
+      authorizationCode: options.code,
+      ...(options.scope && { scope: options.scope }),
+      fetchFn: boundedFetch,
+    });
+    if (result !== 'AUTHORIZED' || !provider.saved) {
+      throw new OAuthFlowError('the authorization server issued no tokens');
+    }
+    const expiresAt = expiry(provider.saved, now);
+    return {
+      type: 'oauth',
+      client: provider.client ?? attempt.client,
+      discovery: provider.discovery ?? attempt.discovery,
+      tokens: provider.saved,
+      ...(expiresAt !== undefined && { expires_at: expiresAt }),
+    };
+  } catch (error) {
+    throw flowFailure(error, 'could not complete the authorization');
+  }
+}
+
+/** The resource indicator the authorization was made for (RFC 8707), sent verbatim. */
+const resourceOf = (discovery: OAuthDiscoveryState) => discovery.resourceMetadata?.resource;
+
+/**
+ * New tokens for a custody's refresh token. A server that refuses the grant (`invalid_grant`),
+ * or a custody with no refresh token, is `RefreshRefusedError`: the owner must reconnect.
+ */
+export async function refreshCustody(custody: OAuthCustody): Promise<OAuthCustody> {
+  const { client, discovery, tokens } = custody;
+  if (!client || !discovery || !tokens?.refresh_token) {
+    throw new RefreshRefusedError('the server issued no refresh token');
+  }
+  const now = Date.now();
+  try {
+    const resource = resourceOf(discovery);
+    const fresh = await refreshAuthorization(discovery.authorizationServerUrl, {
+      ...(discovery.authorizationServerMetadata && {
+        metadata: discovery.authorizationServerMetadata,
+      }),
+      clientInformation: client,
+      refreshToken: tokens.refresh_token,
+      ...(resource !== undefined && { resource: new URL(resource) }),
+      fetchFn: boundedFetch,
+    });
+    const expiresAt = expiry(fresh, now);
+    return {
+      type: 'oauth',
+      client,
+      discovery,
+      tokens: fresh,
+      ...(expiresAt !== undefined && { expires_at: expiresAt }),
+    };
+  } catch (error) {
+    if (error instanceof InvalidGrantError) {
+      throw new RefreshRefusedError('the authorization server refused the refresh token');
+    }
+    throw flowFailure(error, 'could not refresh the access token');
+  }
+}
+
+interface RevocationMetadata {
+  revocation_endpoint?: string;
+  revocation_endpoint_auth_methods_supported?: string[];
+  token_endpoint_auth_methods_supported?: string[];
+}
+
+/**
+ * Revokes a custody's tokens at the authorization server (RFC 7009), the refresh token first
+ * (which ends the grant at most servers). Answers false when the server offers no revocation.
+ */
+export async function revokeCustody(custody: OAuthCustody): Promise<boolean> {
+  // RFC 8414 metadata may name a revocation endpoint; OpenID discovery documents have none.
+  const metadata: RevocationMetadata | undefined = custody.discovery?.authorizationServerMetadata;
+  const endpoint = metadata?.revocation_endpoint;
+  if (!endpoint || !custody.client || !custody.tokens) return false;
+  const client = custody.client;
+  const method = selectClientAuthMethod(
+    client,
+    metadata.revocation_endpoint_auth_methods_supported ??
+      metadata.token_endpoint_auth_methods_supported ??
+      [],
+  );
+  const tokens: [string, string][] = [
+    ...(custody.tokens.refresh_token
+      ? [[custody.tokens.refresh_token, 'refresh_token'] as [string, string]]
+      : []),
+    [custody.tokens.access_token, 'access_token'],
+  ];
+  for (const [token, hint] of tokens) {
+    const body = new URLSearchParams({ token, token_type_hint: hint });
+    const headers = new Headers({ 'content-type': 'application/x-www-form-urlencoded' });
+    if (method === 'client_secret_basic' && client.client_secret) {
+      const pair = `${encodeURIComponent(client.client_id)}:${encodeURIComponent(client.client_secret)}`;
+      headers.set('authorization', `Basic ${Buffer.from(pair).toString('base64')}`);
+    } else {
+      body.set('client_id', client.client_id);
+      if (method === 'client_secret_post' && client.client_secret)
+        body.set('client_secret', client.client_secret);
+    }
+    const response = await boundedFetch(endpoint, { method: 'POST', headers, body });
+    await response.body?.cancel().catch(() => undefined);
+    if (!response.ok) {
+      throw new OAuthFlowError(`the revocation endpoint answered HTTP ${response.status}`);
+    }
+  }
+  return true;
+}
