@@ -97,10 +97,8 @@ export async function startTemporalServer(
   { quiet = false } = {},
 ): Promise<ManagedProcess> {
   mkdirSync(path.dirname(profile.temporal.sqliteFile), { recursive: true });
-  const uiPort = await freeLoopbackPort();
-  const server = startProcess('temporal', binary, temporalServerArgs(profile, uiPort), { quiet });
+  const { server, uiPort } = await startTemporalProcess(binary, profile, quiet);
   try {
-    await waitTemporalReady(profile, server);
     const { ip } = profile.temporal;
     const proxy = await startTemporalUiProxy(
       { host: ip, port: profile.temporal.uiPort },
@@ -117,6 +115,31 @@ export async function startTemporalServer(
   } catch (err) {
     await server.stop();
     throw err;
+  }
+}
+
+/**
+ * The CLI's own UI listens on a port found free a moment before: another process may take it
+ * first, and the server exits. So a server that exits while starting is started once more, on
+ * another port, and a second exit fails with what it printed.
+ */
+async function startTemporalProcess(binary: string, profile: StackProfile, quiet: boolean) {
+  for (let attempt = 1; ; attempt++) {
+    const uiPort = await freeLoopbackPort();
+    const output: string[] = [];
+    const args = temporalServerArgs(profile, uiPort);
+    const server = startProcess('temporal', binary, args, { quiet, capture: output });
+    try {
+      await waitTemporalReady(profile, server);
+      return { server, uiPort };
+    } catch (err) {
+      await server.stop();
+      if (server.child.exitCode === null || attempt === 2) {
+        throw new Error(`${(err as Error).message}\n${output.slice(-20).join('\n')}`, {
+          cause: err,
+        });
+      }
+    }
   }
 }
 
