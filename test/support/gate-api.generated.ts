@@ -692,7 +692,7 @@ export interface paths {
       cookie?: never;
     };
     /**
-     * The pending approvals the caller may decide
+     * Approvals the caller may see, pending (waiting for them, or all) or decided, grouped by run and paged
      * @description Bearer: a member's user token.
      */
     get: operations['listApprovals'];
@@ -836,7 +836,7 @@ export interface paths {
       cookie?: never;
     };
     /**
-     * The pending approvals, as a page
+     * The approvals, as a page: to decide by me, all pending, or decided
      * @description The web session cookie, and the CSRF value on posts.
      */
     get: operations['approvalsPage'];
@@ -3215,7 +3215,10 @@ export interface operations {
   listApprovals: {
     parameters: {
       query?: {
-        status?: 'pending';
+        status?: 'pending' | 'decided';
+        scope?: 'mine' | 'all';
+        page?: number;
+        per_page?: number;
       };
       header?: never;
       path?: never;
@@ -3230,6 +3233,35 @@ export interface operations {
         };
         content: {
           'application/json': {
+            /** @enum {string} */
+            status: 'pending' | 'decided';
+            /** @enum {string} */
+            scope: 'mine' | 'all';
+            page: number;
+            per_page: number;
+            total: number;
+            runs: ({
+              /** Format: uuid */
+              run_id: string;
+              repository: string | null;
+              pull_request:
+                | ({
+                    number: number;
+                    url: string | null;
+                  } & {
+                    [key: string]: unknown;
+                  })
+                | null;
+              /** @enum {string} */
+              trust_tier: 'trusted' | 'read_only';
+              invoked_by_name: string;
+            } & {
+              [key: string]: unknown;
+            })[];
+            approvals: {
+              [key: string]: unknown;
+            }[];
+          } & {
             [key: string]: unknown;
           };
         };
@@ -3491,7 +3523,10 @@ export interface operations {
   };
   approvalsPage: {
     parameters: {
-      query?: never;
+      query?: {
+        view?: 'mine' | 'all' | 'decided';
+        page?: number;
+      };
       header?: never;
       path?: never;
       cookie?: never;
@@ -3520,7 +3555,10 @@ export interface operations {
   };
   approvalsListFragment: {
     parameters: {
-      query?: never;
+      query?: {
+        view?: 'mine' | 'all' | 'decided';
+        page?: number;
+      };
       header?: never;
       path?: never;
       cookie?: never;

@@ -28,7 +28,7 @@ import {
   workspaceBody,
   workspaceParams,
 } from '../routes/workspaces.js';
-import { decisionForm } from '../web/approval-page-routes.js';
+import { decisionForm, listPageQuery } from '../web/approval-page-routes.js';
 import { policyBodySchema } from '../../domain/policy/policy.js';
 import { responses } from './response-shapes.js';
 
@@ -486,11 +486,12 @@ export const routeContracts: readonly RouteContract[] = [
     method: 'get',
     path: '/v1/approvals',
     operationId: 'listApprovals',
-    summary: 'The pending approvals the caller may decide',
+    summary:
+      'Approvals the caller may see, pending (waiting for them, or all) or decided, grouped by run and paged',
     tag: 'approvals',
     caller: 'user',
     query: listQuery,
-    answers: { 200: json('the approvals') },
+    answers: { 200: json('the approvals', responses.approvalList) },
   },
   {
     method: 'get',
@@ -570,9 +571,10 @@ export const routeContracts: readonly RouteContract[] = [
     method: 'get',
     path: '/approvals',
     operationId: 'approvalsPage',
-    summary: 'The pending approvals, as a page',
+    summary: 'The approvals, as a page: to decide by me, all pending, or decided',
     tag: 'web form',
     caller: 'browser',
+    query: listPageQuery,
     answers: { 200: page('the page') },
   },
   {
@@ -582,6 +584,7 @@ export const routeContracts: readonly RouteContract[] = [
     summary: "The list page's rows, refreshed by its script",
     tag: 'web form',
     caller: 'browser',
+    query: listPageQuery,
     answers: { 200: page('the rows') },
   },
   {

@@ -4,7 +4,8 @@ import { decideApproval } from '../../application/decide-approval.js';
 import { offeredTo, seesArguments } from '../../domain/gate/approval.js';
 import type { SessionId, ToolCallId } from '../../domain/gate/ids.js';
 import { findMember, type Member } from '../../store/members.js';
-import { findApproval, listPendingApprovalsFor } from '../../store/approvals.js';
+import { listApprovals, visiblePendingKeys } from '../../store/approval-lists.js';
+import { findApproval } from '../../store/approvals.js';
 import { findPolicyVersion } from '../../store/policies.js';
 import { callerKey } from '../caller-slots.js';
 import type { ApiContext } from '../context.js';
@@ -12,7 +13,12 @@ import { Problem, notFound } from '../problem.js';
 import { approvalParams } from '../routes/approvals.js';
 import { validate } from '../validation.js';
 import { approvalDetailPage, type ApprovalDetail, type Notice } from './approval-detail-page.js';
-import { approvalList, approvalListPage } from './approval-list-page.js';
+import {
+  approvalList,
+  approvalListPage,
+  pendingVersion,
+  type ListView,
+} from './approval-list-page.js';
 import { requireCsrf, requireSameOrigin } from './csrf.js';
 import { errorPage } from './error-page.js';
 import { formOf } from './form-body.js';
@@ -34,13 +40,43 @@ function toLogin(request: FastifyRequest, reply: FastifyReply) {
   return reply.redirect(`/login?next=${encodeURIComponent(path)}`, 303);
 }
 
-async function pendingList(ctx: ApiContext, member: Member) {
-  const rows = await listPendingApprovalsFor(ctx.pool, member);
+/** Which of the list's views, and which page: `/approvals?view=decided&page=2`. */
+export const listPageQuery = z
+  .object({
+    view: z.enum(['mine', 'all', 'decided']).default('mine'),
+    page: z.coerce.number().int().min(1).max(100_000).default(1),
+  })
+  .strict();
+
+const perPage = 50;
+
+async function listView(ctx: ApiContext, member: Member, query: unknown): Promise<ListView> {
+  const { view: tab, page } = validate(listPageQuery, query, 'query');
+  const decided = tab === 'decided';
+  const [{ rows, total }, keys] = await Promise.all([
+    listApprovals(ctx.pool, member, {
+      status: decided ? 'decided' : 'pending',
+      scope: tab === 'mine' ? 'mine' : 'all',
+      limit: perPage,
+      offset: (page - 1) * perPage,
+    }),
+    visiblePendingKeys(ctx.pool, member),
+  ]);
   const runs = await findRunSummaries(
     ctx.pool,
     rows.map((row) => row.run_id),
   );
-  return { rows, runs };
+  return {
+    tab,
+    page,
+    perPage,
+    total,
+    rows,
+    runs,
+    version: pendingVersion(keys),
+    member,
+    now: new Date(),
+  };
 }
 
 /** Everything the detail page shows; undefined for approvals outside the member's workspace. */
@@ -90,16 +126,15 @@ export function approvalPageRoutes(web: FastifyInstance, ctx: ApiContext) {
   web.get('/approvals', async (request, reply) => {
     const session = await signedIn(ctx, request);
     if (!session) return toLogin(request, reply);
-    const { rows, runs } = await pendingList(ctx, session.member);
-    return sendPage(reply, 200, approvalListPage(session, rows, runs));
+    const view = await listView(ctx, session.member, request.query);
+    return sendPage(reply, 200, approvalListPage(session, view));
   });
 
   // The list alone, for the page's script to swap in when the pending set changes.
   web.get('/approvals/list', async (request, reply) => {
     const session = await signedIn(ctx, request);
     if (!session) throw new Problem(401, 'your sign-in has ended');
-    const { rows, runs } = await pendingList(ctx, session.member);
-    return sendPage(reply, 200, approvalList(rows, runs));
+    return sendPage(reply, 200, approvalList(await listView(ctx, session.member, request.query)));
   });
 
   web.get('/approvals/:session_id/:tool_call_id', async (request, reply) => {

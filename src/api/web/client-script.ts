@@ -21,7 +21,7 @@ export const clientScript = `'use strict';
   function refresh() {
     if (fetching) { again = true; return; }
     fetching = true;
-    fetch('/approvals/list', { headers: { accept: 'text/html' }, cache: 'no-store' })
+    fetch('/approvals/list' + window.location.search, { headers: { accept: 'text/html' }, cache: 'no-store' })
       .then(function (response) {
         if (response.status === 401) {
           if (!leaving) window.location.assign('/login');

@@ -70,6 +70,32 @@ button {
 }
 button.approve { background: var(--allow); }
 button.deny { background: var(--deny); }
+nav.tabs { display: flex; gap: 0.25rem; border-bottom: 1px solid var(--line); margin-bottom: 0.75rem; }
+nav.tabs a {
+  padding: 0.5rem 0.9rem; text-decoration: none; border: 1px solid transparent;
+  border-bottom: none; border-radius: 6px 6px 0 0; color: var(--ink);
+}
+nav.tabs a[aria-current="page"] { background: var(--card); border-color: var(--line); font-weight: 600; }
+.run-group { margin: 1.25rem 0; }
+.run-heading {
+  display: flex; flex-wrap: wrap; align-items: baseline; gap: 0.5rem; font-size: 1rem;
+  margin: 0 0 0.4rem;
+}
+td.what code { white-space: pre-wrap; overflow-wrap: anywhere; }
+nav.pager { display: flex; gap: 1rem; align-items: center; justify-content: center; margin: 1rem 0; }
+a:focus-visible, button:focus-visible, summary:focus-visible, textarea:focus-visible,
+select:focus-visible, input:focus-visible { outline: 3px solid var(--accent); outline-offset: 2px; }
+@media (max-width: 640px) {
+  main { margin: 1rem auto; padding: 0 0.75rem; }
+  header.bar { padding: 0.6rem 0.75rem; flex-wrap: wrap; }
+  .list { overflow-x: auto; }
+  table, thead, tbody, tr, th, td { display: block; }
+  thead { display: none; }
+  tr { border-bottom: 1px solid var(--line); padding: 0.4rem 0; }
+  td { border: none; padding: 0.2rem 0.75rem; }
+  dl { grid-template-columns: 1fr; }
+  dt { margin-top: 0.4rem; }
+}
 .login { max-width: 28rem; margin: 4rem auto; }
 .login form { display: grid; gap: 0.75rem; }
 `;
