@@ -6,6 +6,9 @@ import type { SessionId, ToolCallId } from '../../domain/gate/ids.js';
 import { findMember, type Member } from '../../store/members.js';
 import { listApprovals, visiblePendingKeys } from '../../store/approval-lists.js';
 import { findApproval } from '../../store/approvals.js';
+import { findBudget } from '../../store/budget.js';
+import { latestRunDecisions } from '../../store/run-decisions.js';
+import { findRun } from '../../store/runs.js';
 import { findPolicyVersion } from '../../store/policies.js';
 import { callerKey } from '../caller-slots.js';
 import type { ApiContext } from '../context.js';
@@ -88,7 +91,13 @@ async function loadDetail(
 ): Promise<ApprovalDetail | undefined> {
   const approval = await findApproval(ctx.pool, sessionId, toolCallId);
   if (approval?.workspace_id !== member.workspace_id) return undefined;
-  const run = (await findRunSummaries(ctx.pool, [approval.run_id])).get(approval.run_id);
+  const [summaries, frozen, budget, decisions] = await Promise.all([
+    findRunSummaries(ctx.pool, [approval.run_id]),
+    findRun(ctx.pool, approval.run_id),
+    findBudget(ctx.pool, approval.run_id),
+    latestRunDecisions(ctx.pool, approval.run_id, approval, 8),
+  ]);
+  const run = summaries.get(approval.run_id);
   const version =
     run && (await findPolicyVersion(ctx.pool, run.policy_id, approval.policy_version));
   const decidedBy =
@@ -98,6 +107,9 @@ async function loadDetail(
   return {
     approval,
     run,
+    tool: frozen?.toolset.find((tool) => tool.name === approval.tool),
+    budget,
+    decisions,
     policy: version && {
       name: version.body.name,
       rule: version.body.rules.find((rule) => rule.id === approval.rule_id),

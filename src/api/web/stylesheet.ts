@@ -94,7 +94,28 @@ select:focus-visible, input:focus-visible { outline: 3px solid var(--accent); ou
   tr { border-bottom: 1px solid var(--line); padding: 0.4rem 0; }
   td { border: none; padding: 0.2rem 0.75rem; }
   dl { grid-template-columns: 1fr; }
+  h1, dt { overflow-wrap: anywhere; flex-wrap: wrap; min-width: 0; }
+  form.decide .actions { flex-direction: column; }
+  form.decide button { width: 100%; padding: 0.8rem; }
   dt { margin-top: 0.4rem; }
+}
+.card + .card { margin-top: 1rem; }
+h3 { font-size: 0.95rem; margin: 1rem 0 0.4rem; }
+.call-line code { font-size: 1rem; white-space: pre-wrap; overflow-wrap: anywhere; }
+pre.diff .line { display: block; }
+pre.diff .removed { background: #fbe3e1; color: #7a1a14; }
+pre.diff .added { background: #ddf3e6; color: #14532d; }
+ol.commands { margin: 0; padding-left: 1.5rem; display: grid; gap: 0.3rem; }
+ol.commands .note {
+  display: inline-block; margin-left: 0.5rem; font-size: 0.8rem; color: var(--warn);
+}
+p.uncertain { color: var(--warn); font-size: 0.9rem; margin: 0.4rem 0; }
+ol.commands .unknown { color: var(--warn); font-style: italic; }
+details > summary { cursor: pointer; color: var(--accent); margin: 0.4rem 0; }
+dl.arguments .title { color: var(--muted); font-size: 0.85rem; }
+kbd {
+  font-family: inherit; font-size: 0.8rem; border: 1px solid var(--line); border-radius: 4px;
+  padding: 0 0.3rem; background: #fff;
 }
 .login { max-width: 28rem; margin: 4rem auto; }
 .login form { display: grid; gap: 0.75rem; }
