@@ -1,4 +1,6 @@
+import { offeredScope } from '../domain/approvals/grants.js';
 import { mayDecide } from '../domain/gate/approval.js';
+import { createGrant } from '../store/approval-grants.js';
 import type { SessionId, ToolCallId } from '../domain/gate/ids.js';
 import type { DecidedAnswer } from '../domain/gate/vocabulary.js';
 import { settleAndRecord } from '../store/approval-settlement.js';
@@ -9,7 +11,9 @@ import { findRunRevocation } from '../store/run-revocations.js';
 import type { GateWorkflowClient } from '../temporal/gate-workflow-client.js';
 
 export type ApprovalDecision =
-  | { outcome: 'decided'; approval: ApprovalRow; answer: DecidedAnswer }
+  | { outcome: 'decided'; approval: ApprovalRow; answer: DecidedAnswer; grant?: { id: string } }
+  /** A standing approval was asked for where the gate offers none (a deny, an uncertain command). */
+  | { outcome: 'grant_not_offered' }
   | { outcome: 'already_decided'; approval: ApprovalRow }
   | { outcome: 'run_revoked'; approval: ApprovalRow }
   | { outcome: 'forbidden' }
@@ -32,6 +36,8 @@ export interface DecisionRequest {
   toolCallId: ToolCallId;
   decision: 'allow' | 'deny';
   reason: string | null;
+  /** Approve, and allow the same for the rest of the run (`for_s` null) or for a while. */
+  grant?: { for_s: number | null };
 }
 
 /** Authority against the member as locked in the deciding transaction, then the compare-and-swap. */
@@ -45,13 +51,28 @@ async function settleAsPerson(pool: Pool, request: DecisionRequest): Promise<App
     // A revoked run's calls are decided no more (its revocation denied what was pending).
     if (await findRunRevocation(tx, approval.run_id))
       return { outcome: 'run_revoked' as const, approval };
+    const scope = request.grant && offeredScope(approval.tool, approval.arguments);
+    if (request.grant && (request.decision !== 'allow' || !scope))
+      return { outcome: 'grant_not_offered' as const };
     const settle = {
       by: 'person' as const,
       decision: request.decision,
       decidedBy: member.id,
       reason: request.reason,
     };
-    return settleAndRecord(tx, sessionId, toolCallId, settle, member.name);
+    const settled = await settleAndRecord(tx, sessionId, toolCallId, settle, member.name);
+    if (settled.outcome !== 'decided' || !request.grant || !scope) return settled;
+    // The grant commits with the approval it is given with, or neither does.
+    const grant = await createGrant(tx, {
+      run_id: approval.run_id,
+      workspace_id: approval.workspace_id,
+      scope,
+      granted_by: member.id,
+      session_id: sessionId,
+      tool_call_id: toolCallId,
+      for_s: request.grant.for_s,
+    });
+    return { ...settled, grant: { id: grant.id } };
   });
 }
 

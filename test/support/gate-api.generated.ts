@@ -948,6 +948,46 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/approvals/runs/{run_id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A run's page: its standing approvals, each revocable by a decider
+     * @description The web session cookie, and the CSRF value on posts.
+     */
+    get: operations['runPage'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/approvals/runs/{run_id}/grants/{grant_id}/revoke': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Revoke a standing approval from the run page (form post with the CSRF value)
+     * @description The web session cookie, and the CSRF value on posts.
+     */
+    post: operations['revokeGrantForm'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/approvals/{session_id}/{tool_call_id}/decision': {
     parameters: {
       query?: never;
@@ -3327,6 +3367,10 @@ export interface operations {
           /** @enum {string} */
           decision: 'approve' | 'deny';
           reason?: string;
+          grant?: {
+            /** @default null */
+            for_s?: number | null;
+          };
         };
       };
     };
@@ -3704,6 +3748,84 @@ export interface operations {
       };
     };
   };
+  runPage: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        run_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description the page */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/html': string;
+        };
+      };
+      /** @description an error (RFC 9457 problem details) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  revokeGrantForm: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        run_id: string;
+        grant_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/x-www-form-urlencoded': {
+          csrf: string;
+        };
+      };
+    };
+    responses: {
+      /** @description revoked, or already ended */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/html': string;
+        };
+      };
+      /** @description not a decider of its calls */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/html': string;
+        };
+      };
+      /** @description an error (RFC 9457 problem details) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
   approvalFormDecision: {
     parameters: {
       query?: never;
@@ -3721,6 +3843,11 @@ export interface operations {
           /** @enum {string} */
           decision: 'approve' | 'deny';
           reason?: string;
+          /**
+           * @default none
+           * @enum {string}
+           */
+          grant_for?: '900' | '3600' | '28800' | 'none' | 'run';
         };
       };
     };

@@ -29,6 +29,7 @@ import {
   workspaceParams,
 } from '../routes/workspaces.js';
 import { decisionForm, listPageQuery } from '../web/approval-page-routes.js';
+import { grantParams, revokeForm, runPageParams } from '../web/run-page-routes.js';
 import { policyBodySchema } from '../../domain/policy/policy.js';
 import { responses } from './response-shapes.js';
 
@@ -623,6 +624,27 @@ export const routeContracts: readonly RouteContract[] = [
     caller: 'browser',
     params: approvalParams,
     answers: { 200: page('the page') },
+  },
+  {
+    method: 'get',
+    path: '/approvals/runs/:run_id',
+    operationId: 'runPage',
+    summary: "A run's page: its standing approvals, each revocable by a decider",
+    tag: 'web form',
+    caller: 'browser',
+    params: runPageParams,
+    answers: { 200: page('the page') },
+  },
+  {
+    method: 'post',
+    path: '/approvals/runs/:run_id/grants/:grant_id/revoke',
+    operationId: 'revokeGrantForm',
+    summary: 'Revoke a standing approval from the run page (form post with the CSRF value)',
+    tag: 'web form',
+    caller: 'browser',
+    params: grantParams,
+    formBody: revokeForm,
+    answers: { 200: page('revoked, or already ended'), 403: page('not a decider of its calls') },
   },
   {
     method: 'post',

@@ -31,8 +31,25 @@ export type ListQuery = z.infer<typeof listQuery>;
 /** The scope a list query means, its default depending on the status. */
 export const scopeOf = (query: ListQuery): ApprovalListScope =>
   query.scope ?? (query.status === 'pending' ? 'mine' : 'all');
+/** A standing approval's length: null for the rest of the run. */
+export const grantBody = z
+  .object({
+    for_s: z
+      .number()
+      .int()
+      .min(60)
+      .max(7 * 24 * 3600)
+      .nullable()
+      .default(null),
+  })
+  .strict();
 export const decisionBody = z
-  .object({ decision: z.enum(['approve', 'deny']), reason: z.string().trim().max(1000).optional() })
+  .object({
+    decision: z.enum(['approve', 'deny']),
+    reason: z.string().trim().max(1000).optional(),
+    /** Approve, and allow the same for this run: the gate's offered scope (see the approval page). */
+    grant: grantBody.optional(),
+  })
   .strict();
 
 /**
@@ -159,8 +176,15 @@ export function approvalRoutes(app: FastifyInstance, ctx: ApiContext) {
       toolCallId: tool_call_id,
       decision: body.decision === 'approve' ? 'allow' : 'deny',
       reason: body.reason ?? null,
+      ...(body.grant && { grant: body.grant }),
     });
     switch (result.outcome) {
+      case 'grant_not_offered':
+        throw new Problem(
+          400,
+          'the gate offers no standing approval for this decision (only an approve, of a call it can scope)',
+          { errors: [{ path: 'grant', message: 'not offered for this call' }] },
+        );
       case 'not_found':
         throw notFound(`approval ${session_id}/${tool_call_id}`);
       case 'forbidden':
@@ -182,6 +206,7 @@ export function approvalRoutes(app: FastifyInstance, ctx: ApiContext) {
           outcome: 'decided',
           ...finalOf(result.approval),
           answer: inReadingOrder(result.answer),
+          ...(result.grant && { grant_id: result.grant.id }),
         };
     }
   });

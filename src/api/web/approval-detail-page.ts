@@ -7,7 +7,7 @@ import { detailPath } from './approval-list-page.js';
 import { argumentViews } from './argument-views.js';
 import { html, type SafeHtml } from './html.js';
 import { page } from './layout.js';
-import { pullRequest, runContext, type RunContext } from './run-context.js';
+import { pullRequest, runContext, runPath, type RunContext } from './run-context.js';
 import type { SignedIn } from './session.js';
 import { visibleText } from './visible-text.js';
 
@@ -21,6 +21,8 @@ export interface ApprovalDetail extends RunContext {
   mayDecide: boolean;
   /** Deciders and the run's invoker read the arguments; other members see that they exist. */
   showArguments: boolean;
+  /** The standing approval the gate offers this decider, as a person reads its scope. */
+  grantOffer: string | undefined;
 }
 
 export interface Notice {
@@ -78,7 +80,29 @@ function outcome(detail: ApprovalDetail): SafeHtml {
     </dd>`;
 }
 
-function decisionForm(approval: ApprovalRow, csrf: string): SafeHtml {
+/** Lengths a standing approval may have, by form value (seconds; `run`: the rest of the run). */
+export const grantLengths = {
+  none: 'no: only this call',
+  run: 'for the rest of this run',
+  '900': 'for 15 minutes',
+  '3600': 'for 1 hour',
+  '28800': 'for 8 hours',
+} as const;
+
+function grantChoice(offer: string | undefined): SafeHtml {
+  if (!offer) return html``;
+  return html`<div class="grant">
+    <label for="grant_for">When approving, also allow the same without asking</label>
+    <p class="meta" id="grant-scope">Same means: <code>${visibleText(offer).text}</code></p>
+    <select id="grant_for" name="grant_for" aria-describedby="grant-scope">
+      ${Object.entries(grantLengths).map(
+        ([value, text]) => html`<option value="${value}">${text}</option>`,
+      )}
+    </select>
+  </div>`;
+}
+
+function decisionForm(approval: ApprovalRow, csrf: string, offer: string | undefined): SafeHtml {
   return html`<form class="decide" method="post" action="${detailPath(approval)}/decision">
     <input type="hidden" name="csrf" value="${csrf}" />
     <label for="reason">Message to the agent</label>
@@ -92,6 +116,7 @@ function decisionForm(approval: ApprovalRow, csrf: string): SafeHtml {
       aria-describedby="reason-hint"
       placeholder="No, and instead…"
     ></textarea>
+    ${grantChoice(offer)}
     <div class="actions">
       <button class="approve" type="submit" name="decision" value="approve" aria-keyshortcuts="a">
         Approve
@@ -164,13 +189,14 @@ export function approvalDetailPage(
 
         ${
           detail.mayDecide
-            ? decisionForm(approval, session.csrf)
+            ? decisionForm(approval, session.csrf, detail.grantOffer)
             : html`<p class="meta" id="no-authority">${noDecisionReason(approval)}</p>`
         }
       </section>
 
       <section class="card" aria-labelledby="the-run">
         <h2 id="the-run">The run</h2>
+        <p><a href="${runPath(approval.run_id)}">The run's standing approvals</a></p>
         <dl>
           <dt>Repository</dt>
           <dd>${repository(run)}</dd>

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { decideApproval } from '../../application/decide-approval.js';
+import { offeredScope, scopeText } from '../../domain/approvals/grants.js';
 import { offeredTo, seesArguments } from '../../domain/gate/approval.js';
 import type { SessionId, ToolCallId } from '../../domain/gate/ids.js';
 import { findMember, type Member } from '../../store/members.js';
@@ -15,7 +16,12 @@ import type { ApiContext } from '../context.js';
 import { Problem, notFound } from '../problem.js';
 import { approvalParams } from '../routes/approvals.js';
 import { validate } from '../validation.js';
-import { approvalDetailPage, type ApprovalDetail, type Notice } from './approval-detail-page.js';
+import {
+  approvalDetailPage,
+  grantLengths,
+  type ApprovalDetail,
+  type Notice,
+} from './approval-detail-page.js';
 import {
   approvalList,
   approvalListPage,
@@ -34,8 +40,15 @@ export const decisionForm = z
     csrf: z.string(),
     decision: z.enum(['approve', 'deny']),
     reason: z.string().trim().max(1000).optional(),
+    grant_for: z.enum(Object.keys(grantLengths) as [keyof typeof grantLengths]).default('none'),
   })
   .strict();
+
+/** The standing approval a form asks for: none, the rest of the run, or some seconds. */
+function grantOf(grantFor: keyof typeof grantLengths) {
+  if (grantFor === 'none') return {};
+  return { grant: { for_s: grantFor === 'run' ? null : Number(grantFor) } };
+}
 
 /** A signed-out visitor is sent to sign in and brought back here afterwards. */
 function toLogin(request: FastifyRequest, reply: FastifyReply) {
@@ -98,6 +111,9 @@ async function loadDetail(
     latestRunDecisions(ctx.pool, approval.run_id, approval, 8),
   ]);
   const run = summaries.get(approval.run_id);
+  // Past its expiry a pending approval can only expire: offer no buttons for it.
+  const mayDecide = offeredTo(approval, member) && approval.expires_at.getTime() > Date.now();
+  const offer = offeredScope(approval.tool, approval.arguments);
   const version =
     run && (await findPolicyVersion(ctx.pool, run.policy_id, approval.policy_version));
   const decidedBy =
@@ -116,8 +132,8 @@ async function loadDetail(
     },
     decidedByName: decidedBy?.name,
     showArguments: seesArguments(approval, member, run?.invoked_by),
-    // Past its expiry a pending approval can only expire: offer no buttons for it.
-    mayDecide: offeredTo(approval, member) && approval.expires_at.getTime() > Date.now(),
+    mayDecide,
+    grantOffer: mayDecide ? offer && scopeText(offer) : undefined,
   };
 }
 
@@ -164,14 +180,23 @@ export function approvalPageRoutes(web: FastifyInstance, ctx: ApiContext) {
     ctx.slots.holdFor(reply.raw, 'writes', callerKey({ kind: 'user', member: session.member }));
     const form = formOf(request.body);
     requireCsrf(form.csrf, session.csrf);
-    const { decision, reason } = validate(decisionForm, form, 'body');
+    const { decision, reason, grant_for } = validate(decisionForm, form, 'body');
+    // A deny with a standing approval chosen is a deny: the choice is for approving only.
+    const grant = decision === 'approve' ? grantOf(grant_for) : {};
     const result = await decideApproval(ctx, {
       member: session.member,
       sessionId: params.session_id,
       toolCallId: params.tool_call_id,
       decision: decision === 'approve' ? 'allow' : 'deny',
       reason: reason || null,
+      ...grant,
     });
+    if (result.outcome === 'grant_not_offered') {
+      return showDetail(ctx, reply, session, params, 400, {
+        kind: 'error',
+        text: 'The gate offers no standing approval for this call. Nothing was recorded.',
+      });
+    }
     if (result.outcome === 'not_found') {
       throw notFound(`approval ${params.session_id}/${params.tool_call_id}`);
     }
@@ -192,7 +217,9 @@ export function approvalPageRoutes(web: FastifyInstance, ctx: ApiContext) {
     }
     return showDetail(ctx, reply, session, params, 200, {
       kind: 'ok',
-      text: `You ${decision === 'approve' ? 'approved' : 'denied'} this call. The runner has its answer.`,
+      text: `You ${decision === 'approve' ? 'approved' : 'denied'} this call. The runner has its answer.${
+        result.grant ? ' The same is allowed without asking, as you chose.' : ''
+      }`,
     });
   });
 }

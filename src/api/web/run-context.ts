@@ -14,6 +14,8 @@ import { html, type SafeHtml } from './html.js';
 import type { RunSummary } from './run-summaries.js';
 import { visibleText } from './visible-text.js';
 
+export const runPath = (runId: string) => `/approvals/runs/${encodeURIComponent(runId)}`;
+
 export interface RunContext {
   run: RunSummary | undefined;
   budget: BudgetFigures | undefined;

@@ -3,6 +3,7 @@ import type { ApiContext } from '../context.js';
 import { problemFor } from '../error-mapping.js';
 import { approvalPageRoutes } from './approval-page-routes.js';
 import { approvalStreamRoute } from './approval-stream.js';
+import { runPageRoutes } from './run-page-routes.js';
 import { clientScript } from './client-script.js';
 import { errorPage } from './error-page.js';
 import { acceptFormBodies } from './form-body.js';
@@ -48,6 +49,7 @@ export function webRoutes(app: FastifyInstance, ctx: ApiContext): void {
     loginRoutes(web, ctx);
     approvalPageRoutes(web, ctx);
     approvalStreamRoute(web, ctx);
+    runPageRoutes(web, ctx);
     done();
   });
 }
