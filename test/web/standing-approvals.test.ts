@@ -20,6 +20,7 @@ import {
 import { useHarness } from '../support/harness.js';
 import { startRugpullUpstream, type RugpullUpstream } from '../support/rugpull-upstream.js';
 import {
+  addMember,
   createRun,
   defaultPolicy,
   expectStatus,
@@ -53,25 +54,14 @@ let run: CreatedRun;
 let personalRun: CreatedRun;
 const people = {} as Record<'owner' | 'approver', { user_id: string; token: string }>;
 
-async function addMember(name: string, role: string) {
-  const created = await expectStatus(
-    h.api.call('POST', `/v1/workspaces/${h.seed.workspace}/members`, {
-      token: h.api.operatorKey,
-      body: { name, role },
-    }),
-    201,
-  );
-  return { user_id: created.user_id as string, token: created.user_token as string };
-}
-
 const call = (r: CreatedRun, id: string, tool: string, args: Record<string, unknown>) =>
   toolCall(h.api, r, id, { tool, arguments: args });
 
 describe('standing approvals for a run', () => {
   beforeAll(async () => {
     upstream = await startRugpullUpstream({ token: upstreamToken });
-    people.owner = await addMember('olive', 'member');
-    people.approver = await addMember('april', 'approver');
+    people.owner = await addMember(h.api, h.seed.workspace, 'olive', 'member');
+    people.approver = await addMember(h.api, h.seed.workspace, 'april', 'approver');
     run = await createRun(h.api, h.seed);
     const personal = await expectStatus(
       h.api.call('POST', '/v1/connections', {
