@@ -10,6 +10,8 @@ export interface RunDecision {
   decision: 'allow' | 'deny';
   source: string | null;
   rule_id: string | null;
+  /** Allowed by a standing approval of the run, with no person asked. */
+  by_grant: boolean;
   decided_at: Date | null;
   /** Set when a person was asked: the arguments (to be shown only to those who may) and who. */
   approval: {
@@ -40,7 +42,8 @@ export async function latestRunDecisions(
     }
   >(
     `select t.session_id, t.tool_call_id, t.tool, t.decision, t.source,
-       t.answer->>'rule_id' as rule_id, t.decided_at, a.workspace_id, a.authority,
+       t.answer->>'rule_id' as rule_id, t.decided_at,
+       (a.session_id is null and t.answer->>'reason' like 'approved by grant %') as by_grant, a.workspace_id, a.authority,
        a.owner_user_id, a.arguments, a.status as approval_status, m.name as decided_by_name
      from tool_calls t
      left join approvals a on a.session_id = t.session_id and a.tool_call_id = t.tool_call_id
@@ -58,6 +61,7 @@ export async function latestRunDecisions(
     decision: row.decision,
     source: row.source,
     rule_id: row.rule_id,
+    by_grant: row.by_grant,
     decided_at: row.decided_at,
     approval:
       row.workspace_id === null

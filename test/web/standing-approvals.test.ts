@@ -133,6 +133,12 @@ describe('standing approvals for a run', () => {
   });
 
   test('a grant is revoked from the run page, and the calls it covered ask again', async () => {
+    await page.goto(`${h.api.url}/approvals/${run.session_id}/g3`);
+    const decided = await page.locator('#run-decisions tbody tr').allInnerTexts();
+    assert.ok(
+      decided.some((row) => row.includes('a standing approval') && row.includes('allow')),
+      `the run's latest decisions name the grant: ${decided.join(' / ')}`,
+    );
     await page.goto(`${h.api.url}/approvals/runs/${run.run_id}`);
     assert.equal(await page.locator('#grants tbody tr').count(), 1);
     await assertAccessible(page, 'the run page');

@@ -27,6 +27,7 @@ function decidedBy(decision: RunDecision): SafeHtml {
   if (approval?.status === 'approved' || approval?.status === 'denied')
     return html`${approval.decided_by_name ?? 'an approver'}`;
   if (approval?.status === 'expired') return html`the expiry`;
+  if (decision.by_grant) return html`a standing approval`;
   if (decision.source && decision.source !== 'policy') return html`the ${decision.source} stage`;
   return ruleName(decision.rule_id);
 }
