@@ -4,7 +4,8 @@
  * measures, on the same servers in one run: the floor any Temporal design pays (an empty
  * workflow through update-with-start, and started eagerly), the gate's allow, first-stage deny
  * and pending answers, an approver's decision reaching a waiting runner, throughput with 30
- * runners at once against the floor's, the pure parts, ledger appends and the model proxy.
+ * runners at once against the floor's, the pure parts, ledger appends, the approvers' list with
+ * 1,000 pending calls and the model proxy.
  *
  * `--check` measures a small sample on the stack the environment names (its worker already
  * running) and fails when a gate/floor ratio passes its threshold: the suite's last phase.
@@ -31,6 +32,7 @@ import {
   type Measurement,
   type Sizes,
 } from './bench/gate-vs-floor.js';
+import { benchApprovalList } from './bench/approval-list.js';
 import { benchPendingApprovals } from './bench/pending-approvals.js';
 import { benchLedgerAppends, benchPureParts } from './bench/pure-parts.js';
 import { benchSimulation } from './bench/simulation.js';
@@ -157,6 +159,7 @@ function full(): Promise<void> {
     benchPureParts();
     await benchSimulation();
     await benchLedgerAppends(config.databaseUrl);
+    await benchApprovalList(await gateCalls(base, key), base, config.databaseUrl);
     await modelProxyFigures(base, key);
   });
 }

@@ -32,7 +32,7 @@ export function createActivities({ pool, publicUrl, sealer, onAnswerRecorded }: 
     capability: capabilityStage(frozen, pool),
     schema: schemaStage(frozen),
     trustTier: trustTierStage(frozen),
-    policy: policyStage(frozen),
+    policy: policyStage(frozen, pool),
   };
   const stages = stagesInOrder(checks);
   // The writes and reads of the record name a PostgreSQL that is away, for the workflow's deny.

@@ -23,9 +23,32 @@ export interface ApprovalRow {
   decided_at: Date | null;
 }
 
-const columns = `session_id, tool_call_id, run_id, workspace_id, tool, arguments, rule_id, policy_version,
-  authority, owner_user_id, status, decision, decided_by, reason, on_timeout, requested_at, expires_at,
-  decided_at`;
+const columnNames = [
+  'session_id',
+  'tool_call_id',
+  'run_id',
+  'workspace_id',
+  'tool',
+  'arguments',
+  'rule_id',
+  'policy_version',
+  'authority',
+  'owner_user_id',
+  'status',
+  'decision',
+  'decided_by',
+  'reason',
+  'on_timeout',
+  'requested_at',
+  'expires_at',
+  'decided_at',
+];
+
+/** The columns of an approval row, qualified by a table alias when one is given. */
+export const approvalColumns = (alias?: string) =>
+  columnNames.map((name) => (alias ? `${alias}.${name}` : name)).join(', ');
+
+const columns = approvalColumns();
 
 /** A pending approval to create, with how long it waits for a person. */
 export type NewApproval = Pick<
@@ -163,24 +186,6 @@ export async function pendingApprovalsOfSession(
     [sessionId],
   );
   return rows.map((row) => row.tool_call_id);
-}
-
-/** Pending approvals this member may decide (the same rule as `mayDecide`, in SQL). */
-export async function listPendingApprovalsFor(
-  db: Queryable,
-  member: { id: string; workspace_id: string; role: string; status: string },
-): Promise<ApprovalRow[]> {
-  if (member.status !== 'active') return [];
-  const { rows } = await db.query<ApprovalRow>(
-    `select ${columns} from approvals
-     where status = 'pending' and workspace_id = $1
-       and ((authority = 'owner' and owner_user_id = $2)
-         or (authority = 'workspace_approvers' and $3 in ('approver', 'admin')))
-     order by requested_at, session_id, tool_call_id
-     limit 500`,
-    [member.workspace_id, member.id, member.role],
-  );
-  return rows;
 }
 
 /** How many approvals wait for a person now, in all workspaces. */

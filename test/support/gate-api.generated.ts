@@ -772,7 +772,7 @@ export interface paths {
       cookie?: never;
     };
     /**
-     * The pending approvals the caller may decide
+     * Approvals the caller may see, pending (waiting for them, or all) or decided, grouped by run and paged
      * @description Bearer: a member's user token.
      */
     get: operations['listApprovals'];
@@ -1000,7 +1000,7 @@ export interface paths {
       cookie?: never;
     };
     /**
-     * The pending approvals, as a page
+     * The approvals, as a page: to decide by me, all pending, or decided
      * @description The web session cookie, and the CSRF value on posts.
      */
     get: operations['approvalsPage'];
@@ -1126,6 +1126,46 @@ export interface paths {
     get: operations['approvalPage'];
     put?: never;
     post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/approvals/runs/{run_id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A run's page: its standing approvals, each revocable by a decider
+     * @description The web session cookie, and the CSRF value on posts.
+     */
+    get: operations['runPage'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/approvals/runs/{run_id}/grants/{grant_id}/revoke': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Revoke a standing approval from the run page (form post with the CSRF value)
+     * @description The web session cookie, and the CSRF value on posts.
+     */
+    post: operations['revokeGrantForm'];
     delete?: never;
     options?: never;
     head?: never;
@@ -3857,7 +3897,10 @@ export interface operations {
   listApprovals: {
     parameters: {
       query?: {
-        status?: 'pending';
+        status?: 'pending' | 'decided';
+        scope?: 'mine' | 'all';
+        page?: number;
+        per_page?: number;
       };
       header?: never;
       path?: never;
@@ -3872,6 +3915,35 @@ export interface operations {
         };
         content: {
           'application/json': {
+            /** @enum {string} */
+            status: 'pending' | 'decided';
+            /** @enum {string} */
+            scope: 'mine' | 'all';
+            page: number;
+            per_page: number;
+            total: number;
+            runs: ({
+              /** Format: uuid */
+              run_id: string;
+              repository: string | null;
+              pull_request:
+                | ({
+                    number: number;
+                    url: string | null;
+                  } & {
+                    [key: string]: unknown;
+                  })
+                | null;
+              /** @enum {string} */
+              trust_tier: 'trusted' | 'read_only';
+              invoked_by_name: string;
+            } & {
+              [key: string]: unknown;
+            })[];
+            approvals: {
+              [key: string]: unknown;
+            }[];
+          } & {
             [key: string]: unknown;
           };
         };
@@ -3937,6 +4009,10 @@ export interface operations {
           /** @enum {string} */
           decision: 'approve' | 'deny';
           reason?: string;
+          grant?: {
+            /** @default null */
+            for_s?: number | null;
+          };
         };
       };
     };
@@ -4326,7 +4402,10 @@ export interface operations {
   };
   approvalsPage: {
     parameters: {
-      query?: never;
+      query?: {
+        view?: 'mine' | 'all' | 'decided';
+        page?: number;
+      };
       header?: never;
       path?: never;
       cookie?: never;
@@ -4355,7 +4434,10 @@ export interface operations {
   };
   approvalsListFragment: {
     parameters: {
-      query?: never;
+      query?: {
+        view?: 'mine' | 'all' | 'decided';
+        page?: number;
+      };
       header?: never;
       path?: never;
       cookie?: never;
@@ -4536,6 +4618,84 @@ export interface operations {
       };
     };
   };
+  runPage: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        run_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description the page */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/html': string;
+        };
+      };
+      /** @description an error (RFC 9457 problem details) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  revokeGrantForm: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        run_id: string;
+        grant_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/x-www-form-urlencoded': {
+          csrf: string;
+        };
+      };
+    };
+    responses: {
+      /** @description revoked, or already ended */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/html': string;
+        };
+      };
+      /** @description not a decider of its calls */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/html': string;
+        };
+      };
+      /** @description an error (RFC 9457 problem details) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
   approvalFormDecision: {
     parameters: {
       query?: never;
@@ -4553,6 +4713,11 @@ export interface operations {
           /** @enum {string} */
           decision: 'approve' | 'deny';
           reason?: string;
+          /**
+           * @default none
+           * @enum {string}
+           */
+          grant_for?: '900' | '3600' | '28800' | 'none' | 'run';
         };
       };
     };

@@ -59,6 +59,18 @@ export async function expectStatus<T>(
   return body;
 }
 
+/** A new member of a workspace, with their user token. */
+export async function addMember(api: ApiCaller, workspace: string, name: string, role: string) {
+  const created = await expectStatus(
+    api.call('POST', `/v1/workspaces/${workspace}/members`, {
+      token: api.operatorKey,
+      body: { name, role },
+    }),
+    201,
+  );
+  return { user_id: created.user_id as string, token: created.user_token as string };
+}
+
 /** A workspace with an admin, a bundle of built-in tools and a policy. */
 export async function seedWorkspace(
   api: ApiCaller,

@@ -169,8 +169,15 @@ describe('the approvers web form', () => {
       'the page was not reloaded',
     );
     const text = await row.innerText();
-    for (const expected of ['Bash', 'acme/widgets', 'trusted', 'ana', 'bash-needs-a-human']) {
+    for (const expected of ['Bash', hostile, 'bash-needs-a-human']) {
       assert.ok(text.includes(expected), `the row shows ${expected}: ${text}`);
+    }
+    // The run is named once, above its calls.
+    const group = await listPage
+      .locator(`section.run-group[data-run="${run.run_id}"] h2`)
+      .innerText();
+    for (const expected of ['acme/widgets', 'trusted', 'ana']) {
+      assert.ok(group.includes(expected), `the run's heading shows ${expected}: ${group}`);
     }
     await listPage.screenshot({ path: `${artifacts}approvals-list.png`, fullPage: true });
   });

@@ -112,6 +112,25 @@ export const responses = {
     complete: z.boolean(),
     stopped_by: z.enum(['limit', 'deadline']).nullable(),
   }),
+  approvalList: z.looseObject({
+    status: z.enum(['pending', 'decided']),
+    scope: z.enum(['mine', 'all']),
+    page: z.number().int(),
+    per_page: z.number().int(),
+    total: z.number().int(),
+    runs: z.array(
+      z.looseObject({
+        run_id: z.uuid(),
+        repository: z.string().nullable(),
+        pull_request: z
+          .looseObject({ number: z.number().int(), url: z.string().nullable() })
+          .nullable(),
+        trust_tier: z.enum(['trusted', 'read_only']),
+        invoked_by_name: z.string(),
+      }),
+    ),
+    approvals: z.array(object),
+  }),
   decision: z.looseObject({ outcome: z.enum(['decided', 'already_decided']) }),
   revocation: z.looseObject({
     run_id: z.uuid(),

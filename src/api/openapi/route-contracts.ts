@@ -34,9 +34,14 @@ import {
   personalTokenParams,
   revokeForm,
 } from '../web/personal-token-routes.js';
-import { decisionForm } from '../web/approval-page-routes.js';
 import { simulationQuery } from '../web/simulation-page-routes.js';
 import { callbackForm, callbackQuery, csrfForm } from '../web/connection-page-routes.js';
+import { decisionForm, listPageQuery } from '../web/approval-page-routes.js';
+import {
+  grantParams,
+  revokeForm as grantRevokeForm,
+  runPageParams,
+} from '../web/run-page-routes.js';
 import { policyBodySchema } from '../../domain/policy/policy.js';
 import { responses } from './response-shapes.js';
 
@@ -541,11 +546,12 @@ export const routeContracts: readonly RouteContract[] = [
     method: 'get',
     path: '/v1/approvals',
     operationId: 'listApprovals',
-    summary: 'The pending approvals the caller may decide',
+    summary:
+      'Approvals the caller may see, pending (waiting for them, or all) or decided, grouped by run and paged',
     tag: 'approvals',
     caller: 'user',
     query: listQuery,
-    answers: { 200: json('the approvals') },
+    answers: { 200: json('the approvals', responses.approvalList) },
   },
   {
     method: 'get',
@@ -682,9 +688,10 @@ export const routeContracts: readonly RouteContract[] = [
     method: 'get',
     path: '/approvals',
     operationId: 'approvalsPage',
-    summary: 'The pending approvals, as a page',
+    summary: 'The approvals, as a page: to decide by me, all pending, or decided',
     tag: 'web form',
     caller: 'browser',
+    query: listPageQuery,
     answers: { 200: page('the page') },
   },
   {
@@ -694,6 +701,7 @@ export const routeContracts: readonly RouteContract[] = [
     summary: "The list page's rows, refreshed by its script",
     tag: 'web form',
     caller: 'browser',
+    query: listPageQuery,
     answers: { 200: page('the rows') },
   },
   {
@@ -743,6 +751,27 @@ export const routeContracts: readonly RouteContract[] = [
     caller: 'browser',
     params: approvalParams,
     answers: { 200: page('the page') },
+  },
+  {
+    method: 'get',
+    path: '/approvals/runs/:run_id',
+    operationId: 'runPage',
+    summary: "A run's page: its standing approvals, each revocable by a decider",
+    tag: 'web form',
+    caller: 'browser',
+    params: runPageParams,
+    answers: { 200: page('the page') },
+  },
+  {
+    method: 'post',
+    path: '/approvals/runs/:run_id/grants/:grant_id/revoke',
+    operationId: 'revokeGrantForm',
+    summary: 'Revoke a standing approval from the run page (form post with the CSRF value)',
+    tag: 'web form',
+    caller: 'browser',
+    params: grantParams,
+    formBody: grantRevokeForm,
+    answers: { 200: page('revoked, or already ended'), 403: page('not a decider of its calls') },
   },
   {
     method: 'post',

@@ -3,9 +3,13 @@ import { z } from 'zod';
 import { decideApproval } from '../../application/decide-approval.js';
 import { offeredTo, seesArguments } from '../../domain/gate/approval.js';
 import { inReadingOrder } from '../../domain/gate/vocabulary.js';
-import { findApproval, listPendingApprovalsFor, type ApprovalRow } from '../../store/approvals.js';
+import { callSummary } from '../../domain/approvals/call-reading.js';
+import { pullRequestUrl } from '../../domain/approvals/run-source-link.js';
+import { listApprovals, type ApprovalListScope } from '../../store/approval-lists.js';
+import { findApproval, type ApprovalRow } from '../../store/approvals.js';
 import type { Member } from '../../store/members.js';
-import { findRunSummaries } from '../../store/runs.js';
+import { findRunSummaries, type RunSummary } from '../../store/runs.js';
+import { repositoryOf } from '../web/run-summaries.js';
 import type { ApiContext } from '../context.js';
 import { Problem, notFound } from '../problem.js';
 import { sessionIdParam, toolCallIdParam, validate } from '../validation.js';
@@ -13,12 +17,45 @@ import { sessionIdParam, toolCallIdParam, validate } from '../validation.js';
 export const approvalParams = z
   .object({ session_id: sessionIdParam, tool_call_id: toolCallIdParam })
   .strict();
-export const listQuery = z.object({ status: z.literal('pending').default('pending') }).strict();
+export const listQuery = z
+  .object({
+    status: z.enum(['pending', 'decided']).default('pending'),
+    /** Default: `mine` for pending (what waits for me), `all` for decided (what was decided). */
+    scope: z.enum(['mine', 'all']).optional(),
+    page: z.coerce.number().int().min(1).max(100_000).default(1),
+    per_page: z.coerce.number().int().min(1).max(200).default(50),
+  })
+  .strict();
+export type ListQuery = z.infer<typeof listQuery>;
+
+/** The scope a list query means, its default depending on the status. */
+export const scopeOf = (query: ListQuery): ApprovalListScope =>
+  query.scope ?? (query.status === 'pending' ? 'mine' : 'all');
+/** A standing approval's length: null for the rest of the run. */
+export const grantBody = z
+  .object({
+    for_s: z
+      .number()
+      .int()
+      .min(60)
+      .max(7 * 24 * 3600)
+      .nullable()
+      .default(null),
+  })
+  .strict();
 export const decisionBody = z
-  .object({ decision: z.enum(['approve', 'deny']), reason: z.string().trim().max(1000).optional() })
+  .object({
+    decision: z.enum(['approve', 'deny']),
+    reason: z.string().trim().max(1000).optional(),
+    /** Approve, and allow the same for this run: the gate's offered scope (see the approval page). */
+    grant: grantBody.optional(),
+  })
   .strict();
 
-/** An approval as this member may see it: the arguments only for deciders and the invoker. */
+/**
+ * An approval as this member may see it: the arguments (and what is read off them, the one-line
+ * summary and the approver's reason) only for deciders and the invoker.
+ */
 function approvalView(row: ApprovalRow, member: Member, invokedBy: string | undefined) {
   const shown = seesArguments(row, member, invokedBy);
   return {
@@ -27,7 +64,9 @@ function approvalView(row: ApprovalRow, member: Member, invokedBy: string | unde
     run_id: row.run_id,
     workspace: row.workspace_id,
     tool: row.tool,
-    ...(shown ? { arguments: row.arguments } : { arguments_hidden: true }),
+    ...(shown
+      ? { arguments: row.arguments, summary: callSummary(row.tool, row.arguments) }
+      : { arguments_hidden: true }),
     rule_id: row.rule_id,
     policy_version: row.policy_version,
     authority: row.authority,
@@ -35,7 +74,7 @@ function approvalView(row: ApprovalRow, member: Member, invokedBy: string | unde
     status: row.status,
     decision: row.decision,
     decided_by: row.decided_by,
-    reason: row.reason,
+    ...(shown ? { reason: row.reason } : { reason_hidden: row.reason !== null }),
     requested_at: row.requested_at,
     expires_at: row.expires_at,
     decided_at: row.decided_at,
@@ -57,6 +96,23 @@ async function memberOf(ctx: ApiContext, request: FastifyRequest): Promise<Membe
   return principal.member;
 }
 
+/** The run a group of listed approvals belongs to: where it comes from and who started it. */
+export function runGroupView(run: RunSummary) {
+  const pr = run.source.kind === 'pull_request' ? run.source.pull_request : undefined;
+  return {
+    run_id: run.id,
+    repository: repositoryOf(run.source) ?? null,
+    source_kind: run.source.kind,
+    pull_request:
+      pr?.number === undefined
+        ? null
+        : { number: pr.number, url: pullRequestUrl(run.source) ?? null },
+    trust_tier: run.trust_tier,
+    invoked_by: run.invoked_by,
+    invoked_by_name: run.invoked_by_name,
+  };
+}
+
 function finalOf(row: ApprovalRow) {
   return {
     status: row.status,
@@ -69,14 +125,33 @@ function finalOf(row: ApprovalRow) {
 export function approvalRoutes(app: FastifyInstance, ctx: ApiContext) {
   app.get('/v1/approvals', async (request) => {
     const member = await memberOf(ctx, request);
-    validate(listQuery, request.query, 'query');
-    const rows = await listPendingApprovalsFor(ctx.pool, member);
+    const query = validate(listQuery, request.query, 'query');
+    const scope = scopeOf(query);
+    const { rows, total } = await listApprovals(ctx.pool, member, {
+      status: query.status,
+      scope,
+      limit: query.per_page,
+      offset: (query.page - 1) * query.per_page,
+    });
     const runs = await findRunSummaries(
       ctx.pool,
       rows.map((row) => row.run_id),
     );
     return {
-      approvals: rows.map((row) => approvalView(row, member, runs.get(row.run_id)?.invoked_by)),
+      status: query.status,
+      scope,
+      page: query.page,
+      per_page: query.per_page,
+      total,
+      // The page's runs in the order their approvals come: the list is grouped by run.
+      runs: [...new Set(rows.map((row) => row.run_id))].flatMap((id) => {
+        const run = runs.get(id);
+        return run ? [runGroupView(run)] : [];
+      }),
+      approvals: rows.map((row) => ({
+        ...approvalView(row, member, row.invoked_by),
+        decided_by_name: row.decided_by_name,
+      })),
     };
   });
 
@@ -101,8 +176,15 @@ export function approvalRoutes(app: FastifyInstance, ctx: ApiContext) {
       toolCallId: tool_call_id,
       decision: body.decision === 'approve' ? 'allow' : 'deny',
       reason: body.reason ?? null,
+      ...(body.grant && { grant: body.grant }),
     });
     switch (result.outcome) {
+      case 'grant_not_offered':
+        throw new Problem(
+          400,
+          'the gate offers no standing approval for this decision (only an approve, of a call it can scope)',
+          { errors: [{ path: 'grant', message: 'not offered for this call' }] },
+        );
       case 'not_found':
         throw notFound(`approval ${session_id}/${tool_call_id}`);
       case 'forbidden':
@@ -124,6 +206,7 @@ export function approvalRoutes(app: FastifyInstance, ctx: ApiContext) {
           outcome: 'decided',
           ...finalOf(result.approval),
           answer: inReadingOrder(result.answer),
+          ...(result.grant && { grant_id: result.grant.id }),
         };
     }
   });

@@ -1,22 +1,28 @@
+import { callSummary, readCall } from '../../domain/approvals/call-reading.js';
 import type { Rule } from '../../domain/policy/policy.js';
+import type { FrozenTool } from '../../domain/tools/tools.js';
 import type { ApprovalRow } from '../../store/approvals.js';
-import { badge, repository, ruleName, when } from './approval-fields.js';
+import { badge, decider, repository, ruleName, when } from './approval-fields.js';
 import { detailPath } from './approval-list-page.js';
+import { argumentViews } from './argument-views.js';
 import { html, type SafeHtml } from './html.js';
 import { page } from './layout.js';
-import type { RunSummary } from './run-summaries.js';
+import { pullRequest, runContext, runPath, type RunContext } from './run-context.js';
 import type { SignedIn } from './session.js';
 import { visibleText } from './visible-text.js';
 
-export interface ApprovalDetail {
+export interface ApprovalDetail extends RunContext {
   approval: ApprovalRow;
-  run: RunSummary | undefined;
+  /** The tool as the run froze it: its description and argument schema. */
+  tool: FrozenTool | undefined;
   policy: { name: string; rule: Rule | undefined } | undefined;
   decidedByName: string | undefined;
   /** Pending, and this member has authority over it: only then are there buttons. */
   mayDecide: boolean;
   /** Deciders and the run's invoker read the arguments; other members see that they exist. */
   showArguments: boolean;
+  /** The standing approval the gate offers this decider, as a person reads its scope. */
+  grantOffer: string | undefined;
 }
 
 export interface Notice {
@@ -38,23 +44,20 @@ function argumentsShown(detail: ApprovalDetail): SafeHtml {
     return html`<p class="meta" id="arguments-hidden">
       Only those who may decide this call, and the member who started the run, see its arguments.
     </p>`;
-  const shown = visibleText(JSON.stringify(detail.approval.arguments, null, 2));
-  const tool = visibleText(detail.approval.tool);
-  return html`${(shown.escaped || tool.escaped) && escapedNotice}
+  const { approval } = detail;
+  const escaped =
+    visibleText(JSON.stringify(approval.arguments)).escaped ||
+    visibleText(approval.tool).escaped ||
+    visibleText(detail.tool?.description ?? '').escaped;
+  return html`${escaped && escapedNotice}
     <div id="arguments">
-      <pre><code>${shown.text}</code></pre>
+      ${argumentViews({
+        reading: readCall(approval.tool, approval.arguments),
+        args: approval.arguments,
+        tool: detail.tool,
+        rule: ruleName(approval.rule_id),
+      })}
     </div>`;
-}
-
-function pullRequest(run: RunSummary | undefined): SafeHtml {
-  if (run?.source.kind !== 'pull_request') return html``;
-  const pr = run.source.pull_request;
-  return html`<dt>Pull request</dt>
-    <dd>
-      ${pr?.number !== undefined ? `#${pr.number}` : 'unnumbered'} from
-      <code>${pr?.head_repo ?? 'an unknown or hidden head'}</code>
-      ${pr?.sender && html`by ${pr.sender}`}
-    </dd>`;
 }
 
 function outcome(detail: ApprovalDetail): SafeHtml {
@@ -65,23 +68,67 @@ function outcome(detail: ApprovalDetail): SafeHtml {
       ? `expired; the policy's on_timeout decided ${approval.decision ?? ''}`
       : approval.status === 'failed_closed'
         ? 'denied by the gate, which could no longer wait for a decision'
-        : `${approval.status} by ${detail.decidedByName ?? 'an approver'}`;
+        : `${approval.status} by ${decider(approval.status, detail.decidedByName)}`;
+  const reason =
+    approval.reason &&
+    (detail.showArguments
+      ? html`<br />Message to the agent: ${visibleText(approval.reason).text}`
+      : html`<br /><span class="meta">A message to the agent was given.</span>`);
   return html`<dt>Outcome</dt>
-    <dd>
-      ${who}${approval.decided_at && html`, ${when(approval.decided_at)}`}
-      ${approval.reason && html`<br />Reason: ${visibleText(approval.reason).text}`}
+    <dd id="outcome">
+      ${who}${approval.decided_at && html`, ${when(approval.decided_at)}`} ${reason}
     </dd>`;
 }
 
-function decisionForm(approval: ApprovalRow, csrf: string): SafeHtml {
+/** Lengths a standing approval may have, by form value (seconds; `run`: the rest of the run). */
+export const grantLengths = {
+  none: 'no: only this call',
+  run: 'for the rest of this run',
+  '900': 'for 15 minutes',
+  '3600': 'for 1 hour',
+  '28800': 'for 8 hours',
+} as const;
+
+function grantChoice(offer: string | undefined): SafeHtml {
+  if (!offer) return html``;
+  return html`<div class="grant">
+    <label for="grant_for">When approving, also allow the same without asking</label>
+    <p class="meta" id="grant-scope">Same means: <code>${visibleText(offer).text}</code></p>
+    <select id="grant_for" name="grant_for" aria-describedby="grant-scope">
+      ${Object.entries(grantLengths).map(
+        ([value, text]) => html`<option value="${value}">${text}</option>`,
+      )}
+    </select>
+  </div>`;
+}
+
+function decisionForm(approval: ApprovalRow, csrf: string, offer: string | undefined): SafeHtml {
   return html`<form class="decide" method="post" action="${detailPath(approval)}/decision">
     <input type="hidden" name="csrf" value="${csrf}" />
-    <label for="reason">Reason (optional)</label>
-    <textarea id="reason" name="reason" maxlength="1000"></textarea>
+    <label for="reason">Message to the agent</label>
+    <p class="meta" id="reason-hint">
+      Sent with a deny: the agent reads it as the reason and can do something else instead.
+    </p>
+    <textarea
+      id="reason"
+      name="reason"
+      maxlength="1000"
+      aria-describedby="reason-hint"
+      placeholder="No, and instead…"
+    ></textarea>
+    ${grantChoice(offer)}
     <div class="actions">
-      <button class="approve" type="submit" name="decision" value="approve">Approve</button>
-      <button class="deny" type="submit" name="decision" value="deny">Deny</button>
+      <button class="approve" type="submit" name="decision" value="approve" aria-keyshortcuts="a">
+        Approve
+      </button>
+      <button class="deny" type="submit" name="decision" value="deny" aria-keyshortcuts="d">
+        Deny with this message
+      </button>
     </div>
+    <p class="meta" id="shortcuts">
+      Keys: <kbd>a</kbd> approve · <kbd>d</kbd> write the message · <kbd>Ctrl</kbd>+<kbd>Enter</kbd>
+      in the message denies with it.
+    </p>
   </form>`;
 }
 
@@ -92,6 +139,12 @@ function noDecisionReason(approval: ApprovalRow): string {
     : 'Only approvers and admins of this workspace may decide this call.';
 }
 
+function summaryLine(detail: ApprovalDetail): SafeHtml {
+  if (!detail.showArguments) return html``;
+  const line = callSummary(detail.approval.tool, detail.approval.arguments);
+  return html`<p class="call-line"><code>${visibleText(line).text}</code></p>`;
+}
+
 export function approvalDetailPage(
   session: SignedIn,
   detail: ApprovalDetail,
@@ -99,34 +152,13 @@ export function approvalDetailPage(
 ): SafeHtml {
   const { approval, run, policy } = detail;
   return page(
-    { title: `Approval: ${visibleText(approval.tool).text}`, session },
-    html`<p><a href="/approvals">← All pending approvals</a></p>
+    { title: `Approval: ${visibleText(approval.tool).text}`, session, script: true },
+    html`<p><a href="/approvals">← Approvals</a></p>
       ${notice && html`<div class="notice ${notice.kind}" role="status">${notice.text}</div>`}
       <h1>${visibleText(approval.tool).text} ${badge(approval.status)}</h1>
-      <section class="card">
-        <h2>The run</h2>
-        <dl>
-          <dt>Repository</dt>
-          <dd>${repository(run)}</dd>
-          <dt>Trust tier</dt>
-          <dd>${run ? badge(run.trust_tier) : 'unknown'}</dd>
-          <dt>Invoked by</dt>
-          <dd>${run?.invoked_by_name ?? 'unknown'}</dd>
-          <dt>Source</dt>
-          <dd>${run?.source.kind.replace('_', ' ') ?? 'unknown'}</dd>
-          ${pullRequest(run)}
-          <dt>Session</dt>
-          <dd><code>${approval.session_id}</code></dd>
-        </dl>
-
-        <h2>The call</h2>
-        <dl>
-          <dt>Tool</dt>
-          <dd><code>${visibleText(approval.tool).text}</code></dd>
-          <dt>Tool call</dt>
-          <dd><code>${approval.tool_call_id}</code></dd>
-        </dl>
-        <h2>Arguments</h2>
+      ${summaryLine(detail)}
+      <section class="card" aria-labelledby="the-call">
+        <h2 id="the-call">The call</h2>
         ${argumentsShown(detail)}
 
         <h2>Why it asks</h2>
@@ -148,12 +180,6 @@ export function approvalDetailPage(
                 : "the workspace's approvers and admins"
             }
           </dd>
-        </dl>
-
-        <h2>Status</h2>
-        <dl>
-          <dt>Status</dt>
-          <dd>${badge(approval.status)}</dd>
           <dt>Requested</dt>
           <dd>${when(approval.requested_at)}</dd>
           <dt>Expires</dt>
@@ -163,9 +189,30 @@ export function approvalDetailPage(
 
         ${
           detail.mayDecide
-            ? decisionForm(approval, session.csrf)
+            ? decisionForm(approval, session.csrf, detail.grantOffer)
             : html`<p class="meta" id="no-authority">${noDecisionReason(approval)}</p>`
         }
+      </section>
+
+      <section class="card" aria-labelledby="the-run">
+        <h2 id="the-run">The run</h2>
+        <p><a href="${runPath(approval.run_id)}">The run's standing approvals</a></p>
+        <dl>
+          <dt>Repository</dt>
+          <dd>${repository(run)}</dd>
+          <dt>Trust tier</dt>
+          <dd>${run ? badge(run.trust_tier) : 'unknown'}</dd>
+          <dt>Invoked by</dt>
+          <dd>${run?.invoked_by_name ?? 'unknown'}</dd>
+          <dt>Source</dt>
+          <dd>${run?.source.kind.replace('_', ' ') ?? 'unknown'}</dd>
+          ${pullRequest(run)}
+          <dt>Session</dt>
+          <dd><code>${approval.session_id}</code></dd>
+          <dt>Tool call</dt>
+          <dd><code>${approval.tool_call_id}</code></dd>
+        </dl>
+        ${runContext(detail, session.member)}
       </section>`,
   );
 }

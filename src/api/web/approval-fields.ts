@@ -23,3 +23,25 @@ export function ruleName(ruleId: string | null): SafeHtml {
     ? html`<code>${ruleId}</code>`
     : html`<span class="meta">the policy's default</span>`;
 }
+
+/** How long a call has waited, as a person says it, with the exact instant in `datetime`. */
+export function age(since: Date, now: Date): SafeHtml {
+  const minutes = Math.max(0, Math.floor((now.getTime() - since.getTime()) / 60_000));
+  const text =
+    minutes < 1
+      ? 'under a minute'
+      : minutes < 60
+        ? `${minutes} min`
+        : minutes < 48 * 60
+          ? `${Math.floor(minutes / 60)} h ${minutes % 60} min`
+          : `${Math.floor(minutes / (24 * 60))} days`;
+  return html`<time datetime="${since.toISOString()}">${text}</time>`;
+}
+
+/** Who settled an approval, as the decided view and the detail page name them. */
+export function decider(status: string, decidedByName: string | null | undefined): string {
+  if (status === 'expired') return 'the expiry';
+  if (status === 'failed_closed') return 'the gate';
+  if (status === 'pending') return '';
+  return decidedByName ?? 'an approver';
+}

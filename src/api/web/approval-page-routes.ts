@@ -1,18 +1,33 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { decideApproval } from '../../application/decide-approval.js';
+import { offeredScope, scopeText } from '../../domain/approvals/grants.js';
 import { offeredTo, seesArguments } from '../../domain/gate/approval.js';
 import type { SessionId, ToolCallId } from '../../domain/gate/ids.js';
 import { findMember, type Member } from '../../store/members.js';
-import { findApproval, listPendingApprovalsFor } from '../../store/approvals.js';
+import { listApprovals, visiblePendingKeys } from '../../store/approval-lists.js';
+import { findApproval } from '../../store/approvals.js';
+import { findBudget } from '../../store/budget.js';
+import { latestRunDecisions } from '../../store/run-decisions.js';
+import { findRun } from '../../store/runs.js';
 import { findPolicyVersion } from '../../store/policies.js';
 import { callerKey } from '../caller-slots.js';
 import type { ApiContext } from '../context.js';
 import { Problem, notFound } from '../problem.js';
 import { approvalParams } from '../routes/approvals.js';
 import { validate } from '../validation.js';
-import { approvalDetailPage, type ApprovalDetail, type Notice } from './approval-detail-page.js';
-import { approvalList, approvalListPage } from './approval-list-page.js';
+import {
+  approvalDetailPage,
+  grantLengths,
+  type ApprovalDetail,
+  type Notice,
+} from './approval-detail-page.js';
+import {
+  approvalList,
+  approvalListPage,
+  pendingVersion,
+  type ListView,
+} from './approval-list-page.js';
 import { requireCsrf, requireSameOrigin } from './csrf.js';
 import { errorPage } from './error-page.js';
 import { formOf } from './form-body.js';
@@ -25,8 +40,15 @@ export const decisionForm = z
     csrf: z.string(),
     decision: z.enum(['approve', 'deny']),
     reason: z.string().trim().max(1000).optional(),
+    grant_for: z.enum(Object.keys(grantLengths) as [keyof typeof grantLengths]).default('none'),
   })
   .strict();
+
+/** The standing approval a form asks for: none, the rest of the run, or some seconds. */
+function grantOf(grantFor: keyof typeof grantLengths) {
+  if (grantFor === 'none') return {};
+  return { grant: { for_s: grantFor === 'run' ? null : Number(grantFor) } };
+}
 
 /** A signed-out visitor is sent to sign in and brought back here afterwards. */
 function toLogin(request: FastifyRequest, reply: FastifyReply) {
@@ -34,13 +56,43 @@ function toLogin(request: FastifyRequest, reply: FastifyReply) {
   return reply.redirect(`/login?next=${encodeURIComponent(path)}`, 303);
 }
 
-async function pendingList(ctx: ApiContext, member: Member) {
-  const rows = await listPendingApprovalsFor(ctx.pool, member);
+/** Which of the list's views, and which page: `/approvals?view=decided&page=2`. */
+export const listPageQuery = z
+  .object({
+    view: z.enum(['mine', 'all', 'decided']).default('mine'),
+    page: z.coerce.number().int().min(1).max(100_000).default(1),
+  })
+  .strict();
+
+const perPage = 50;
+
+async function listView(ctx: ApiContext, member: Member, query: unknown): Promise<ListView> {
+  const { view: tab, page } = validate(listPageQuery, query, 'query');
+  const decided = tab === 'decided';
+  const [{ rows, total }, keys] = await Promise.all([
+    listApprovals(ctx.pool, member, {
+      status: decided ? 'decided' : 'pending',
+      scope: tab === 'mine' ? 'mine' : 'all',
+      limit: perPage,
+      offset: (page - 1) * perPage,
+    }),
+    visiblePendingKeys(ctx.pool, member),
+  ]);
   const runs = await findRunSummaries(
     ctx.pool,
     rows.map((row) => row.run_id),
   );
-  return { rows, runs };
+  return {
+    tab,
+    page,
+    perPage,
+    total,
+    rows,
+    runs,
+    version: pendingVersion(keys),
+    member,
+    now: new Date(),
+  };
 }
 
 /** Everything the detail page shows; undefined for approvals outside the member's workspace. */
@@ -52,7 +104,16 @@ async function loadDetail(
 ): Promise<ApprovalDetail | undefined> {
   const approval = await findApproval(ctx.pool, sessionId, toolCallId);
   if (approval?.workspace_id !== member.workspace_id) return undefined;
-  const run = (await findRunSummaries(ctx.pool, [approval.run_id])).get(approval.run_id);
+  const [summaries, frozen, budget, decisions] = await Promise.all([
+    findRunSummaries(ctx.pool, [approval.run_id]),
+    findRun(ctx.pool, approval.run_id),
+    findBudget(ctx.pool, approval.run_id),
+    latestRunDecisions(ctx.pool, approval.run_id, approval, 8),
+  ]);
+  const run = summaries.get(approval.run_id);
+  // Past its expiry a pending approval can only expire: offer no buttons for it.
+  const mayDecide = offeredTo(approval, member) && approval.expires_at.getTime() > Date.now();
+  const offer = offeredScope(approval.tool, approval.arguments);
   const version =
     run && (await findPolicyVersion(ctx.pool, run.policy_id, approval.policy_version));
   const decidedBy =
@@ -62,14 +123,17 @@ async function loadDetail(
   return {
     approval,
     run,
+    tool: frozen?.toolset.find((tool) => tool.name === approval.tool),
+    budget,
+    decisions,
     policy: version && {
       name: version.body.name,
       rule: version.body.rules.find((rule) => rule.id === approval.rule_id),
     },
     decidedByName: decidedBy?.name,
     showArguments: seesArguments(approval, member, run?.invoked_by),
-    // Past its expiry a pending approval can only expire: offer no buttons for it.
-    mayDecide: offeredTo(approval, member) && approval.expires_at.getTime() > Date.now(),
+    mayDecide,
+    grantOffer: mayDecide ? offer && scopeText(offer) : undefined,
   };
 }
 
@@ -90,16 +154,15 @@ export function approvalPageRoutes(web: FastifyInstance, ctx: ApiContext) {
   web.get('/approvals', async (request, reply) => {
     const session = await signedIn(ctx, request);
     if (!session) return toLogin(request, reply);
-    const { rows, runs } = await pendingList(ctx, session.member);
-    return sendPage(reply, 200, approvalListPage(session, rows, runs));
+    const view = await listView(ctx, session.member, request.query);
+    return sendPage(reply, 200, approvalListPage(session, view));
   });
 
   // The list alone, for the page's script to swap in when the pending set changes.
   web.get('/approvals/list', async (request, reply) => {
     const session = await signedIn(ctx, request);
     if (!session) throw new Problem(401, 'your sign-in has ended');
-    const { rows, runs } = await pendingList(ctx, session.member);
-    return sendPage(reply, 200, approvalList(rows, runs));
+    return sendPage(reply, 200, approvalList(await listView(ctx, session.member, request.query)));
   });
 
   web.get('/approvals/:session_id/:tool_call_id', async (request, reply) => {
@@ -117,14 +180,23 @@ export function approvalPageRoutes(web: FastifyInstance, ctx: ApiContext) {
     ctx.slots.holdFor(reply.raw, 'writes', callerKey({ kind: 'user', member: session.member }));
     const form = formOf(request.body);
     requireCsrf(form.csrf, session.csrf);
-    const { decision, reason } = validate(decisionForm, form, 'body');
+    const { decision, reason, grant_for } = validate(decisionForm, form, 'body');
+    // A deny with a standing approval chosen is a deny: the choice is for approving only.
+    const grant = decision === 'approve' ? grantOf(grant_for) : {};
     const result = await decideApproval(ctx, {
       member: session.member,
       sessionId: params.session_id,
       toolCallId: params.tool_call_id,
       decision: decision === 'approve' ? 'allow' : 'deny',
       reason: reason || null,
+      ...grant,
     });
+    if (result.outcome === 'grant_not_offered') {
+      return showDetail(ctx, reply, session, params, 400, {
+        kind: 'error',
+        text: 'The gate offers no standing approval for this call. Nothing was recorded.',
+      });
+    }
     if (result.outcome === 'not_found') {
       throw notFound(`approval ${params.session_id}/${params.tool_call_id}`);
     }
@@ -145,7 +217,9 @@ export function approvalPageRoutes(web: FastifyInstance, ctx: ApiContext) {
     }
     return showDetail(ctx, reply, session, params, 200, {
       kind: 'ok',
-      text: `You ${decision === 'approve' ? 'approved' : 'denied'} this call. The runner has its answer.`,
+      text: `You ${decision === 'approve' ? 'approved' : 'denied'} this call. The runner has its answer.${
+        result.grant ? ' The same is allowed without asking, as you chose.' : ''
+      }`,
     });
   });
 }

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { listPendingApprovalsFor } from '../../store/approvals.js';
+import { visiblePendingKeys } from '../../store/approval-lists.js';
 import { callerKey } from '../caller-slots.js';
 import type { ApiContext } from '../context.js';
 import { EventStreams, follow } from '../event-stream.js';
@@ -40,7 +40,7 @@ export function approvalStreamRoute(web: FastifyInstance, ctx: ApiContext) {
             await stream.send({ event: 'signed-out', data: '' });
             return 'end';
           }
-          const version = pendingVersion(await listPendingApprovalsFor(ctx.pool, member));
+          const version = pendingVersion(await visiblePendingKeys(ctx.pool, member));
           if (version !== sent) {
             await stream.send({ event: 'pending', data: version });
             sent = version;

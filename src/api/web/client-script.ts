@@ -1,10 +1,33 @@
 /**
- * The list page's script, served from /approvals/app.js so the CSP can forbid inline script.
+ * The pages' script. On the detail page: keyboard shortcuts for the decision form (`a`
+ * approves, `d` goes to the message, Ctrl+Enter in it denies), never while typing elsewhere.
+ * On the list page: the list's script, served from /approvals/app.js so the CSP can forbid inline script.
  * The server pushes the version of the member's pending set over SSE; when it differs from the
  * version on the page, the script fetches the server-rendered list again and swaps it in. All
  * escaping stays on the server: the script never builds markup from data.
  */
 export const clientScript = `'use strict';
+(function () {
+  var form = document.querySelector('form.decide');
+  if (!form) return;
+  var reason = form.querySelector('textarea');
+  function press(value) {
+    var button = form.querySelector('button[value="' + value + '"]');
+    if (button) button.click();
+  }
+  document.addEventListener('keydown', function (event) {
+    var target = event.target;
+    var typing = target && (target.tagName === 'TEXTAREA' || target.tagName === 'INPUT');
+    if (target === reason && event.key === 'Enter' && (event.ctrlKey || event.metaKey)) {
+      event.preventDefault();
+      press('deny');
+      return;
+    }
+    if (typing || event.ctrlKey || event.metaKey || event.altKey) return;
+    if (event.key === 'a') { event.preventDefault(); press('approve'); }
+    if (event.key === 'd' && reason) { event.preventDefault(); reason.focus(); }
+  });
+})();
 (function () {
   var list = document.getElementById('approvals');
   var live = document.getElementById('live');
@@ -21,7 +44,7 @@ export const clientScript = `'use strict';
   function refresh() {
     if (fetching) { again = true; return; }
     fetching = true;
-    fetch('/approvals/list', { headers: { accept: 'text/html' }, cache: 'no-store' })
+    fetch('/approvals/list' + window.location.search, { headers: { accept: 'text/html' }, cache: 'no-store' })
       .then(function (response) {
         if (response.status === 401) {
           if (!leaving) window.location.assign('/login');

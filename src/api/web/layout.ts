@@ -6,7 +6,7 @@ export interface PageOptions {
   title: string;
   /** Shows who is signed in and a sign-out button. */
   session?: WebSession | undefined;
-  /** Loads the live-update script (the list page only). */
+  /** Loads the pages' script (the live list, the decision form's keys). */
   script?: boolean;
   /** Sends the browser on to this URL at once (a meta refresh: no script needed). */
   refreshTo?: string;

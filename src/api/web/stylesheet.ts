@@ -80,6 +80,52 @@ a.button {
 .badge.active { background: #ddf3e6; border-color: #a6d9b9; }
 .badge.needs_reauthorization, .badge.awaiting_authorization {
   background: #fff4d6; border-color: #f0d890;
+nav.tabs { display: flex; gap: 0.25rem; border-bottom: 1px solid var(--line); margin-bottom: 0.75rem; }
+nav.tabs a {
+  padding: 0.5rem 0.9rem; text-decoration: none; border: 1px solid transparent;
+  border-bottom: none; border-radius: 6px 6px 0 0; color: var(--ink);
+}
+nav.tabs a[aria-current="page"] { background: var(--card); border-color: var(--line); font-weight: 600; }
+.run-group { margin: 1.25rem 0; }
+.run-heading {
+  display: flex; flex-wrap: wrap; align-items: baseline; gap: 0.5rem; font-size: 1rem;
+  margin: 0 0 0.4rem;
+}
+td.what code { white-space: pre-wrap; overflow-wrap: anywhere; }
+nav.pager { display: flex; gap: 1rem; align-items: center; justify-content: center; margin: 1rem 0; }
+a:focus-visible, button:focus-visible, summary:focus-visible, textarea:focus-visible,
+select:focus-visible, input:focus-visible { outline: 3px solid var(--accent); outline-offset: 2px; }
+@media (max-width: 640px) {
+  main { margin: 1rem auto; padding: 0 0.75rem; }
+  header.bar { padding: 0.6rem 0.75rem; flex-wrap: wrap; }
+  .list { overflow-x: auto; }
+  table, thead, tbody, tr, th, td { display: block; }
+  thead { display: none; }
+  tr { border-bottom: 1px solid var(--line); padding: 0.4rem 0; }
+  td { border: none; padding: 0.2rem 0.75rem; }
+  dl { grid-template-columns: 1fr; }
+  h1, dt { overflow-wrap: anywhere; flex-wrap: wrap; min-width: 0; }
+  form.decide .actions { flex-direction: column; }
+  form.decide button { width: 100%; padding: 0.8rem; }
+  dt { margin-top: 0.4rem; }
+}
+.card + .card { margin-top: 1rem; }
+h3 { font-size: 0.95rem; margin: 1rem 0 0.4rem; }
+.call-line code { font-size: 1rem; white-space: pre-wrap; overflow-wrap: anywhere; }
+pre.diff .line { display: block; }
+pre.diff .removed { background: #fbe3e1; color: #7a1a14; }
+pre.diff .added { background: #ddf3e6; color: #14532d; }
+ol.commands { margin: 0; padding-left: 1.5rem; display: grid; gap: 0.3rem; }
+ol.commands .note {
+  display: inline-block; margin-left: 0.5rem; font-size: 0.8rem; color: var(--warn);
+}
+p.uncertain { color: var(--warn); font-size: 0.9rem; margin: 0.4rem 0; }
+ol.commands .unknown { color: var(--warn); font-style: italic; }
+details > summary { cursor: pointer; color: var(--accent); margin: 0.4rem 0; }
+dl.arguments .title { color: var(--muted); font-size: 0.85rem; }
+kbd {
+  font-family: inherit; font-size: 0.8rem; border: 1px solid var(--line); border-radius: 4px;
+  padding: 0 0.3rem; background: #fff;
 }
 .login { max-width: 28rem; margin: 4rem auto; }
 .login form { display: grid; gap: 0.75rem; }

@@ -3,6 +3,7 @@ import type { ApiContext } from '../context.js';
 import { problemFor } from '../error-mapping.js';
 import { approvalPageRoutes } from './approval-page-routes.js';
 import { approvalStreamRoute } from './approval-stream.js';
+import { runPageRoutes } from './run-page-routes.js';
 import { clientScript } from './client-script.js';
 import { connectionPageRoutes } from './connection-page-routes.js';
 import { errorPage } from './error-page.js';
@@ -56,6 +57,7 @@ export function webRoutes(app: FastifyInstance, ctx: ApiContext): void {
     approvalStreamRoute(web, ctx);
     simulationPageRoutes(web, ctx);
     connectionPageRoutes(web, ctx);
+    runPageRoutes(web, ctx);
     done();
   });
 }

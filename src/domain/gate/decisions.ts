@@ -94,6 +94,30 @@ export function decisionFromPolicy(
   };
 }
 
+/**
+ * The approval stage's allow of a call a standing approval covers: named after the grant and its
+ * grantor, as a person's approval names them.
+ */
+export function decisionFromGrant(
+  ruling: PolicyRuling & { grant: NonNullable<PolicyRuling['grant']> },
+): GateDecision {
+  const { grant } = ruling;
+  const reason = `approved by grant ${grant.id} (${grant.granted_by_name} allowed the same for this run)`;
+  return {
+    answer: {
+      status: 'decided',
+      decision: 'allow',
+      reason,
+      ...(ruling.rule_id ? { rule_id: ruling.rule_id } : {}),
+    },
+    stage: 'approval',
+    ledger_reason: `approved by grant ${grant.id}`,
+    verdict: 'require_approval',
+    original_verdict: ruling.original_verdict,
+    decided_by: grant.granted_by,
+  };
+}
+
 /** What the stages come to: a decision, or a ruling that asks a person first. */
 export type Evaluation = GateDecision | { approval: PolicyRuling };
 
@@ -109,7 +133,10 @@ export const recordFailedType = 'DecisionNotRecorded';
 /** The evaluation of what the policy stage answered (or the earlier stage that denied). */
 export function evaluationOf(policy: PolicyOutcome): Evaluation {
   if (policy.outcome === 'deny') return decisionFromDenial(policy);
-  if (policy.verdict === 'require_approval') return { approval: policy };
+  if (policy.verdict === 'require_approval')
+    return policy.grant
+      ? decisionFromGrant({ ...policy, grant: policy.grant })
+      : { approval: policy };
   return decisionFromPolicy({ ...policy, verdict: policy.verdict });
 }
 

@@ -66,6 +66,8 @@ export interface PolicyRuling extends PolicyTrail {
   policy_id: string;
   policy_version: number;
   approval: { timeout_s: number; on_timeout: 'allow' | 'deny' };
+  /** A standing approval of the run that covers this call: the approval stage asks nobody. */
+  grant?: { id: string; granted_by: string; granted_by_name: string };
 }
 
 /** What the runner asked for: the workflow's input. */

@@ -98,6 +98,20 @@ export interface EventFacts {
     decided_by: string | null;
     reason: ForeignText | null;
   };
+  /** A standing approval for the rest of a run (or until `expires_at`); its scope as a digest. */
+  'grant.created': {
+    grant_id: string;
+    run_id: string;
+    tool_call_id: string;
+    tool: string;
+    scope: Payload;
+    granted_by: string;
+    expires_at: string | null;
+  };
+  'grant.revoked': {
+    grant_id: string;
+    revoked_by: string;
+  };
   'model.reserved': {
     request_id: string;
     model: string;
@@ -159,6 +173,8 @@ export const eventTypes = [
   'tool.brokered',
   'approval.requested',
   'approval.decided',
+  'grant.created',
+  'grant.revoked',
   'model.reserved',
   'model.reconciled',
   'model.expired',
@@ -173,6 +189,8 @@ const idempotencyKeys: { [T in EventType]: (facts: EventFacts[T]) => string } = 
   'tool.brokered': (f) => `tool.brokered:${f.tool_call_id}`,
   'approval.requested': (f) => `approval.requested:${f.tool_call_id}`,
   'approval.decided': (f) => `approval.decided:${f.tool_call_id}`,
+  'grant.created': (f) => `grant.created:${f.grant_id}`,
+  'grant.revoked': (f) => `grant.revoked:${f.grant_id}`,
   'model.reserved': (f) => `model.reserved:${f.request_id}`,
   'model.reconciled': (f) => `model.reconciled:${f.request_id}`,
   'model.expired': (f) => `model.expired:${f.request_id}`,
@@ -220,6 +238,16 @@ const allowedFields: { [T in EventType]: readonly (keyof EventFacts[T])[] } = {
   ],
   'approval.requested': ['tool_call_id', 'tool', 'rule_id', 'expires_at', ...policyTrailFields],
   'approval.decided': ['tool_call_id', 'outcome', 'decision', 'decided_by', 'reason'],
+  'grant.created': [
+    'grant_id',
+    'run_id',
+    'tool_call_id',
+    'tool',
+    'scope',
+    'granted_by',
+    'expires_at',
+  ],
+  'grant.revoked': ['grant_id', 'revoked_by'],
   'model.reserved': [
     'request_id',
     'model',

@@ -1,0 +1,94 @@
+/**
+ * What the approvers' browser tests share: Debian's Chromium through playwright-core (never a
+ * downloaded browser), signing in, axe-core on a page, screenshots at desktop and phone widths.
+ */
+import assert from 'node:assert/strict';
+import { mkdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+
+export const artifacts = fileURLToPath(new URL('../../test-artifacts/', import.meta.url));
+
+export async function launchChromium(): Promise<Browser> {
+  mkdirSync(artifacts, { recursive: true });
+  return chromium.launch({ executablePath: '/usr/bin/chromium', headless: true });
+}
+
+/** A context whose pages record every dialog (a script that ran would open one). */
+export async function newContext(browser: Browser, dialogs: string[]): Promise<BrowserContext> {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  context.on('page', (page) => {
+    page.on('dialog', (dialog) => {
+      dialogs.push(dialog.message());
+      void dialog.dismiss();
+    });
+  });
+  return context;
+}
+
+export async function signIn(context: BrowserContext, baseUrl: string, token: string) {
+  const page = await context.newPage();
+  await page.goto(`${baseUrl}/login`);
+  await page.fill('#token', token);
+  await Promise.all([
+    page.waitForURL(`${baseUrl}/approvals`),
+    page.getByRole('button', { name: 'Sign in' }).click(),
+  ]);
+  return page;
+}
+
+const axeSource = readFileSync(
+  createRequire(import.meta.url).resolve('axe-core/axe.min.js'),
+  'utf8',
+);
+
+/**
+ * axe-core on the page as it is: no serious or critical violation. Evaluated through the
+ * browser's debugging protocol, so the page's CSP (no inline script) stays as it is.
+ */
+export async function assertAccessible(page: Page, name: string): Promise<void> {
+  await page.evaluate(`${axeSource}\n;0`);
+  const violations = await page.evaluate<{ id: string; impact: string; targets: string[] }[]>(
+    `axe.run(document, { resultTypes: ['violations'] }).then((r) => r.violations.map((v) => ({
+      id: v.id, impact: v.impact, targets: v.nodes.map((n) => String(n.target)) })))`,
+  );
+  const grave = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+  assert.deepEqual(grave, [], `${name}: axe finds no serious or critical violation`);
+}
+
+/** The page at a desktop and a phone width, written under test-artifacts/. */
+export async function screenshots(page: Page, name: string): Promise<void> {
+  const viewport = page.viewportSize();
+  await page.setViewportSize({ width: 1280, height: 900 });
+  await page.screenshot({ path: `${artifacts}${name}-desktop.png`, fullPage: true });
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.screenshot({ path: `${artifacts}${name}-phone.png`, fullPage: true });
+  // Nothing wider than the phone's screen: the page reflows rather than scrolling sideways.
+  const overflow = await page.evaluate<number>(
+    'document.documentElement.scrollWidth - document.documentElement.clientWidth',
+  );
+  assert.ok(overflow <= 0, `${name}: no sideways scrolling on a phone (${overflow}px)`);
+  if (viewport) await page.setViewportSize(viewport);
+}
+
+/**
+ * Every control of the page takes the focus by Tab alone: links, buttons, fields and "show all"
+ * summaries, each reached in a walk through the page.
+ */
+export async function assertKeyboardReachable(page: Page, name: string): Promise<void> {
+  const controls = await page.evaluate<number>(
+    `(() => { let i = 0; for (const el of document.querySelectorAll('a[href], button, textarea, input:not([type=hidden]), select, summary')) {
+      if (el.offsetParent !== null) el.setAttribute('data-control', String(i++)); } return i; })()`,
+  );
+  await page.evaluate('document.activeElement && document.activeElement.blur()');
+  const reached = new Set<string>();
+  for (let i = 0; i < controls + 5; i += 1) {
+    await page.keyboard.press('Tab');
+    const mark = await page.evaluate<string | null>(
+      "document.activeElement && document.activeElement.getAttribute('data-control')",
+    );
+    if (mark !== null) reached.add(mark);
+  }
+  assert.equal(reached.size, controls, `${name}: every control is reached by Tab`);
+}
