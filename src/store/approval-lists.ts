@@ -33,14 +33,16 @@ interface Viewer {
   status: string;
 }
 
-const mayDecideSql = `((a.authority = 'owner' and a.owner_user_id = $2)
-  or (a.authority = 'workspace_approvers' and $3 in ('approver', 'admin')))`;
-const maySeeSql = `($3 in ('approver', 'admin') or a.owner_user_id = $2 or r.invoked_by = $2)`;
+/** The viewer as a row, so that each filter reads what it needs of them and nothing is untyped. */
+const viewerSql = `(select $2::uuid as id, $3::text as role) v`;
+const mayDecideSql = `((a.authority = 'owner' and a.owner_user_id = v.id)
+  or (a.authority = 'workspace_approvers' and v.role in ('approver', 'admin')))`;
+const maySeeSql = `(v.role in ('approver', 'admin') or a.owner_user_id = v.id or r.invoked_by = v.id)`;
 
 function filterOf(query: Pick<ApprovalListQuery, 'status' | 'scope'>): string {
   if (query.status === 'pending')
     return `a.status = 'pending' and ${query.scope === 'mine' ? mayDecideSql : maySeeSql}`;
-  return `a.status <> 'pending' and ${query.scope === 'mine' ? 'a.decided_by = $2' : maySeeSql}`;
+  return `a.status <> 'pending' and ${query.scope === 'mine' ? 'a.decided_by = v.id' : maySeeSql}`;
 }
 
 /**
@@ -63,6 +65,7 @@ export async function listApprovals(
      from approvals a
      join runs r on r.id = a.run_id
      left join members d on d.id = a.decided_by
+     cross join ${viewerSql}
      where a.workspace_id = $1 and ${filterOf(query)}
      order by ${order}, a.session_id, a.tool_call_id
      limit $4 offset $5`,
@@ -80,6 +83,7 @@ export async function visiblePendingKeys(
   if (member.status !== 'active') return [];
   const { rows } = await db.query<Pick<ApprovalRow, 'session_id' | 'tool_call_id'>>(
     `select a.session_id, a.tool_call_id from approvals a join runs r on r.id = a.run_id
+     cross join ${viewerSql}
      where a.workspace_id = $1 and ${filterOf({ status: 'pending', scope: 'all' })}
      order by a.session_id, a.tool_call_id`,
     [member.workspace_id, member.id, member.role],

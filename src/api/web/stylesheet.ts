@@ -80,6 +80,7 @@ a.button {
 .badge.active { background: #ddf3e6; border-color: #a6d9b9; }
 .badge.needs_reauthorization, .badge.awaiting_authorization {
   background: #fff4d6; border-color: #f0d890;
+}
 nav.tabs { display: flex; gap: 0.25rem; border-bottom: 1px solid var(--line); margin-bottom: 0.75rem; }
 nav.tabs a {
   padding: 0.5rem 0.9rem; text-decoration: none; border: 1px solid transparent;
@@ -129,8 +130,4 @@ kbd {
 }
 .login { max-width: 28rem; margin: 4rem auto; }
 .login form { display: grid; gap: 0.75rem; }
-a.button {
-  display: inline-block; font-weight: 600; padding: 0.5rem 1.1rem; border-radius: 6px;
-  background: var(--accent); color: #fff; text-decoration: none;
-}
 `;
