@@ -225,4 +225,18 @@ test("explain lists each stage's verdict and what it looked at, from the record,
   assert.equal((await explain('rm', seed.admin.token)).status, 200);
   assert.equal((await explain('never-sent')).status, 404);
   assert.equal((await explain('rm', run.session_token)).status, 403);
+
+  // An admin of another workspace learns nothing of this one's calls, not even that they exist.
+  const other = await expectStatus<{ id: string }>(
+    api.call('POST', '/v1/workspaces', { token: api.operatorKey, body: { name: 'elsewhere' } }),
+    201,
+  );
+  const outsider = await expectStatus<{ user_token: string }>(
+    api.call('POST', `/v1/workspaces/${other.id}/members`, {
+      token: api.operatorKey,
+      body: { name: 'olga', role: 'admin' },
+    }),
+    201,
+  );
+  assert.equal((await explain('rm', outsider.user_token)).status, 404);
 });
