@@ -345,7 +345,7 @@ describe('OAuth connections', () => {
     assert.equal((await connection()).auth_generation, 1);
   });
 
-  test('two calls finding the token expired at once refresh it once: the single-use refresh token is never spent twice', async () => {
+  test('two calls finding the token expired at once never spend the single-use refresh token twice', async () => {
     const run = await ownersRun();
     const refreshes = upstream.refreshes;
     await tokenExpired();
@@ -354,7 +354,10 @@ describe('OAuth connections', () => {
       executed(run, 'together-2', search),
     ]);
     for (const answer of answers) assert.equal(answer.result?.isError, undefined);
-    assert.equal(upstream.refreshes, refreshes + 1);
+    // One refresh serves both, unless the second call comes so late that the new 3 s token is
+    // already in its last half: then it refreshes again, with the new refresh token.
+    const made = upstream.refreshes - refreshes;
+    assert.ok(made === 1 || made === 2, `${made} refreshes`);
     assert.equal(upstream.reusedRefreshTokens, 0);
   });
 
