@@ -10,6 +10,8 @@ import { Problem } from './problem.js';
 export type Principal =
   { kind: 'operator' } | { kind: 'runner'; run: FrozenRun } | { kind: 'user'; member: Member };
 
+export const onlyTheOperator = 'only the operator may do this';
+
 const unauthenticated = () =>
   new Problem(401, 'a valid "Authorization: Bearer <token>" header is required');
 
@@ -70,16 +72,6 @@ export class Authenticator {
 
   async operator(request: FastifyRequest): Promise<void> {
     const principal = await this.principal(request);
-    if (principal.kind !== 'operator') throw new Problem(403, 'only the operator may do this');
-  }
-
-  /** The runner of this session. Another session's token learns nothing: 404, as for no session. */
-  async runner(request: FastifyRequest, sessionId: string): Promise<FrozenRun> {
-    const principal = await this.principal(request);
-    if (principal.kind !== 'runner')
-      throw new Problem(403, "only the session's runner may do this");
-    if (principal.run.session_id !== sessionId)
-      throw new Problem(404, `session ${sessionId} does not exist`);
-    return principal.run;
+    if (principal.kind !== 'operator') throw new Problem(403, onlyTheOperator);
   }
 }

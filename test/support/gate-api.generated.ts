@@ -40,54 +40,6 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
-  '/codec/encode': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    put?: never;
-    /**
-     * Encrypts payloads as the gate stores them in Temporal (codec server protocol)
-     * @description Bearer: the operator key; or the operator's web session, signed in at /login with that key (the Temporal UI).
-     */
-    post: operations['codecEncode'];
-    delete?: never;
-    /**
-     * A browser's CORS preflight for /codec/encode
-     * @description No credential.
-     */
-    options: operations['codecEncodePreflight'];
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/codec/decode': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    put?: never;
-    /**
-     * Opens payloads stored in Temporal, for the Temporal UI and CLI (codec server protocol)
-     * @description Bearer: the operator key; or the operator's web session, signed in at /login with that key (the Temporal UI).
-     */
-    post: operations['codecDecode'];
-    delete?: never;
-    /**
-     * A browser's CORS preflight for /codec/decode
-     * @description No credential.
-     */
-    options: operations['codecDecodePreflight'];
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
   '/metrics': {
     parameters: {
       query?: never;
@@ -188,70 +140,6 @@ export interface paths {
     patch: operations['changeMember'];
     trace?: never;
   };
-  '/v1/workspaces/{ws}/webhooks': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * The workspace's webhook endpoints (never their secrets)
-     * @description Bearer: the operator key.
-     */
-    get: operations['listWebhooks'];
-    put?: never;
-    /**
-     * Register an approval webhook; a generated secret is returned once
-     * @description Bearer: the operator key.
-     */
-    post: operations['createWebhook'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/v1/workspaces/{ws}/webhooks/{id}': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    put?: never;
-    post?: never;
-    /**
-     * Stop sending notices to an endpoint
-     * @description Bearer: the operator key.
-     */
-    delete: operations['deleteWebhook'];
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/v1/workspaces/{ws}/webhooks/{id}/deliveries': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * An endpoint's latest deliveries with attempts and last status
-     * @description Bearer: the operator key.
-     */
-    get: operations['listWebhookDeliveries'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
   '/v1/capability-bundles': {
     parameters: {
       query?: never;
@@ -266,90 +154,6 @@ export interface paths {
      * @description Bearer: the operator key.
      */
     post: operations['registerCapabilityBundle'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/v1/connections': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    put?: never;
-    /**
-     * Register a brokered MCP server and photograph its tools
-     * @description Bearer: the operator key.
-     */
-    post: operations['createConnection'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/v1/connections/{id}': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * A connection and its photograph
-     * @description Bearer: the operator key.
-     */
-    get: operations['getConnection'];
-    put?: never;
-    post?: never;
-    /**
-     * Revoke a connection
-     * @description Bearer: the operator key.
-     */
-    delete: operations['revokeConnection'];
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/v1/connections/{id}/tools/refresh': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    put?: never;
-    /**
-     * Photograph the tools again and show what changed
-     * @description Bearer: the operator key.
-     */
-    post: operations['refreshConnectionTools'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/v1/connections/{id}/reauthorize': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    put?: never;
-    /**
-     * Replace the credential; bindings frozen before now refuse
-     * @description Bearer: the operator key.
-     */
-    post: operations['reauthorizeConnection'];
     delete?: never;
     options?: never;
     head?: never;
@@ -416,70 +220,6 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
-  '/v1/model-providers': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    put?: never;
-    /**
-     * Register a model provider; its key is sealed and never returned
-     * @description Bearer: the operator key.
-     */
-    post: operations['createModelProvider'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/v1/model-providers/{id}': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * A model provider (without its key)
-     * @description Bearer: the operator key.
-     */
-    get: operations['getModelProvider'];
-    put?: never;
-    post?: never;
-    /**
-     * Remove a provider: runs frozen with it reach no model any more
-     * @description Bearer: the operator key.
-     */
-    delete: operations['removeModelProvider'];
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/v1/model-providers/{id}/credential': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    /**
-     * Replace a provider's key; requests from now on use the new one
-     * @description Bearer: the operator key.
-     */
-    put: operations['rotateModelProviderKey'];
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
   '/v1/runs': {
     parameters: {
       query?: never;
@@ -509,7 +249,7 @@ export interface paths {
     };
     /**
      * The frozen run and its budget now
-     * @description Bearer: the operator key.
+     * @description Bearer: the run's session token, or the operator key.
      */
     get: operations['getRun'];
     put?: never;
@@ -624,6 +364,70 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/model-providers': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Register a model provider; its key is sealed and never returned
+     * @description Bearer: the operator key.
+     */
+    post: operations['createModelProvider'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/model-providers/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A model provider (without its key)
+     * @description Bearer: the operator key.
+     */
+    get: operations['getModelProvider'];
+    put?: never;
+    post?: never;
+    /**
+     * Remove a provider: runs frozen with it reach no model any more
+     * @description Bearer: the operator key.
+     */
+    delete: operations['removeModelProvider'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/model-providers/{id}/credential': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    /**
+     * Replace a provider's key; requests from now on use the new one
+     * @description Bearer: the operator key.
+     */
+    put: operations['rotateModelProviderKey'];
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v1/sessions/{session_id}/events': {
     parameters: {
       query?: never;
@@ -653,7 +457,7 @@ export interface paths {
     };
     /**
      * Check the session ledger's hash chain
-     * @description Bearer: the run's session token, or the operator key.
+     * @description Bearer: the operator key.
      */
     get: operations['verifyEvents'];
     put?: never;
@@ -693,7 +497,7 @@ export interface paths {
     };
     /**
      * The pending approvals the caller may decide
-     * @description Bearer: a member's user token.
+     * @description Bearer: an active member's user token.
      */
     get: operations['listApprovals'];
     put?: never;
@@ -713,7 +517,7 @@ export interface paths {
     };
     /**
      * One approval, with the arguments an approver decides on
-     * @description Bearer: a member's user token.
+     * @description Bearer: an active member's user token.
      */
     get: operations['getApproval'];
     put?: never;
@@ -735,9 +539,205 @@ export interface paths {
     put?: never;
     /**
      * Approve or deny; exactly one decider wins
-     * @description Bearer: a member's user token.
+     * @description Bearer: an active member's user token.
      */
     post: operations['decideApproval'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/connections': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Register a brokered MCP server and photograph its tools
+     * @description Bearer: the operator key.
+     */
+    post: operations['createConnection'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/connections/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A connection and its photograph
+     * @description Bearer: the operator key.
+     */
+    get: operations['getConnection'];
+    put?: never;
+    post?: never;
+    /**
+     * Revoke a connection
+     * @description Bearer: the operator key.
+     */
+    delete: operations['revokeConnection'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/connections/{id}/tools/refresh': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Photograph the tools again and show what changed
+     * @description Bearer: the operator key.
+     */
+    post: operations['refreshConnectionTools'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/connections/{id}/reauthorize': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Replace the credential; bindings frozen before now refuse
+     * @description Bearer: the operator key.
+     */
+    post: operations['reauthorizeConnection'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/codec/encode': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Encrypts payloads as the gate stores them in Temporal (codec server protocol)
+     * @description Bearer: the operator key; or the operator's web session, signed in at /login with that key (the Temporal UI).
+     */
+    post: operations['codecEncode'];
+    delete?: never;
+    /**
+     * A browser's CORS preflight for /codec/encode
+     * @description No credential.
+     */
+    options: operations['codecEncodePreflight'];
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/codec/decode': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Opens payloads stored in Temporal, for the Temporal UI and CLI (codec server protocol)
+     * @description Bearer: the operator key; or the operator's web session, signed in at /login with that key (the Temporal UI).
+     */
+    post: operations['codecDecode'];
+    delete?: never;
+    /**
+     * A browser's CORS preflight for /codec/decode
+     * @description No credential.
+     */
+    options: operations['codecDecodePreflight'];
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/workspaces/{ws}/webhooks': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The workspace's webhook endpoints (never their secrets)
+     * @description Bearer: the operator key.
+     */
+    get: operations['listWebhooks'];
+    put?: never;
+    /**
+     * Register an approval webhook; a generated secret is returned once
+     * @description Bearer: the operator key.
+     */
+    post: operations['createWebhook'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/workspaces/{ws}/webhooks/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    /**
+     * Stop sending notices to an endpoint
+     * @description Bearer: the operator key.
+     */
+    delete: operations['deleteWebhook'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/workspaces/{ws}/webhooks/{id}/deliveries': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * An endpoint's latest deliveries with attempts and last status
+     * @description Bearer: the operator key.
+     */
+    get: operations['listWebhookDeliveries'];
+    put?: never;
+    post?: never;
     delete?: never;
     options?: never;
     head?: never;
@@ -778,6 +778,46 @@ export interface paths {
      * @description The run's session token as x-api-key (or Bearer).
      */
     post: operations['countMessageTokens'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/approvals/app.js': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The pages' script
+     * @description No credential.
+     */
+    get: operations['approvalsScript'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/approvals/app.css': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The pages' stylesheet
+     * @description No credential.
+     */
+    get: operations['approvalsStylesheet'];
+    put?: never;
+    post?: never;
     delete?: never;
     options?: never;
     head?: never;
@@ -868,66 +908,6 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
-  '/approvals/stream': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * Wakes the list page when approvals change (Server-Sent Events)
-     * @description The web session cookie, and the CSRF value on posts.
-     */
-    get: operations['approvalsStream'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/approvals/app.js': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * The pages' script
-     * @description No credential.
-     */
-    get: operations['approvalsScript'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/approvals/app.css': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * The pages' stylesheet
-     * @description No credential.
-     */
-    get: operations['approvalsStylesheet'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
   '/approvals/{session_id}/{tool_call_id}': {
     parameters: {
       query?: never;
@@ -962,6 +942,26 @@ export interface paths {
      * @description The web session cookie, and the CSRF value on posts.
      */
     post: operations['approvalFormDecision'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/approvals/stream': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Wakes the list page when approvals change (Server-Sent Events)
+     * @description The web session cookie, and the CSRF value on posts.
+     */
+    get: operations['approvalsStream'];
+    put?: never;
+    post?: never;
     delete?: never;
     options?: never;
     head?: never;
@@ -1009,7 +1009,8 @@ export interface operations {
         };
         content: {
           'application/json': {
-            [key: string]: unknown;
+            /** @constant */
+            status: 'ok';
           };
         };
       };
@@ -1040,7 +1041,12 @@ export interface operations {
         };
         content: {
           'application/json': {
-            [key: string]: unknown;
+            /** @enum {string} */
+            status: 'ready' | 'not ready';
+            /** @enum {string} */
+            postgres: 'ok' | 'down';
+            /** @enum {string} */
+            temporal: 'ok' | 'down';
           };
         };
       };
@@ -1051,149 +1057,14 @@ export interface operations {
         };
         content: {
           'application/json': {
-            [key: string]: unknown;
+            /** @enum {string} */
+            status: 'ready' | 'not ready';
+            /** @enum {string} */
+            postgres: 'ok' | 'down';
+            /** @enum {string} */
+            temporal: 'ok' | 'down';
           };
         };
-      };
-      /** @description an error (RFC 9457 problem details) */
-      default: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
-    };
-  };
-  codecEncode: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        'application/json': {
-          payloads: {
-            metadata?: {
-              [key: string]: string;
-            };
-            /** Format: base64 */
-            data?: string;
-          }[];
-        };
-      };
-    };
-    responses: {
-      /** @description the payloads */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': {
-            [key: string]: unknown;
-          };
-        };
-      };
-      /** @description an error (RFC 9457 problem details) */
-      default: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
-    };
-  };
-  codecEncodePreflight: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description the allowed methods and headers */
-      204: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content?: never;
-      };
-      /** @description an error (RFC 9457 problem details) */
-      default: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
-    };
-  };
-  codecDecode: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        'application/json': {
-          payloads: {
-            metadata?: {
-              [key: string]: string;
-            };
-            /** Format: base64 */
-            data?: string;
-          }[];
-        };
-      };
-    };
-    responses: {
-      /** @description the payloads */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': {
-            [key: string]: unknown;
-          };
-        };
-      };
-      /** @description an error (RFC 9457 problem details) */
-      default: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
-    };
-  };
-  codecDecodePreflight: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description the allowed methods and headers */
-      204: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content?: never;
       };
       /** @description an error (RFC 9457 problem details) */
       default: {
@@ -1291,8 +1162,6 @@ export interface operations {
             /** Format: uuid */
             id: string;
             name: string;
-          } & {
-            [key: string]: unknown;
           };
         };
       };
@@ -1335,14 +1204,12 @@ export interface operations {
           'application/json': {
             /** Format: uuid */
             user_id: string;
-            user_token: string;
             name: string;
             /** @enum {string} */
             role: 'member' | 'approver' | 'admin';
             /** @enum {string} */
             status: 'active' | 'suspended';
-          } & {
-            [key: string]: unknown;
+            user_token: string;
           };
         };
       };
@@ -1385,156 +1252,13 @@ export interface operations {
         };
         content: {
           'application/json': {
-            [key: string]: unknown;
-          };
-        };
-      };
-      /** @description an error (RFC 9457 problem details) */
-      default: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
-    };
-  };
-  listWebhooks: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        ws: string;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description the endpoints */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': {
-            [key: string]: unknown;
-          };
-        };
-      };
-      /** @description an error (RFC 9457 problem details) */
-      default: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
-    };
-  };
-  createWebhook: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        ws: string;
-      };
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        'application/json': {
-          /** Format: uri */
-          url: string;
-          secret?: string;
-          /**
-           * @default [
-           *       "approval.requested",
-           *       "approval.decided"
-           *     ]
-           */
-          events?: ('approval.requested' | 'approval.decided')[];
-          /** @default false */
-          include_arguments?: boolean;
-        };
-      };
-    };
-    responses: {
-      /** @description created */
-      201: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': {
-            [key: string]: unknown;
-          };
-        };
-      };
-      /** @description an error (RFC 9457 problem details) */
-      default: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
-    };
-  };
-  deleteWebhook: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        ws: string;
-        id: string;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description deleted */
-      204: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content?: never;
-      };
-      /** @description an error (RFC 9457 problem details) */
-      default: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
-    };
-  };
-  listWebhookDeliveries: {
-    parameters: {
-      query?: {
-        limit?: number;
-      };
-      header?: never;
-      path: {
-        ws: string;
-        id: string;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description the deliveries */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': {
-            [key: string]: unknown;
+            /** Format: uuid */
+            user_id: string;
+            name: string;
+            /** @enum {string} */
+            role: 'member' | 'approver' | 'admin';
+            /** @enum {string} */
+            status: 'active' | 'suspended';
           };
         };
       };
@@ -1590,204 +1314,22 @@ export interface operations {
           'application/json': {
             /** Format: uuid */
             id: string;
+            name: string;
+            version: string;
             tools: {
-              [key: string]: unknown;
+              name: string;
+              mcp_name?: string;
+              /** @enum {string} */
+              effect: 'read' | 'write';
+              digest: string;
+              callable: boolean;
+              uncallable_reason?: string;
+            }[];
+            unusable: {
+              mcp_name: string;
+              reason: string;
             }[];
             digest: string;
-          } & {
-            [key: string]: unknown;
-          };
-        };
-      };
-      /** @description an error (RFC 9457 problem details) */
-      default: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
-    };
-  };
-  createConnection: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        'application/json': {
-          /** Format: uuid */
-          workspace: string;
-          name: string;
-          /** @enum {string} */
-          kind: 'org' | 'personal';
-          /** Format: uuid */
-          owner_user_id?: string;
-          /** Format: uri */
-          url: string;
-          credential: {
-            /** @constant */
-            type: 'bearer';
-            token: string;
-          };
-        };
-      };
-    };
-    responses: {
-      /** @description registered */
-      201: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': {
-            [key: string]: unknown;
-          };
-        };
-      };
-      /** @description an error (RFC 9457 problem details) */
-      default: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
-    };
-  };
-  getConnection: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        id: string;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description the connection */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': {
-            [key: string]: unknown;
-          };
-        };
-      };
-      /** @description an error (RFC 9457 problem details) */
-      default: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
-    };
-  };
-  revokeConnection: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        id: string;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description revoked */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': {
-            [key: string]: unknown;
-          };
-        };
-      };
-      /** @description an error (RFC 9457 problem details) */
-      default: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
-    };
-  };
-  refreshConnectionTools: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        id: string;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description the new photograph */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': {
-            [key: string]: unknown;
-          };
-        };
-      };
-      /** @description an error (RFC 9457 problem details) */
-      default: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
-    };
-  };
-  reauthorizeConnection: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        id: string;
-      };
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        'application/json': {
-          credential: {
-            /** @constant */
-            type: 'bearer';
-            token: string;
-          };
-        };
-      };
-    };
-    responses: {
-      /** @description reauthorised */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': {
-            [key: string]: unknown;
           };
         };
       };
@@ -1896,8 +1438,6 @@ export interface operations {
             /** Format: uuid */
             id: string;
             version: number;
-          } & {
-            [key: string]: unknown;
           };
         };
       };
@@ -2008,8 +1548,6 @@ export interface operations {
             /** Format: uuid */
             id: string;
             version: number;
-          } & {
-            [key: string]: unknown;
           };
         };
       };
@@ -2043,206 +1581,26 @@ export interface operations {
         };
         content: {
           'application/json': {
-            [key: string]: unknown;
-          };
-        };
-      };
-      /** @description an error (RFC 9457 problem details) */
-      default: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
-    };
-  };
-  createModelProvider: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        'application/json': {
-          /** Format: uuid */
-          workspace: string;
-          name: string;
-          /** @constant */
-          kind: 'anthropic';
-          /** Format: uri */
-          base_url: string;
-          credential: {
-            /** @constant */
-            type: 'api_key';
-            key: string;
-          };
-          /** @default false */
-          allow_url_sources?: boolean;
-        };
-      };
-    };
-    responses: {
-      /** @description registered */
-      201: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': {
+            name: string;
+            rules: {
+              [key: string]: unknown;
+            }[];
+            /** @enum {string} */
+            default: 'allow' | 'deny' | 'require_approval';
+            /** @enum {string} */
+            autonomous_fallback: 'allow' | 'deny';
+            approval: {
+              timeout_s: number;
+              /** @enum {string} */
+              on_timeout: 'deny' | 'allow';
+            };
             /** Format: uuid */
             id: string;
             /** Format: uuid */
             workspace: string;
-            name: string;
-            /** @constant */
-            kind: 'anthropic';
-            base_url: string;
-            removed_at: string | null;
-          } & {
-            [key: string]: unknown;
-          };
-        };
-      };
-      /** @description an error (RFC 9457 problem details) */
-      default: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
-    };
-  };
-  getModelProvider: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        id: string;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description the provider */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': {
-            /** Format: uuid */
-            id: string;
-            /** Format: uuid */
-            workspace: string;
-            name: string;
-            /** @constant */
-            kind: 'anthropic';
-            base_url: string;
-            removed_at: string | null;
-          } & {
-            [key: string]: unknown;
-          };
-        };
-      };
-      /** @description an error (RFC 9457 problem details) */
-      default: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
-    };
-  };
-  removeModelProvider: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        id: string;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description the provider, removed */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': {
-            /** Format: uuid */
-            id: string;
-            /** Format: uuid */
-            workspace: string;
-            name: string;
-            /** @constant */
-            kind: 'anthropic';
-            base_url: string;
-            removed_at: string | null;
-          } & {
-            [key: string]: unknown;
-          };
-        };
-      };
-      /** @description an error (RFC 9457 problem details) */
-      default: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
-    };
-  };
-  rotateModelProviderKey: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        id: string;
-      };
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        'application/json': {
-          credential: {
-            /** @constant */
-            type: 'api_key';
-            key: string;
-          };
-        };
-      };
-    };
-    responses: {
-      /** @description the provider (without its key) */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': {
-            /** Format: uuid */
-            id: string;
-            /** Format: uuid */
-            workspace: string;
-            name: string;
-            /** @constant */
-            kind: 'anthropic';
-            base_url: string;
-            removed_at: string | null;
-          } & {
-            [key: string]: unknown;
+            version: number;
+            /** Format: date-time */
+            created_at: string;
           };
         };
       };
@@ -2326,17 +1684,29 @@ export interface operations {
           'application/json': {
             /** Format: uuid */
             run_id: string;
+            /** Format: uuid */
+            workspace: string;
             session_id: string;
-            session_token: string;
+            /** Format: uuid */
+            invoked_by: string;
+            source: {
+              [key: string]: unknown;
+            };
             /** @enum {string} */
             trust_tier: 'trusted' | 'read_only';
+            /** @enum {string} */
+            autonomy: 'supervised' | 'autonomous';
+            /** Format: uuid */
+            policy_id: string;
             policy_version: number;
             toolset_digest: string;
             tools: {
               [key: string]: unknown;
             }[];
-          } & {
-            [key: string]: unknown;
+            model_provider: string | null;
+            /** Format: date-time */
+            created_at: string;
+            session_token: string;
           };
         };
       };
@@ -2369,7 +1739,40 @@ export interface operations {
         };
         content: {
           'application/json': {
-            [key: string]: unknown;
+            /** Format: uuid */
+            run_id: string;
+            /** Format: uuid */
+            workspace: string;
+            session_id: string;
+            /** Format: uuid */
+            invoked_by: string;
+            source: {
+              [key: string]: unknown;
+            };
+            /** @enum {string} */
+            trust_tier: 'trusted' | 'read_only';
+            /** @enum {string} */
+            autonomy: 'supervised' | 'autonomous';
+            /** Format: uuid */
+            policy_id: string;
+            policy_version: number;
+            toolset_digest: string;
+            tools: {
+              [key: string]: unknown;
+            }[];
+            model_provider: string | null;
+            /** Format: date-time */
+            created_at: string;
+            budget: {
+              max_tokens: number;
+              held_tokens: number;
+              used_tokens: number;
+            };
+            revocation: {
+              /** Format: date-time */
+              revoked_at: string;
+              revoked_by: string | null;
+            } | null;
           };
         };
       };
@@ -2404,10 +1807,9 @@ export interface operations {
           'application/json': {
             /** Format: uuid */
             run_id: string;
+            /** Format: date-time */
             revoked_at: string;
             revoked_by: string | null;
-          } & {
-            [key: string]: unknown;
           };
         };
       };
@@ -2464,14 +1866,10 @@ export interface operations {
             approval?: {
               url: string;
               expires_at: string;
-            } & {
-              [key: string]: unknown;
             };
             result?: {
               [key: string]: unknown;
             };
-          } & {
-            [key: string]: unknown;
           };
         };
       };
@@ -2503,14 +1901,10 @@ export interface operations {
             approval?: {
               url: string;
               expires_at: string;
-            } & {
-              [key: string]: unknown;
             };
             result?: {
               [key: string]: unknown;
             };
-          } & {
-            [key: string]: unknown;
           };
         };
       };
@@ -2576,14 +1970,10 @@ export interface operations {
             approval?: {
               url: string;
               expires_at: string;
-            } & {
-              [key: string]: unknown;
             };
             result?: {
               [key: string]: unknown;
             };
-          } & {
-            [key: string]: unknown;
           };
         };
       };
@@ -2615,14 +2005,10 @@ export interface operations {
             approval?: {
               url: string;
               expires_at: string;
-            } & {
-              [key: string]: unknown;
             };
             result?: {
               [key: string]: unknown;
             };
-          } & {
-            [key: string]: unknown;
           };
         };
       };
@@ -2655,7 +2041,35 @@ export interface operations {
         };
         content: {
           'application/json': {
-            [key: string]: unknown;
+            /** Format: uuid */
+            run_id: string;
+            toolset_digest: string;
+            origins: {
+              name: string;
+              /** @enum {string} */
+              kind: 'bundle' | 'connection';
+              /** @enum {string} */
+              class: 'sandbox' | 'brokered';
+              command?: {
+                cmd: string;
+                args: string[];
+              };
+              tools: {
+                name: string;
+                mcp_name?: string;
+                description: string;
+                input_schema: {
+                  [key: string]: unknown;
+                };
+                /** @enum {string} */
+                effect: 'read' | 'write';
+                annotations?: {
+                  [key: string]: unknown;
+                };
+                digest: string;
+                callable: boolean;
+              }[];
+            }[];
           };
         };
       };
@@ -3043,7 +2457,9 @@ export interface operations {
         };
         content: {
           'application/json': {
-            [key: string]: unknown;
+            /** Format: uuid */
+            reservation_id: string;
+            booked_tokens: number;
           };
         };
       };
@@ -3054,6 +2470,17 @@ export interface operations {
         };
         content: {
           'application/json': {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            errors?: {
+              path: string;
+              message: string;
+            }[];
+            request_id: string;
+            booked_tokens: number;
+          } & {
             [key: string]: unknown;
           };
         };
@@ -3095,7 +2522,216 @@ export interface operations {
         };
         content: {
           'application/json': {
-            [key: string]: unknown;
+            /** Format: uuid */
+            reservation_id: string;
+            booked_tokens: number;
+            input_tokens: number;
+            output_tokens: number;
+            used_tokens: number;
+            released_tokens: number;
+          };
+        };
+      };
+      /** @description an error (RFC 9457 problem details) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  createModelProvider: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** Format: uuid */
+          workspace: string;
+          name: string;
+          /** @constant */
+          kind: 'anthropic';
+          /** Format: uri */
+          base_url: string;
+          credential: {
+            /** @constant */
+            type: 'api_key';
+            key: string;
+          };
+          /** @default false */
+          allow_url_sources?: boolean;
+        };
+      };
+    };
+    responses: {
+      /** @description registered */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            workspace: string;
+            name: string;
+            /** @constant */
+            kind: 'anthropic';
+            base_url: string;
+            allow_url_sources: boolean;
+            /** Format: date-time */
+            created_at: string;
+            removed_at: string | null;
+          };
+        };
+      };
+      /** @description an error (RFC 9457 problem details) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  getModelProvider: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description the provider */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            workspace: string;
+            name: string;
+            /** @constant */
+            kind: 'anthropic';
+            base_url: string;
+            allow_url_sources: boolean;
+            /** Format: date-time */
+            created_at: string;
+            removed_at: string | null;
+          };
+        };
+      };
+      /** @description an error (RFC 9457 problem details) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  removeModelProvider: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description the provider, removed */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            workspace: string;
+            name: string;
+            /** @constant */
+            kind: 'anthropic';
+            base_url: string;
+            allow_url_sources: boolean;
+            /** Format: date-time */
+            created_at: string;
+            removed_at: string | null;
+          };
+        };
+      };
+      /** @description an error (RFC 9457 problem details) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  rotateModelProviderKey: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          credential: {
+            /** @constant */
+            type: 'api_key';
+            key: string;
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description the provider (without its key) */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            workspace: string;
+            name: string;
+            /** @constant */
+            kind: 'anthropic';
+            base_url: string;
+            allow_url_sources: boolean;
+            /** Format: date-time */
+            created_at: string;
+            removed_at: string | null;
           };
         };
       };
@@ -3131,7 +2767,17 @@ export interface operations {
         };
         content: {
           'application/json': {
-            [key: string]: unknown;
+            events: {
+              seq: number;
+              type: string;
+              at: string;
+              data: {
+                [key: string]: unknown;
+              };
+              prev_hash: string;
+              hash: string;
+            }[];
+            next_after: number;
           };
         };
       };
@@ -3164,7 +2810,14 @@ export interface operations {
         };
         content: {
           'application/json': {
-            [key: string]: unknown;
+            ok: boolean;
+            events: number;
+            first_broken_seq?: number;
+            problem?: string;
+            head: {
+              seq: number;
+              hash: string;
+            } | null;
           };
         };
       };
@@ -3230,7 +2883,36 @@ export interface operations {
         };
         content: {
           'application/json': {
-            [key: string]: unknown;
+            approvals: {
+              session_id: string;
+              tool_call_id: string;
+              /** Format: uuid */
+              run_id: string;
+              /** Format: uuid */
+              workspace: string;
+              tool: string;
+              arguments?: {
+                [key: string]: unknown;
+              };
+              /** @constant */
+              arguments_hidden?: true;
+              rule_id: string | null;
+              policy_version: number;
+              /** @enum {string} */
+              authority: 'owner' | 'workspace_approvers';
+              owner_user_id: string | null;
+              /** @enum {string} */
+              status: 'pending' | 'approved' | 'denied' | 'expired' | 'failed_closed';
+              decision: ('allow' | 'deny') | null;
+              decided_by: string | null;
+              reason: string | null;
+              /** Format: date-time */
+              requested_at: string;
+              /** Format: date-time */
+              expires_at: string;
+              decided_at: string | null;
+              may_decide: boolean;
+            }[];
           };
         };
       };
@@ -3264,7 +2946,34 @@ export interface operations {
         };
         content: {
           'application/json': {
-            [key: string]: unknown;
+            session_id: string;
+            tool_call_id: string;
+            /** Format: uuid */
+            run_id: string;
+            /** Format: uuid */
+            workspace: string;
+            tool: string;
+            arguments?: {
+              [key: string]: unknown;
+            };
+            /** @constant */
+            arguments_hidden?: true;
+            rule_id: string | null;
+            policy_version: number;
+            /** @enum {string} */
+            authority: 'owner' | 'workspace_approvers';
+            owner_user_id: string | null;
+            /** @enum {string} */
+            status: 'pending' | 'approved' | 'denied' | 'expired' | 'failed_closed';
+            decision: ('allow' | 'deny') | null;
+            decided_by: string | null;
+            reason: string | null;
+            /** Format: date-time */
+            requested_at: string;
+            /** Format: date-time */
+            expires_at: string;
+            decided_at: string | null;
+            may_decide: boolean;
           };
         };
       };
@@ -3306,10 +3015,40 @@ export interface operations {
         };
         content: {
           'application/json': {
+            /** @constant */
+            outcome: 'decided';
             /** @enum {string} */
-            outcome: 'decided' | 'already_decided';
-          } & {
-            [key: string]: unknown;
+            status: 'pending' | 'approved' | 'denied' | 'expired' | 'failed_closed';
+            decision: ('allow' | 'deny') | null;
+            decided_by: string | null;
+            decided_at: string | null;
+            answer: {
+              /** @enum {string} */
+              status: 'decided' | 'pending_approval' | 'evaluating';
+              /** @enum {string} */
+              decision?: 'allow' | 'deny';
+              /** @enum {string} */
+              source?:
+                | 'budget'
+                | 'capability'
+                | 'binding'
+                | 'schema'
+                | 'trust_tier'
+                | 'policy'
+                | 'approval'
+                | 'unavailable';
+              reason?: string;
+              rule_id?: string | null;
+              /** @constant */
+              render?: 'tool_error';
+              approval?: {
+                url: string;
+                expires_at: string;
+              };
+              result?: {
+                [key: string]: unknown;
+              };
+            };
           };
         };
       };
@@ -3320,7 +3059,640 @@ export interface operations {
         };
         content: {
           'application/json': {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            errors?: {
+              path: string;
+              message: string;
+            }[];
+            /** @enum {string} */
+            outcome: 'already_decided' | 'run_revoked';
+            final: {
+              /** @enum {string} */
+              status: 'pending' | 'approved' | 'denied' | 'expired' | 'failed_closed';
+              decision: ('allow' | 'deny') | null;
+              decided_by: string | null;
+              decided_at: string | null;
+            };
+          } & {
             [key: string]: unknown;
+          };
+        };
+      };
+      /** @description an error (RFC 9457 problem details) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  createConnection: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** Format: uuid */
+          workspace: string;
+          name: string;
+          /** @enum {string} */
+          kind: 'org' | 'personal';
+          /** Format: uuid */
+          owner_user_id?: string;
+          /** Format: uri */
+          url: string;
+          credential: {
+            /** @constant */
+            type: 'bearer';
+            token: string;
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description registered */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            workspace: string;
+            name: string;
+            /** @enum {string} */
+            kind: 'org' | 'personal';
+            owner_user_id: string | null;
+            url: string;
+            /** @enum {string} */
+            status: 'active' | 'revoked';
+            auth_generation: number;
+            tools: {
+              name: string;
+              mcp_name?: string;
+              /** @enum {string} */
+              effect: 'read' | 'write';
+              digest: string;
+              callable: boolean;
+              uncallable_reason?: string;
+            }[];
+            unusable: {
+              mcp_name: string;
+              reason: string;
+            }[];
+            digest: string;
+            /** Format: date-time */
+            photographed_at: string;
+          };
+        };
+      };
+      /** @description an error (RFC 9457 problem details) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  getConnection: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description the connection */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            workspace: string;
+            name: string;
+            /** @enum {string} */
+            kind: 'org' | 'personal';
+            owner_user_id: string | null;
+            url: string;
+            /** @enum {string} */
+            status: 'active' | 'revoked';
+            auth_generation: number;
+            tools: {
+              name: string;
+              mcp_name?: string;
+              /** @enum {string} */
+              effect: 'read' | 'write';
+              digest: string;
+              callable: boolean;
+              uncallable_reason?: string;
+            }[];
+            unusable: {
+              mcp_name: string;
+              reason: string;
+            }[];
+            digest: string;
+            /** Format: date-time */
+            photographed_at: string;
+          };
+        };
+      };
+      /** @description an error (RFC 9457 problem details) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  revokeConnection: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description revoked */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** Format: uuid */
+            id: string;
+            /** @enum {string} */
+            status: 'active' | 'revoked';
+          };
+        };
+      };
+      /** @description an error (RFC 9457 problem details) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  refreshConnectionTools: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description the new photograph */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            workspace: string;
+            name: string;
+            /** @enum {string} */
+            kind: 'org' | 'personal';
+            owner_user_id: string | null;
+            url: string;
+            /** @enum {string} */
+            status: 'active' | 'revoked';
+            auth_generation: number;
+            tools: {
+              name: string;
+              mcp_name?: string;
+              /** @enum {string} */
+              effect: 'read' | 'write';
+              digest: string;
+              callable: boolean;
+              uncallable_reason?: string;
+            }[];
+            unusable: {
+              mcp_name: string;
+              reason: string;
+            }[];
+            digest: string;
+            /** Format: date-time */
+            photographed_at: string;
+            added: string[];
+            withdrawn: string[];
+            changed: string[];
+          };
+        };
+      };
+      /** @description an error (RFC 9457 problem details) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  reauthorizeConnection: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          credential: {
+            /** @constant */
+            type: 'bearer';
+            token: string;
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description reauthorised */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** Format: uuid */
+            id: string;
+            auth_generation: number;
+          };
+        };
+      };
+      /** @description an error (RFC 9457 problem details) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  codecEncode: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          payloads: {
+            metadata?: {
+              [key: string]: string;
+            };
+            /** Format: byte */
+            data?: string;
+          }[];
+        };
+      };
+    };
+    responses: {
+      /** @description the payloads */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            payloads: {
+              metadata: {
+                [key: string]: string;
+              };
+              data: string;
+            }[];
+          };
+        };
+      };
+      /** @description an error (RFC 9457 problem details) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  codecEncodePreflight: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description the allowed methods and headers */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description an error (RFC 9457 problem details) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  codecDecode: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          payloads: {
+            metadata?: {
+              [key: string]: string;
+            };
+            /** Format: byte */
+            data?: string;
+          }[];
+        };
+      };
+    };
+    responses: {
+      /** @description the payloads */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            payloads: {
+              metadata: {
+                [key: string]: string;
+              };
+              data: string;
+            }[];
+          };
+        };
+      };
+      /** @description an error (RFC 9457 problem details) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  codecDecodePreflight: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description the allowed methods and headers */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description an error (RFC 9457 problem details) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  listWebhooks: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        ws: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description the endpoints */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            webhooks: {
+              /** Format: uuid */
+              id: string;
+              /** Format: uuid */
+              workspace: string;
+              url: string;
+              events: ('approval.requested' | 'approval.decided')[];
+              include_arguments: boolean;
+              /** Format: date-time */
+              created_at: string;
+            }[];
+          };
+        };
+      };
+      /** @description an error (RFC 9457 problem details) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  createWebhook: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        ws: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** Format: uri */
+          url: string;
+          secret?: string;
+          /**
+           * @default [
+           *       "approval.requested",
+           *       "approval.decided"
+           *     ]
+           */
+          events?: ('approval.requested' | 'approval.decided')[];
+          /** @default false */
+          include_arguments?: boolean;
+        };
+      };
+    };
+    responses: {
+      /** @description created */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            workspace: string;
+            url: string;
+            events: ('approval.requested' | 'approval.decided')[];
+            include_arguments: boolean;
+            /** Format: date-time */
+            created_at: string;
+            secret?: string;
+          };
+        };
+      };
+      /** @description an error (RFC 9457 problem details) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  deleteWebhook: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        ws: string;
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description deleted */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description an error (RFC 9457 problem details) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  listWebhookDeliveries: {
+    parameters: {
+      query?: {
+        limit?: number;
+      };
+      header?: never;
+      path: {
+        ws: string;
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description the deliveries */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            deliveries: {
+              /** Format: uuid */
+              id: string;
+              /** Format: uuid */
+              endpoint_id: string;
+              /** @enum {string} */
+              event: 'approval.requested' | 'approval.decided';
+              session_id: string;
+              tool_call_id: string;
+              /** @enum {string} */
+              status: 'pending' | 'delivered' | 'failed';
+              attempts: number;
+              last_status: number | null;
+              last_error: string | null;
+              last_attempt_at: string | null;
+              delivered_at: string | null;
+            }[];
           };
         };
       };
@@ -3353,15 +3725,16 @@ export interface operations {
           'application/json': {
             [key: string]: unknown;
           };
+          'text/event-stream': string;
         };
       };
-      /** @description an error (RFC 9457 problem details) */
+      /** @description an error, in the Anthropic API's shape */
       default: {
         headers: {
           [name: string]: unknown;
         };
         content: {
-          'application/problem+json': components['schemas']['Problem'];
+          'application/json': components['schemas']['Problem'];
         };
       };
     };
@@ -3384,22 +3757,83 @@ export interface operations {
           'application/json': {
             [key: string]: unknown;
           };
+          'text/event-stream': string;
         };
       };
-      /** @description an error (RFC 9457 problem details) */
+      /** @description an error, in the Anthropic API's shape */
       default: {
         headers: {
           [name: string]: unknown;
         };
         content: {
-          'application/problem+json': components['schemas']['Problem'];
+          'application/json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  approvalsScript: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The pages' script */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/javascript': string;
+        };
+      };
+      /** @description an error, as a page */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/html': unknown;
+        };
+      };
+    };
+  };
+  approvalsStylesheet: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The pages' stylesheet */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/css': string;
+        };
+      };
+      /** @description an error, as a page */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/html': unknown;
         };
       };
     };
   };
   loginPage: {
     parameters: {
-      query?: never;
+      query?: {
+        next?: string;
+      };
       header?: never;
       path?: never;
       cookie?: never;
@@ -3415,13 +3849,20 @@ export interface operations {
           'text/html': string;
         };
       };
-      /** @description an error (RFC 9457 problem details) */
+      /** @description signed in already: on to the approvals */
+      303: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description an error, as a page */
       default: {
         headers: {
           [name: string]: unknown;
         };
         content: {
-          'application/problem+json': components['schemas']['Problem'];
+          'text/html': unknown;
         };
       };
     };
@@ -3433,7 +3874,15 @@ export interface operations {
       path?: never;
       cookie?: never;
     };
-    requestBody?: never;
+    requestBody: {
+      content: {
+        'application/x-www-form-urlencoded': {
+          csrf: string;
+          token?: string;
+          next?: string;
+        };
+      };
+    };
     responses: {
       /** @description signed in */
       303: {
@@ -3451,13 +3900,22 @@ export interface operations {
           'text/html': string;
         };
       };
-      /** @description an error (RFC 9457 problem details) */
+      /** @description a suspended membership, or a post from elsewhere */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/html': string;
+        };
+      };
+      /** @description an error, as a page */
       default: {
         headers: {
           [name: string]: unknown;
         };
         content: {
-          'application/problem+json': components['schemas']['Problem'];
+          'text/html': unknown;
         };
       };
     };
@@ -3469,7 +3927,13 @@ export interface operations {
       path?: never;
       cookie?: never;
     };
-    requestBody?: never;
+    requestBody: {
+      content: {
+        'application/x-www-form-urlencoded': {
+          csrf?: string;
+        };
+      };
+    };
     responses: {
       /** @description signed out */
       303: {
@@ -3478,13 +3942,13 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description an error (RFC 9457 problem details) */
+      /** @description an error, as a page */
       default: {
         headers: {
           [name: string]: unknown;
         };
         content: {
-          'application/problem+json': components['schemas']['Problem'];
+          'text/html': unknown;
         };
       };
     };
@@ -3507,13 +3971,20 @@ export interface operations {
           'text/html': string;
         };
       };
-      /** @description an error (RFC 9457 problem details) */
+      /** @description signed out: to the sign-in page, and back here after it */
+      303: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description an error, as a page */
       default: {
         headers: {
           [name: string]: unknown;
         };
         content: {
-          'application/problem+json': components['schemas']['Problem'];
+          'text/html': unknown;
         };
       };
     };
@@ -3536,100 +4007,13 @@ export interface operations {
           'text/html': string;
         };
       };
-      /** @description an error (RFC 9457 problem details) */
+      /** @description an error, as a page */
       default: {
         headers: {
           [name: string]: unknown;
         };
         content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
-    };
-  };
-  approvalsStream: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description an event stream */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'text/event-stream': string;
-        };
-      };
-      /** @description an error (RFC 9457 problem details) */
-      default: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
-    };
-  };
-  approvalsScript: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description JavaScript */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'text/javascript': string;
-        };
-      };
-      /** @description an error (RFC 9457 problem details) */
-      default: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
-    };
-  };
-  approvalsStylesheet: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description CSS */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'text/css': string;
-        };
-      };
-      /** @description an error (RFC 9457 problem details) */
-      default: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
+          'text/html': unknown;
         };
       };
     };
@@ -3655,13 +4039,20 @@ export interface operations {
           'text/html': string;
         };
       };
-      /** @description an error (RFC 9457 problem details) */
+      /** @description signed out: to the sign-in page, and back here after it */
+      303: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description an error, as a page */
       default: {
         headers: {
           [name: string]: unknown;
         };
         content: {
-          'application/problem+json': components['schemas']['Problem'];
+          'text/html': unknown;
         };
       };
     };
@@ -3687,20 +4078,60 @@ export interface operations {
       };
     };
     responses: {
-      /** @description decided; back to the approval */
-      303: {
+      /** @description decided: the approval, saying so */
+      200: {
         headers: {
           [name: string]: unknown;
         };
-        content?: never;
+        content: {
+          'text/html': string;
+        };
       };
-      /** @description an error (RFC 9457 problem details) */
+      /** @description already decided, or the run was revoked: the approval, saying so */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/html': string;
+        };
+      };
+      /** @description an error, as a page */
       default: {
         headers: {
           [name: string]: unknown;
         };
         content: {
-          'application/problem+json': components['schemas']['Problem'];
+          'text/html': unknown;
+        };
+      };
+    };
+  };
+  approvalsStream: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description an event stream */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/event-stream': string;
+        };
+      };
+      /** @description an error, as a page */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/html': unknown;
         };
       };
     };

@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import {
   reauthorizeConnection,
@@ -7,11 +8,11 @@ import {
   revokeConnection,
 } from '../../application/connections.js';
 import { guardToolSchemas } from '../../domain/tools/schema-guard.js';
-import type { PhotographedTool } from '../../domain/tools/tools.js';
+import { effectSchema, type PhotographedTool } from '../../domain/tools/tools.js';
 import { findConnection, type ConnectionRow } from '../../store/connections.js';
 import type { ApiContext } from '../context.js';
 import { notFound } from '../problem.js';
-import { validate } from '../validation.js';
+import { json, timestamp } from '../route-schemas.js';
 
 export const originName = z
   .string()
@@ -57,6 +58,39 @@ export function toolsView(photograph: {
   }));
 }
 
+/** A tool of a photograph as the API shows it. */
+export const toolAnswer = z.object({
+  name: z.string(),
+  mcp_name: z.string().optional(),
+  effect: effectSchema,
+  digest: z.string(),
+  callable: z.boolean(),
+  uncallable_reason: z.string().optional(),
+});
+export const unusableAnswer = z.object({ mcp_name: z.string(), reason: z.string() });
+const connectionStatus = z.enum(['active', 'revoked']);
+
+export const connectionAnswer = z.object({
+  id: z.uuid(),
+  workspace: z.uuid(),
+  name: z.string(),
+  kind: z.enum(['org', 'personal']),
+  owner_user_id: z.uuid().nullable(),
+  url: z.string(),
+  status: connectionStatus,
+  auth_generation: z.number().int(),
+  tools: z.array(toolAnswer),
+  unusable: z.array(unusableAnswer),
+  digest: z.string(),
+  photographed_at: timestamp,
+});
+const names = z.array(z.string());
+export const refreshAnswer = connectionAnswer.extend({
+  added: names,
+  withdrawn: names,
+  changed: names,
+});
+
 function connectionView(row: ConnectionRow) {
   return {
     id: row.id,
@@ -74,41 +108,108 @@ function connectionView(row: ConnectionRow) {
   };
 }
 
-export function connectionRoutes(app: FastifyInstance, ctx: ApiContext) {
-  app.post('/v1/connections', async (request, reply) => {
-    await ctx.auth.operator(request);
-    const body = validate(connectionBody, request.body, 'body');
-    const row = await registerConnection(ctx, body);
-    return reply.code(201).send(connectionView(row));
-  });
+const tags = ['tools'];
+const config = { caller: 'operator' } as const;
 
-  app.get('/v1/connections/:id', async (request) => {
-    await ctx.auth.operator(request);
-    const { id } = validate(idParams, request.params, 'path');
-    const row = await findConnection(ctx.pool, id);
-    if (!row) throw notFound(`connection ${id}`);
-    return connectionView(row);
-  });
+export function connectionRoutes(server: FastifyInstance, ctx: ApiContext) {
+  const app = server.withTypeProvider<ZodTypeProvider>();
 
-  app.post('/v1/connections/:id/tools/refresh', async (request) => {
-    await ctx.auth.operator(request);
-    const { id } = validate(idParams, request.params, 'path');
-    const { connection, diff } = await refreshConnectionTools(ctx, id);
-    return { ...connectionView(connection), ...diff };
-  });
+  app.post(
+    '/v1/connections',
+    {
+      config,
+      schema: {
+        operationId: 'createConnection',
+        summary: 'Register a brokered MCP server and photograph its tools',
+        tags,
+        body: connectionBody,
+        response: { 201: json('registered', connectionAnswer) },
+      },
+    },
+    async (request, reply) => {
+      const row = await registerConnection(ctx, request.body);
+      return reply.code(201).send(connectionView(row));
+    },
+  );
 
-  app.post('/v1/connections/:id/reauthorize', async (request) => {
-    await ctx.auth.operator(request);
-    const { id } = validate(idParams, request.params, 'path');
-    const body = validate(reauthorizeBody, request.body, 'body');
-    const updated = await reauthorizeConnection(ctx, id, body.credential);
-    return { id, auth_generation: updated.auth_generation };
-  });
+  app.get(
+    '/v1/connections/:id',
+    {
+      config,
+      schema: {
+        operationId: 'getConnection',
+        summary: 'A connection and its photograph',
+        tags,
+        params: idParams,
+        response: { 200: json('the connection', connectionAnswer) },
+      },
+    },
+    async (request) => {
+      const { id } = request.params;
+      const row = await findConnection(ctx.pool, id);
+      if (!row) throw notFound(`connection ${id}`);
+      return connectionView(row);
+    },
+  );
 
-  app.delete('/v1/connections/:id', async (request) => {
-    await ctx.auth.operator(request);
-    const { id } = validate(idParams, request.params, 'path');
-    const revoked = await revokeConnection(ctx.pool, id);
-    return { id, status: revoked.status };
-  });
+  app.post(
+    '/v1/connections/:id/tools/refresh',
+    {
+      config,
+      schema: {
+        operationId: 'refreshConnectionTools',
+        summary: 'Photograph the tools again and show what changed',
+        tags,
+        params: idParams,
+        response: { 200: json('the new photograph', refreshAnswer) },
+      },
+    },
+    async (request) => {
+      const { connection, diff } = await refreshConnectionTools(ctx, request.params.id);
+      return { ...connectionView(connection), ...diff };
+    },
+  );
+
+  app.post(
+    '/v1/connections/:id/reauthorize',
+    {
+      config,
+      schema: {
+        operationId: 'reauthorizeConnection',
+        summary: 'Replace the credential; bindings frozen before now refuse',
+        tags,
+        params: idParams,
+        body: reauthorizeBody,
+        response: {
+          200: json('reauthorised', z.object({ id: z.uuid(), auth_generation: z.number().int() })),
+        },
+      },
+    },
+    async (request) => {
+      const { id } = request.params;
+      const updated = await reauthorizeConnection(ctx, id, request.body.credential);
+      return { id, auth_generation: updated.auth_generation };
+    },
+  );
+
+  app.delete(
+    '/v1/connections/:id',
+    {
+      config,
+      schema: {
+        operationId: 'revokeConnection',
+        summary: 'Revoke a connection',
+        tags,
+        params: idParams,
+        response: {
+          200: json('revoked', z.object({ id: z.uuid(), status: connectionStatus })),
+        },
+      },
+    },
+    async (request) => {
+      const { id } = request.params;
+      const revoked = await revokeConnection(ctx.pool, id);
+      return { id, status: revoked.status };
+    },
+  );
 }
