@@ -52,8 +52,8 @@ const refusals: Record<BearerCaller, (principal: Principal) => string | undefine
     // A suspended member sees nothing, not even that an approval exists.
     return p.member.status === 'active' ? undefined : 'this membership is suspended';
   },
-  reader: (p) =>
-    p.kind === 'user' ? 'members read runs and sessions through their approvals' : undefined,
+  // A member is refused once the path is read: for a session, as if it did not exist.
+  reader: () => undefined,
   revoker: (p) =>
     p.kind === 'runner' ? "only the run's invoker or the operator may revoke it" : undefined,
 };
@@ -62,13 +62,19 @@ function bearerCaller(caller: Caller | undefined): caller is BearerCaller {
   return caller !== undefined && caller in refusals;
 }
 
-/** A runner reaches its own session only; the path's session id is read once validated. */
-function requireOwnSession(request: FastifyRequest): void {
+/**
+ * A runner reaches its own session only, and a member reads no session: another session's
+ * token learns nothing, a 404 as for no session. The path's session id is read once validated.
+ */
+function requireOwnSession(request: FastifyRequest, caller: BearerCaller): void {
   const principal = request.principal;
   const sessionId = (request.params as { session_id?: string }).session_id;
-  if (principal?.kind !== 'runner' || sessionId === undefined) return;
-  if (principal.run.session_id !== sessionId)
-    throw new Problem(404, `session ${sessionId} does not exist`);
+  if (principal === undefined || sessionId === undefined) return;
+  const foreign =
+    principal.kind === 'runner'
+      ? principal.run.session_id !== sessionId
+      : principal.kind === 'user' && caller === 'reader';
+  if (foreign) throw new Problem(404, `session ${sessionId} does not exist`);
 }
 
 export function checkCallers(app: FastifyInstance, auth: Authenticator): void {
@@ -82,7 +88,8 @@ export function checkCallers(app: FastifyInstance, auth: Authenticator): void {
     request.principal = principal;
   });
   app.addHook('preHandler', (request, _reply, done) => {
-    if (bearerCaller(request.routeOptions.config.caller)) requireOwnSession(request);
+    const caller = request.routeOptions.config.caller;
+    if (bearerCaller(caller)) requireOwnSession(request, caller);
     done();
   });
 }

@@ -40,6 +40,12 @@ export const json = <S extends z.ZodType>(description: string, schema: S): S =>
 /** An answer without a body (204, a redirect). */
 export const empty = (description: string) => z.null().describe(description);
 
+/** A refusal with fields of its own, written as problem+json (RFC 9457) like every error. */
+export const problem = (description: string, schema: z.ZodType): MediaAnswer => ({
+  description,
+  content: { 'application/problem+json': { schema } },
+});
+
 /** An answer of another media type: a page (`text/html`), an event stream, Prometheus text. */
 export const media = (description: string, mediaType = 'text/html'): MediaAnswer => ({
   description,

@@ -1,4 +1,5 @@
 // Generated from /openapi.json by `npm run openapi-client`; do not edit.
+/* eslint-disable @typescript-eslint/no-redundant-type-constituents, @typescript-eslint/no-duplicate-type-constituents */
 export interface paths {
   '/healthz': {
     parameters: {
@@ -1301,7 +1302,7 @@ export interface operations {
             /** @default [] */
             args?: string[];
           };
-        };
+        } & (unknown | unknown);
       };
     };
     responses: {
@@ -2469,7 +2470,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
+          'application/problem+json': {
             type: string;
             title: string;
             status: number;
@@ -3058,7 +3059,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
+          'application/problem+json': {
             type: string;
             title: string;
             status: number;
@@ -3116,7 +3117,16 @@ export interface operations {
             type: 'bearer';
             token: string;
           };
-        };
+        } & (
+          | {
+              /** @constant */
+              kind?: 'personal';
+            }
+          | {
+              /** @constant */
+              kind?: 'org';
+            }
+        );
       };
     };
     responses: {

@@ -9,7 +9,7 @@ import { findRunSummaries } from '../../store/runs.js';
 import type { ApiContext } from '../context.js';
 import { callerMember } from '../callers.js';
 import { Problem, notFound, problemSchema } from '../problem.js';
-import { anyObject, json, timestamp } from '../route-schemas.js';
+import { anyObject, json, problem, timestamp } from '../route-schemas.js';
 import { sessionIdParam, toolCallIdParam } from '../validation.js';
 import { toolCallAnswer } from './tool-calls.js';
 
@@ -164,7 +164,7 @@ export function approvalRoutes(server: FastifyInstance, ctx: ApiContext) {
         body: decisionBody,
         response: {
           200: json('decided', decisionAnswer),
-          409: json('already decided, or the run was revoked', notDecidedAnswer),
+          409: problem('already decided, or the run was revoked', notDecidedAnswer),
         },
       },
     },

@@ -32,7 +32,8 @@ export const bundleBody = z
   .refine((b) => (b.tools === undefined) !== (b.command === undefined), {
     error: 'give either tools (a declared bundle) or command (a stdio MCP server to photograph)',
     path: ['tools'],
-  });
+  })
+  .meta({ oneOf: [{ required: ['tools'] }, { required: ['command'] }] });
 
 export const bundleAnswer = z.object({
   id: z.uuid(),

@@ -38,6 +38,12 @@ export const connectionBody = z
   .refine((b) => (b.kind === 'personal') === (b.owner_user_id !== undefined), {
     error: 'a personal connection names its owner_user_id; an org connection has none',
     path: ['owner_user_id'],
+  })
+  .meta({
+    oneOf: [
+      { properties: { kind: { const: 'personal' } }, required: ['owner_user_id'] },
+      { properties: { kind: { const: 'org' } }, not: { required: ['owner_user_id'] } },
+    ],
   });
 
 export const reauthorizeBody = z.object({ credential }).strict();

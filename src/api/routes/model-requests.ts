@@ -9,7 +9,7 @@ import type { ReservationRow, UsageRow } from '../../store/budget.js';
 import { callerRun } from '../callers.js';
 import type { ApiContext } from '../context.js';
 import { problemSchema } from '../problem.js';
-import { json } from '../route-schemas.js';
+import { json, problem } from '../route-schemas.js';
 import { externalId, sessionIdParam } from '../validation.js';
 
 const maxReportedTokens = 1_000_000_000;
@@ -80,7 +80,7 @@ export function modelRequestRoutes(server: FastifyInstance, ctx: ApiContext) {
         body: admissionBody,
         response: {
           201: json('booked', admissionAnswer),
-          402: json('the budget is exhausted', budgetExhaustedAnswer),
+          402: problem('the budget is exhausted', budgetExhaustedAnswer),
         },
       },
     },

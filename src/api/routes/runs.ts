@@ -10,7 +10,7 @@ import { findRunRevocation, type RunRevocation } from '../../store/run-revocatio
 import { findRun, type FrozenRun } from '../../store/runs.js';
 import type { ApiContext } from '../context.js';
 import { callerPrincipal } from '../callers.js';
-import { notFound } from '../problem.js';
+import { Problem, notFound } from '../problem.js';
 import { anyObject, json, timestamp } from '../route-schemas.js';
 import { sessionIdParam } from '../validation.js';
 
@@ -123,6 +123,8 @@ export function runRoutes(server: FastifyInstance, ctx: ApiContext) {
     async (request) => {
       const { id } = request.params;
       const principal = callerPrincipal(request);
+      if (principal.kind === 'user')
+        throw new Problem(403, 'members read runs through their approvals');
       const run = principal.kind === 'runner' ? principal.run : await findRun(ctx.pool, id);
       if (run?.id !== id) throw notFound(`run ${id}`);
       const revocation = await findRunRevocation(ctx.pool, run.id);

@@ -28,6 +28,7 @@ export const webhookBody = z
       .min(1)
       .max(approvalEvents.length)
       .refine((events) => new Set(events).size === events.length, 'must not repeat an event')
+      .meta({ uniqueItems: true })
       .default([...approvalEvents]),
     include_arguments: z.boolean().default(false),
   })

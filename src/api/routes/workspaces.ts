@@ -19,7 +19,8 @@ export const memberChangeBody = z
   .strict()
   .refine((b) => b.role !== undefined || b.status !== undefined, {
     error: 'give role, status or both',
-  });
+  })
+  .meta({ minProperties: 1 });
 
 export const workspaceAnswer = z.object({ id: z.uuid(), name: z.string() });
 export const memberAnswer = z.object({
