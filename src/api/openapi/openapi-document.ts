@@ -4,7 +4,7 @@
  * tag, and its declared caller as the security it needs.
  */
 import fastifySwagger from '@fastify/swagger';
-import type { FastifyInstance, RouteOptions } from 'fastify';
+import type { FastifyInstance, FastifySchema, RouteOptions } from 'fastify';
 import { z } from 'zod';
 import type { Caller } from '../callers.js';
 import { problemSchema } from '../problem.js';
@@ -52,8 +52,8 @@ const requestPart = (schema: unknown): JsonSchema | undefined =>
   schema instanceof z.ZodType ? jsonSchemaOf(schema, 'input') : undefined;
 
 /** One route's operation: its request parts as clients send them, its answers as written. */
-function operation({ schema, route }: { schema?: Record<string, unknown>; route: RouteOptions }) {
-  if (!schema || schema.hide === true) return { schema: { hide: true } };
+function operation(schema: FastifySchema | undefined, route: RouteOptions): FastifySchema {
+  if (!schema || schema.hide === true) return { hide: true };
   const caller = route.config?.caller;
   if (!caller) throw new Error(`${route.method.toString()} ${route.url} declares no caller`);
   const tags = (schema.tags ?? []) as string[];
@@ -63,13 +63,11 @@ function operation({ schema, route }: { schema?: Record<string, unknown>; route:
     body: requestPart(schema.body),
   };
   return {
-    schema: {
-      ...schema,
-      ...Object.fromEntries(Object.entries(parts).filter(([, part]) => part !== undefined)),
-      description: callerNote[caller],
-      security: security[caller],
-      response: { ...(schema.response as object), default: errorAnswer(caller, tags) },
-    },
+    ...schema,
+    ...Object.fromEntries(Object.entries(parts).filter(([, part]) => part !== undefined)),
+    description: callerNote[caller],
+    security: security[caller],
+    response: { ...(schema.response as object), default: errorAnswer(caller, tags) },
   };
 }
 
@@ -105,7 +103,7 @@ export function documentRoutes(app: FastifyInstance, version: string): void {
       },
     },
     convertConstToEnum: false,
-    transform: operation as never,
+    transform: ({ schema, url, route }) => ({ url, schema: operation(schema, route) }),
     transformObject: (document) =>
       withTags('openapiObject' in document ? document.openapiObject : document.swaggerObject),
   });
