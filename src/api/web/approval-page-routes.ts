@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { decideApproval } from '../../application/decide-approval.js';
 import { offeredTo, seesArguments } from '../../domain/gate/approval.js';
@@ -6,17 +7,15 @@ import type { SessionId, ToolCallId } from '../../domain/gate/ids.js';
 import { findMember, type Member } from '../../store/members.js';
 import { findApproval, listPendingApprovalsFor } from '../../store/approvals.js';
 import { findPolicyVersion } from '../../store/policies.js';
-import { callerKey } from '../caller-slots.js';
 import type { ApiContext } from '../context.js';
 import { Problem, notFound } from '../problem.js';
+import { empty, media } from '../route-schemas.js';
 import { approvalParams } from '../routes/approvals.js';
-import { validate } from '../validation.js';
 import { approvalDetailPage, type ApprovalDetail, type Notice } from './approval-detail-page.js';
 import { approvalList, approvalListPage } from './approval-list-page.js';
-import { requireCsrf, requireSameOrigin } from './csrf.js';
 import { errorPage } from './error-page.js';
-import { formOf } from './form-body.js';
-import { sendPage } from './layout.js';
+import { admitFormPost, posterOf } from './form-post.js';
+import { sendPage, webFormTags as tags } from './layout.js';
 import { findRunSummaries } from './run-summaries.js';
 import { signedIn, type SignedIn } from './session.js';
 
@@ -86,66 +85,125 @@ async function showDetail(
   return sendPage(reply, status, approvalDetailPage(session, detail, notice));
 }
 
-export function approvalPageRoutes(web: FastifyInstance, ctx: ApiContext) {
-  web.get('/approvals', async (request, reply) => {
-    const session = await signedIn(ctx, request);
-    if (!session) return toLogin(request, reply);
-    const { rows, runs } = await pendingList(ctx, session.member);
-    return sendPage(reply, 200, approvalListPage(session, rows, runs));
-  });
+const config = { caller: 'browser' } as const;
+const toLoginAnswer = empty('signed out: to the sign-in page, and back here after it');
+
+export function approvalPageRoutes(server: FastifyInstance, ctx: ApiContext) {
+  const web = server.withTypeProvider<ZodTypeProvider>();
+
+  web.get(
+    '/approvals',
+    {
+      config,
+      schema: {
+        operationId: 'approvalsPage',
+        summary: 'The pending approvals, as a page',
+        tags,
+        response: { 200: media('the page'), 303: toLoginAnswer },
+      },
+    },
+    async (request, reply) => {
+      const session = await signedIn(ctx, request);
+      if (!session) return toLogin(request, reply);
+      const { rows, runs } = await pendingList(ctx, session.member);
+      return sendPage(reply, 200, approvalListPage(session, rows, runs));
+    },
+  );
 
   // The list alone, for the page's script to swap in when the pending set changes.
-  web.get('/approvals/list', async (request, reply) => {
-    const session = await signedIn(ctx, request);
-    if (!session) throw new Problem(401, 'your sign-in has ended');
-    const { rows, runs } = await pendingList(ctx, session.member);
-    return sendPage(reply, 200, approvalList(rows, runs));
-  });
+  web.get(
+    '/approvals/list',
+    {
+      config,
+      schema: {
+        operationId: 'approvalsListFragment',
+        summary: "The list page's rows, refreshed by its script",
+        tags,
+        response: { 200: media('the rows') },
+      },
+    },
+    async (request, reply) => {
+      const session = await signedIn(ctx, request);
+      if (!session) throw new Problem(401, 'your sign-in has ended');
+      const { rows, runs } = await pendingList(ctx, session.member);
+      return sendPage(reply, 200, approvalList(rows, runs));
+    },
+  );
 
-  web.get('/approvals/:session_id/:tool_call_id', async (request, reply) => {
-    const params = validate(approvalParams, request.params, 'path');
-    const session = await signedIn(ctx, request);
-    if (!session) return toLogin(request, reply);
-    return showDetail(ctx, reply, session, params);
-  });
+  web.get(
+    '/approvals/:session_id/:tool_call_id',
+    {
+      config,
+      schema: {
+        operationId: 'approvalPage',
+        summary: 'One approval with Approve / Deny',
+        tags,
+        params: approvalParams,
+        response: { 200: media('the page'), 303: toLoginAnswer },
+      },
+    },
+    async (request, reply) => {
+      const session = await signedIn(ctx, request);
+      if (!session) return toLogin(request, reply);
+      return showDetail(ctx, reply, session, request.params);
+    },
+  );
 
-  web.post('/approvals/:session_id/:tool_call_id/decision', async (request, reply) => {
-    requireSameOrigin(request, ctx.publicUrl);
-    const params = validate(approvalParams, request.params, 'path');
-    const session = await signedIn(ctx, request);
-    if (!session) throw new Problem(401, 'your sign-in has ended; sign in and decide again');
-    ctx.slots.holdFor(reply.raw, 'writes', callerKey({ kind: 'user', member: session.member }));
-    const form = formOf(request.body);
-    requireCsrf(form.csrf, session.csrf);
-    const { decision, reason } = validate(decisionForm, form, 'body');
-    const result = await decideApproval(ctx, {
-      member: session.member,
-      sessionId: params.session_id,
-      toolCallId: params.tool_call_id,
-      decision: decision === 'approve' ? 'allow' : 'deny',
-      reason: reason || null,
-    });
-    if (result.outcome === 'not_found') {
-      throw notFound(`approval ${params.session_id}/${params.tool_call_id}`);
-    }
-    if (result.outcome === 'forbidden') {
-      return sendPage(reply, 403, errorPage(403, 'You may not decide this approval.', session));
-    }
-    if (result.outcome === 'run_revoked') {
-      return showDetail(ctx, reply, session, params, 409, {
-        kind: 'info',
-        text: 'This run was revoked; its calls are decided no more. Your decision was not recorded.',
+  web.post(
+    '/approvals/:session_id/:tool_call_id/decision',
+    {
+      config,
+      preValidation: admitFormPost(ctx, {
+        signedOut: 'your sign-in has ended; sign in and decide again',
+        writes: true,
+        csrf: true,
+      }),
+      schema: {
+        operationId: 'approvalFormDecision',
+        summary: 'Approve or deny from the form',
+        tags,
+        consumes: ['application/x-www-form-urlencoded'],
+        params: approvalParams,
+        body: decisionForm,
+        response: {
+          200: media('decided: the approval, saying so'),
+          409: media('already decided, or the run was revoked: the approval, saying so'),
+        },
+      },
+    },
+    async (request, reply) => {
+      const session = posterOf(request);
+      const { params } = request;
+      const { decision, reason } = request.body;
+      const result = await decideApproval(ctx, {
+        member: session.member,
+        sessionId: params.session_id,
+        toolCallId: params.tool_call_id,
+        decision: decision === 'approve' ? 'allow' : 'deny',
+        reason: reason || null,
       });
-    }
-    if (result.outcome === 'already_decided') {
-      return showDetail(ctx, reply, session, params, 409, {
-        kind: 'info',
-        text: 'This call was already decided; your decision was not recorded.',
+      if (result.outcome === 'not_found') {
+        throw notFound(`approval ${params.session_id}/${params.tool_call_id}`);
+      }
+      if (result.outcome === 'forbidden') {
+        return sendPage(reply, 403, errorPage(403, 'You may not decide this approval.', session));
+      }
+      if (result.outcome === 'run_revoked') {
+        return showDetail(ctx, reply, session, params, 409, {
+          kind: 'info',
+          text: 'This run was revoked; its calls are decided no more. Your decision was not recorded.',
+        });
+      }
+      if (result.outcome === 'already_decided') {
+        return showDetail(ctx, reply, session, params, 409, {
+          kind: 'info',
+          text: 'This call was already decided; your decision was not recorded.',
+        });
+      }
+      return showDetail(ctx, reply, session, params, 200, {
+        kind: 'ok',
+        text: `You ${decision === 'approve' ? 'approved' : 'denied'} this call. The runner has its answer.`,
       });
-    }
-    return showDetail(ctx, reply, session, params, 200, {
-      kind: 'ok',
-      text: `You ${decision === 'approve' ? 'approved' : 'denied'} this call. The runner has its answer.`,
-    });
-  });
+    },
+  );
 }
