@@ -42,13 +42,14 @@ function loginAgain(
   return sendPage(reply, status, loginPage({ ...signInWays(ctx, next), csrf, next, error }));
 }
 
-export const loginQuery = z.object({ next: z.string().max(2048).optional() });
-export const loginForm = z.object({
-  csrf: z.string(),
-  token: z.string().max(8192).optional(),
-  next: z.string().max(2048).optional(),
-});
-export const logoutForm = z.object({ csrf: z.string().optional() });
+// `next` is one of our own paths (safeNext): longer is never one, and would not fit a header.
+const next = z.string().max(1000).optional();
+export const loginQuery = z.object({ next });
+/** The sign-in page's fields, and only those: a field it does not have is refused. */
+export const loginForm = z
+  .object({ csrf: z.string(), token: z.string().max(8192).optional(), next })
+  .strict();
+export const logoutForm = z.object({ csrf: z.string().optional() }).strict();
 
 const form = { consumes: ['application/x-www-form-urlencoded'] };
 
@@ -126,13 +127,11 @@ export function loginRoutes(server: FastifyInstance, ctx: ApiContext) {
         clearCookie(reply, loginCsrfCookie, overHttps(request, ctx.publicUrl));
         return reply.redirect('/login', 303);
       }
+      const refuse = (status: number, error: string) =>
+        loginAgain(ctx, reply, status, csrf, next, error);
       if (!ctx.web.tokenSignIn) {
-        return loginAgain(
-          ctx,
-          reply,
+        return refuse(
           403,
-          csrf,
-          next,
           'Signing in with a user token is switched off here; sign in with your company account.',
         );
       }
@@ -140,17 +139,9 @@ export function loginRoutes(server: FastifyInstance, ctx: ApiContext) {
         tokenKind(token) === 'user'
           ? await findMemberByTokenHash(ctx.pool, hashToken(token))
           : undefined;
-      if (!member)
-        return loginAgain(ctx, reply, 401, csrf, next, 'That is not a valid user token.');
+      if (!member) return refuse(401, 'That is not a valid user token.');
       if (member.status !== 'active') {
-        return loginAgain(
-          ctx,
-          reply,
-          403,
-          csrf,
-          next,
-          'Your membership in this workspace is suspended.',
-        );
+        return refuse(403, 'Your membership in this workspace is suspended.');
       }
       await startWebSession(ctx, request, reply, member);
       clearCookie(reply, loginCsrfCookie, overHttps(request, ctx.publicUrl));
