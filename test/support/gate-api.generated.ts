@@ -2067,7 +2067,7 @@ export interface operations {
           sessions?: string[];
           /** @default 10000 */
           limit?: number;
-        };
+        } & (unknown | unknown);
       };
     };
     responses: {

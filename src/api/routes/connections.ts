@@ -47,7 +47,8 @@ export const oauthCredential = z
   .refine((c) => c.client_secret === undefined || c.client_id !== undefined, {
     error: 'a client_secret comes with its client_id',
     path: ['client_secret'],
-  });
+  })
+  .meta({ dependentRequired: { client_secret: ['client_id'] } });
 
 const credential = z.discriminatedUnion('type', [bearerCredential, oauthCredential]);
 

@@ -64,6 +64,7 @@ export const simulateBody = z
     error: 'give exactly one of candidate (a policy body) and version',
     path: ['candidate'],
   })
+  .meta({ oneOf: [{ required: ['candidate'] }, { required: ['version'] }] })
   .transform((body, ctx) => {
     const until = body.until ? new Date(body.until) : new Date();
     const since = body.since ? new Date(body.since) : new Date(until.getTime() - 7 * dayMs);

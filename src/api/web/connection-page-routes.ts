@@ -26,11 +26,21 @@ import { admitFormPost, posterOf } from './form-post.js';
 import { sendPage, webFormTags as tags } from './layout.js';
 import { signedIn, type SignedIn } from './session.js';
 
+/** A code and a state are printable ASCII (RFC 6749 appendix A: VSCHAR). */
+const vschars = (max: number) =>
+  z
+    .string()
+    .min(1)
+    .max(max)
+    .regex(/^[\x20-\x7e]+$/, 'printable ASCII only');
+const code = vschars(4096);
+const state = vschars(512);
+
 /** What an authorization server sends back: a code, or an error (RFC 6749 section 4.1.2). */
 export const callbackQuery = z
   .object({
-    code: z.string().min(1).max(4096).optional(),
-    state: z.string().min(1).max(512).optional(),
+    code: code.optional(),
+    state: state.optional(),
     error: z.string().min(1).max(200).optional(),
     error_description: z.string().max(1000).optional(),
     iss: z.string().max(2048).optional(),
@@ -42,9 +52,7 @@ export const callbackQuery = z
   });
 
 export const csrfForm = z.object({ csrf: z.string() }).strict();
-export const callbackForm = z
-  .object({ code: z.string().min(1).max(4096), state: z.string().min(1).max(512) })
-  .strict();
+export const callbackForm = z.object({ code, state }).strict();
 
 /** A signed-out visitor is sent to sign in and brought back here afterwards. */
 function toLogin(request: FastifyRequest, reply: FastifyReply) {

@@ -23,8 +23,8 @@ const simulationFields = z
       .int()
       .min(1)
       .max(2 ** 31 - 1),
-    since: z.string().optional(),
-    until: z.string().optional(),
+    since: z.iso.datetime({ offset: true }).optional(),
+    until: z.iso.datetime({ offset: true }).optional(),
   })
   .strict();
 /** The page simulates what the API's simulation would, its body read from the query. */
