@@ -11,6 +11,8 @@ import { Problem } from './problem.js';
 export type Principal =
   { kind: 'operator' } | { kind: 'runner'; run: FrozenRun } | { kind: 'user'; member: Member };
 
+export const onlyTheOperator = 'only the operator may do this';
+
 const unauthenticated = () =>
   new Problem(401, 'a valid "Authorization: Bearer <token>" header is required');
 
@@ -75,30 +77,6 @@ export class Authenticator {
 
   async operator(request: FastifyRequest): Promise<void> {
     const principal = await this.principal(request);
-    if (principal.kind !== 'operator') throw new Problem(403, 'only the operator may do this');
-  }
-
-  /**
-   * The operator (every workspace: `workspace` undefined), or an active admin (their own
-   * workspace only).
-   */
-  async operatorOrAdmin(request: FastifyRequest): Promise<{ workspace?: string }> {
-    const principal = await this.principal(request);
-    if (principal.kind === 'operator') return {};
-    const { member } = principal.kind === 'user' ? principal : { member: undefined };
-    if (member?.role === 'admin' && member.status === 'active') {
-      return { workspace: member.workspace_id };
-    }
-    throw new Problem(403, 'only the operator, or an admin of the workspace, may do this');
-  }
-
-  /** The runner of this session. Another session's token learns nothing: 404, as for no session. */
-  async runner(request: FastifyRequest, sessionId: string): Promise<FrozenRun> {
-    const principal = await this.principal(request);
-    if (principal.kind !== 'runner')
-      throw new Problem(403, "only the session's runner may do this");
-    if (principal.run.session_id !== sessionId)
-      throw new Problem(404, `session ${sessionId} does not exist`);
-    return principal.run;
+    if (principal.kind !== 'operator') throw new Problem(403, onlyTheOperator);
   }
 }

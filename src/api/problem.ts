@@ -1,4 +1,5 @@
 import type { FastifyReply } from 'fastify';
+import { z } from 'zod';
 import type { FieldError } from '../application/errors.js';
 
 export type { FieldError };
@@ -61,5 +62,14 @@ function slug(title: string): string {
 export function sendProblem(reply: FastifyReply, problem: Problem) {
   return reply.code(problem.status).type('application/problem+json').send(problem.body());
 }
+
+/** A problem's body: the RFC 9457 fields, the failing fields, and what some refusals add. */
+export const problemSchema = z.looseObject({
+  type: z.string(),
+  title: z.string(),
+  status: z.number().int(),
+  detail: z.string(),
+  errors: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
+});
 
 export const notFound = (what: string) => new Problem(404, `${what} does not exist`);

@@ -1,12 +1,14 @@
 import Fastify, { LogController, type FastifyInstance, type FastifyRequest } from 'fastify';
 import { callbackPath } from '../application/oauth-connections.js';
-import { callerKey, type SlotKind } from './caller-slots.js';
+import { checkCallers } from './callers.js';
+import { callerKey } from './caller-slots.js';
 import type { ApiContext } from './context.js';
 import { problemFor } from './error-mapping.js';
 import { Problem, sendProblem } from './problem.js';
 import { requestIdHeader, requestIdOf } from './request-id.js';
 import { traceRequests } from './request-tracing.js';
-import { recordRoutes } from './route-table.js';
+import { documentRoutes } from './openapi/openapi-document.js';
+import { routeSchemasOnZod } from './route-schemas.js';
 import { approvalRoutes } from './routes/approvals.js';
 import { connectionRoutes } from './routes/connections.js';
 import { capabilityBundleRoutes } from './routes/capability-bundles.js';
@@ -15,7 +17,7 @@ import { eventRoutes } from './routes/events.js';
 import { anthropicProxyRoutes } from './routes/anthropic-proxy.js';
 import { modelProviderRoutes } from './routes/model-providers.js';
 import { modelRequestRoutes } from './routes/model-requests.js';
-import { openApiRoutes } from './routes/openapi.js';
+import { apiVersion, openApiRoutes } from './routes/openapi.js';
 import { operationRoutes } from './routes/operations.js';
 import { policyRoutes } from './routes/policies.js';
 import { runRoutes } from './routes/runs.js';
@@ -25,15 +27,7 @@ import { workspaceRoutes } from './routes/workspaces.js';
 import { webhookRoutes } from './routes/webhooks.js';
 import { webRoutes } from './web/web-app.js';
 
-declare module 'fastify' {
-  interface FastifyContextConfig {
-    /** The caller's slot a request of this route holds until it is answered (capped per caller). */
-    holds?: SlotKind;
-  }
-}
-
 export const bodyLimitBytes = 1024 * 1024;
-const bodyMethods = new Set(['POST', 'PUT', 'PATCH']);
 /** How often Node looks for requests past their headers or request bound: their slack. */
 const boundsCheckMs = 1_000;
 
@@ -79,7 +73,8 @@ export function buildApi(
     genReqId: requestIdOf,
     logController: new LogController({ requestIdLogLabel: 'request_id' }),
   });
-  recordRoutes(app);
+  routeSchemasOnZod(app);
+  documentRoutes(app, apiVersion);
   traceRequests(app);
   // Echoed on every answer, so a caller can quote it and an operator find its log lines.
   app.addHook('onRequest', async (request, reply) => {
@@ -111,10 +106,7 @@ export function buildApi(
     ),
   );
   // Credentials before the body: the body of a caller the API does not know is never read.
-  app.addHook('onRequest', async (request) => {
-    if (request.url.startsWith('/v1/') && bodyMethods.has(request.method))
-      await ctx.auth.principal(request);
-  });
+  checkCallers(app, ctx.auth);
   // A write takes one of its caller's slots before its body is read, until it is answered: past
   // the cap a 429, so one credential's writes cannot hold the pool (or the gate) for all others.
   app.addHook('onRequest', async (request, reply) => {
@@ -134,22 +126,26 @@ export function buildApi(
     if (reply.statusCode === 402) ctx.metrics.budgetRefusals.inc({ where: 'model_request' });
   });
 
-  operationRoutes(app, ctx);
-  openApiRoutes(app);
-  workspaceRoutes(app, ctx);
-  capabilityBundleRoutes(app, ctx);
-  policyRoutes(app, ctx);
-  runRoutes(app, ctx);
-  toolCallRoutes(app, ctx);
-  sessionToolsetRoutes(app, ctx);
-  modelRequestRoutes(app, ctx);
-  modelProviderRoutes(app, ctx);
-  anthropicProxyRoutes(app, ctx);
-  eventRoutes(app, ctx);
-  approvalRoutes(app, ctx);
-  webRoutes(app, ctx);
-  connectionRoutes(app, ctx);
-  codecRoutes(app, ctx);
-  webhookRoutes(app, ctx);
+  // Registered once the document's generator is, so that it sees every route.
+  void app.register((api, _options, done) => {
+    operationRoutes(api, ctx);
+    openApiRoutes(api);
+    workspaceRoutes(api, ctx);
+    capabilityBundleRoutes(api, ctx);
+    policyRoutes(api, ctx);
+    runRoutes(api, ctx);
+    toolCallRoutes(api, ctx);
+    sessionToolsetRoutes(api, ctx);
+    modelRequestRoutes(api, ctx);
+    modelProviderRoutes(api, ctx);
+    anthropicProxyRoutes(api, ctx);
+    eventRoutes(api, ctx);
+    approvalRoutes(api, ctx);
+    webRoutes(api, ctx);
+    connectionRoutes(api, ctx);
+    codecRoutes(api, ctx);
+    webhookRoutes(api, ctx);
+    done();
+  });
   return app;
 }

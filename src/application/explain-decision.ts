@@ -1,18 +1,19 @@
 import { explainDecision, type StageExplanation } from '../domain/gate/explanation.js';
 import type { SessionId, ToolCallId } from '../domain/gate/ids.js';
+import type { DenySource } from '../domain/gate/vocabulary.js';
 import { readCallEvents } from '../store/ledger.js';
 import type { Pool } from '../store/pool.js';
 import { findRunBySessionId } from '../store/runs.js';
-import { findToolCall } from '../store/tool-calls.js';
+import { findToolCall, type ToolCallRow } from '../store/tool-calls.js';
 import { NotFoundError } from './errors.js';
 
 export interface Explanation {
   session_id: string;
   tool_call_id: string;
   tool: string;
-  status: string;
-  decision: string | null;
-  source: string | null;
+  status: ToolCallRow['status'];
+  decision: 'allow' | 'deny' | null;
+  source: DenySource | null;
   rule_id: string | null;
   /** The digest of the request the runner sent (tool, arguments, execute). */
   request_digest: string;

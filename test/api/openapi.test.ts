@@ -4,11 +4,13 @@ import { readFileSync } from 'node:fs';
 import { describe, test } from 'vitest';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import createClient from 'openapi-fetch';
-import { openApiPath } from '../../src/api/openapi/openapi-document.js';
-import { routeTable } from '../../src/api/route-table.js';
+import { z } from 'zod';
+import { createApi } from '../../src/api/main.js';
+import { json } from '../../src/api/route-schemas.js';
 import type { paths } from '../support/gate-api.generated.js';
 import { useHarness } from '../support/harness.js';
-import { builtinTools } from '../support/seed.js';
+import { builtinTools, createRun } from '../support/seed.js';
+import { testConfig, testOperatorKey } from '../support/env.js';
 import { clientTypesFile, clientTypesFor } from '../support/openapi-client-types.js';
 
 const h = useHarness();
@@ -32,16 +34,36 @@ describe('the OpenAPI document', () => {
     assert.equal((await new Validator().validate(broken)).valid, false);
   });
 
-  test('every route Fastify serves is documented, and every documented route exists', async () => {
+  test('the four web-form operations describe their HTML answers, their errors as pages', async () => {
     const document = await servedDocument();
-    const documented = Object.entries(document.paths as Record<string, object>)
-      .flatMap(([path, item]) => Object.keys(item).map((m) => `${m.toUpperCase()} ${path}`))
-      .sort();
-    const served = routeTable(h.api.app)
-      .map((r) => `${r.method} ${openApiPath(r.url)}`)
-      .sort();
-    assert.ok(served.length > 40, `the route table was recorded (${served.length})`);
-    assert.deepEqual(documented, served);
+    const operations = [
+      document.paths['/login'].get,
+      document.paths['/login'].post,
+      document.paths['/logout'].post,
+      document.paths['/approvals/{session_id}/{tool_call_id}/decision'].post,
+    ];
+    for (const operation of operations) {
+      assert.ok(operation.responses.default.content['text/html'], operation.operationId);
+    }
+    assert.ok(document.paths['/login'].post.responses['401'].content['text/html']);
+    const form = document.paths['/approvals/{session_id}/{tool_call_id}/decision'].post.requestBody;
+    assert.deepEqual(form.content['application/x-www-form-urlencoded'].schema.required, [
+      'csrf',
+      'decision',
+    ]);
+  });
+
+  test('a documented request is exactly what the API accepts: a refinement zod can write is in the document', async () => {
+    const document = await servedDocument();
+    const digest =
+      document.paths['/v1/sessions/{session_id}/tool-calls/{tool_call_id}'].put.requestBody.content[
+        'application/json'
+      ].schema.properties.observed_digest;
+    assert.match(JSON.stringify(digest), /sha256/);
+    const wait = document.paths[
+      '/v1/sessions/{session_id}/tool-calls/{tool_call_id}'
+    ].get.parameters.find((p: { name: string }) => p.name === 'wait');
+    assert.deepEqual([wait.in, wait.schema.minimum, wait.schema.maximum], ['query', 0, 60]);
   });
 
   test('a request body documented is the schema that validates it: unknown fields refused', async () => {
@@ -144,5 +166,42 @@ describe('the generated client', () => {
     });
     assert.equal(final.response.status, 200);
     assert.equal(final.data?.decision, 'allow');
+  });
+});
+
+describe('answers are written by their schema', () => {
+  test("a handler's field the document does not name is not sent", async () => {
+    const config = testConfig();
+    const app = createApi(config, testOperatorKey(config));
+    try {
+      const answer = z.object({ id: z.string(), created_at: z.date() });
+      app.get(
+        '/extra-field',
+        { config: { caller: 'anyone' }, schema: { response: { 200: json('one', answer) } } },
+        () => ({ id: 'a', created_at: new Date(0), session_token: 'fgs_never-sent' }),
+      );
+      const url = await app.listen({ host: '127.0.0.1', port: 0 });
+      const sent = await fetch(`${url}/extra-field`);
+      const body = await sent.text();
+      assert.equal(sent.status, 200, body);
+      assert.deepEqual(JSON.parse(body), { id: 'a', created_at: '1970-01-01T00:00:00.000Z' });
+      assert.doesNotMatch(body, /fgs_never-sent/);
+    } finally {
+      await app.close();
+    }
+  });
+
+  test('a real answer carries only the fields its documented schema names', async () => {
+    const document = await servedDocument();
+    const documented = Object.keys(
+      document.paths['/v1/runs/{id}'].get.responses['200'].content['application/json'].schema
+        .properties,
+    ).sort();
+    const created = await createRun(h.api, h.seed);
+    const run = await h.api.call('GET', `/v1/runs/${created.run_id}`, {
+      token: h.api.operatorKey,
+    });
+    assert.equal(run.status, 200);
+    assert.deepEqual(Object.keys(run.body).sort(), documented);
   });
 });

@@ -1,4 +1,5 @@
 // Generated from /openapi.json by `npm run openapi-client`; do not edit.
+/* eslint-disable @typescript-eslint/no-redundant-type-constituents, @typescript-eslint/no-duplicate-type-constituents */
 export interface paths {
   '/healthz': {
     parameters: {
@@ -36,54 +37,6 @@ export interface paths {
     post?: never;
     delete?: never;
     options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/codec/encode': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    put?: never;
-    /**
-     * Encrypts payloads as the gate stores them in Temporal (codec server protocol)
-     * @description Bearer: the operator key; or the operator's web session, signed in at /login with that key (the Temporal UI).
-     */
-    post: operations['codecEncode'];
-    delete?: never;
-    /**
-     * A browser's CORS preflight for /codec/encode
-     * @description No credential.
-     */
-    options: operations['codecEncodePreflight'];
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/codec/decode': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    put?: never;
-    /**
-     * Opens payloads stored in Temporal, for the Temporal UI and CLI (codec server protocol)
-     * @description Bearer: the operator key; or the operator's web session, signed in at /login with that key (the Temporal UI).
-     */
-    post: operations['codecDecode'];
-    delete?: never;
-    /**
-     * A browser's CORS preflight for /codec/decode
-     * @description No credential.
-     */
-    options: operations['codecDecodePreflight'];
     head?: never;
     patch?: never;
     trace?: never;
@@ -208,70 +161,6 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
-  '/v1/workspaces/{ws}/webhooks': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * The workspace's webhook endpoints (never their secrets)
-     * @description Bearer: the operator key.
-     */
-    get: operations['listWebhooks'];
-    put?: never;
-    /**
-     * Register an approval webhook; a generated secret is returned once
-     * @description Bearer: the operator key.
-     */
-    post: operations['createWebhook'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/v1/workspaces/{ws}/webhooks/{id}': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    put?: never;
-    post?: never;
-    /**
-     * Stop sending notices to an endpoint
-     * @description Bearer: the operator key.
-     */
-    delete: operations['deleteWebhook'];
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/v1/workspaces/{ws}/webhooks/{id}/deliveries': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * An endpoint's latest deliveries with attempts and last status
-     * @description Bearer: the operator key.
-     */
-    get: operations['listWebhookDeliveries'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
   '/v1/capability-bundles': {
     parameters: {
       query?: never;
@@ -286,90 +175,6 @@ export interface paths {
      * @description Bearer: the operator key.
      */
     post: operations['registerCapabilityBundle'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/v1/connections': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    put?: never;
-    /**
-     * Register a brokered MCP server: a bearer one is photographed now, an OAuth one waits for its owner
-     * @description Bearer: the operator key.
-     */
-    post: operations['createConnection'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/v1/connections/{id}': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * A connection and its photograph
-     * @description Bearer: the operator key.
-     */
-    get: operations['getConnection'];
-    put?: never;
-    post?: never;
-    /**
-     * Revoke a connection (an OAuth one's tokens at its server too, when it offers revocation)
-     * @description Bearer: the operator key.
-     */
-    delete: operations['revokeConnection'];
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/v1/connections/{id}/tools/refresh': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    put?: never;
-    /**
-     * Photograph the tools again and show what changed
-     * @description Bearer: the operator key.
-     */
-    post: operations['refreshConnectionTools'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/v1/connections/{id}/reauthorize': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    put?: never;
-    /**
-     * Replace the credential (bindings frozen before now refuse), or for OAuth a new authorize_url
-     * @description Bearer: the operator key.
-     */
-    post: operations['reauthorizeConnection'];
     delete?: never;
     options?: never;
     head?: never;
@@ -467,73 +272,9 @@ export interface paths {
     put?: never;
     /**
      * What a candidate would have decided on the policy's recorded calls
-     * @description Bearer: the run's session token, or the operator key.
+     * @description Bearer: the operator key (every workspace), or an active admin's user token (their own).
      */
     post: operations['simulatePolicy'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/v1/model-providers': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    put?: never;
-    /**
-     * Register a model provider; its key is sealed and never returned
-     * @description Bearer: the operator key.
-     */
-    post: operations['createModelProvider'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/v1/model-providers/{id}': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * A model provider (without its key)
-     * @description Bearer: the operator key.
-     */
-    get: operations['getModelProvider'];
-    put?: never;
-    post?: never;
-    /**
-     * Remove a provider: runs frozen with it reach no model any more
-     * @description Bearer: the operator key.
-     */
-    delete: operations['removeModelProvider'];
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/v1/model-providers/{id}/credential': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    /**
-     * Replace a provider's key; requests from now on use the new one
-     * @description Bearer: the operator key.
-     */
-    put: operations['rotateModelProviderKey'];
-    post?: never;
     delete?: never;
     options?: never;
     head?: never;
@@ -569,7 +310,7 @@ export interface paths {
     };
     /**
      * The frozen run and its budget now
-     * @description Bearer: the operator key.
+     * @description Bearer: the run's session token, or the operator key.
      */
     get: operations['getRun'];
     put?: never;
@@ -633,7 +374,7 @@ export interface paths {
     };
     /**
      * Each stage's verdict on a call and what it looked at, from the record
-     * @description Bearer: the operator key.
+     * @description Bearer: the operator key (every workspace), or an active admin's user token (their own).
      */
     get: operations['explainToolCall'];
     put?: never;
@@ -704,6 +445,70 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/model-providers': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Register a model provider; its key is sealed and never returned
+     * @description Bearer: the operator key.
+     */
+    post: operations['createModelProvider'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/model-providers/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A model provider (without its key)
+     * @description Bearer: the operator key.
+     */
+    get: operations['getModelProvider'];
+    put?: never;
+    post?: never;
+    /**
+     * Remove a provider: runs frozen with it reach no model any more
+     * @description Bearer: the operator key.
+     */
+    delete: operations['removeModelProvider'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/model-providers/{id}/credential': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    /**
+     * Replace a provider's key; requests from now on use the new one
+     * @description Bearer: the operator key.
+     */
+    put: operations['rotateModelProviderKey'];
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v1/sessions/{session_id}/events': {
     parameters: {
       query?: never;
@@ -733,7 +538,7 @@ export interface paths {
     };
     /**
      * Check the session ledger's hash chain
-     * @description Bearer: the run's session token, or the operator key.
+     * @description Bearer: the operator key.
      */
     get: operations['verifyEvents'];
     put?: never;
@@ -773,7 +578,7 @@ export interface paths {
     };
     /**
      * Approvals the caller may see, pending (waiting for them, or all) or decided, grouped by run and paged
-     * @description Bearer: a member's user token.
+     * @description Bearer: an active member's user token.
      */
     get: operations['listApprovals'];
     put?: never;
@@ -793,7 +598,7 @@ export interface paths {
     };
     /**
      * One approval, with the arguments an approver decides on
-     * @description Bearer: a member's user token.
+     * @description Bearer: an active member's user token.
      */
     get: operations['getApproval'];
     put?: never;
@@ -814,10 +619,206 @@ export interface paths {
     get?: never;
     put?: never;
     /**
-     * Approve or deny; exactly one decider wins
-     * @description Bearer: a member's user token.
+     * Approve or deny, with a standing approval when asked; exactly one decider wins
+     * @description Bearer: an active member's user token.
      */
     post: operations['decideApproval'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/connections': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Register a brokered MCP server: a bearer one is photographed now, an OAuth one waits for its owner
+     * @description Bearer: the operator key.
+     */
+    post: operations['createConnection'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/connections/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A connection and its photograph
+     * @description Bearer: the operator key.
+     */
+    get: operations['getConnection'];
+    put?: never;
+    post?: never;
+    /**
+     * Revoke a connection (an OAuth one's tokens at its server too, when it offers revocation)
+     * @description Bearer: the operator key.
+     */
+    delete: operations['revokeConnection'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/connections/{id}/tools/refresh': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Photograph the tools again and show what changed
+     * @description Bearer: the operator key.
+     */
+    post: operations['refreshConnectionTools'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/connections/{id}/reauthorize': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Replace the credential (bindings frozen before now refuse), or for OAuth a new authorize_url
+     * @description Bearer: the operator key.
+     */
+    post: operations['reauthorizeConnection'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/codec/encode': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Encrypts payloads as the gate stores them in Temporal (codec server protocol)
+     * @description Bearer: the operator key; or the operator's web session, signed in at /login with that key (the Temporal UI).
+     */
+    post: operations['codecEncode'];
+    delete?: never;
+    /**
+     * A browser's CORS preflight for /codec/encode
+     * @description No credential.
+     */
+    options: operations['codecEncodePreflight'];
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/codec/decode': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Opens payloads stored in Temporal, for the Temporal UI and CLI (codec server protocol)
+     * @description Bearer: the operator key; or the operator's web session, signed in at /login with that key (the Temporal UI).
+     */
+    post: operations['codecDecode'];
+    delete?: never;
+    /**
+     * A browser's CORS preflight for /codec/decode
+     * @description No credential.
+     */
+    options: operations['codecDecodePreflight'];
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/workspaces/{ws}/webhooks': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The workspace's webhook endpoints (never their secrets)
+     * @description Bearer: the operator key.
+     */
+    get: operations['listWebhooks'];
+    put?: never;
+    /**
+     * Register an approval webhook; a generated secret is returned once
+     * @description Bearer: the operator key.
+     */
+    post: operations['createWebhook'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/workspaces/{ws}/webhooks/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    /**
+     * Stop sending notices to an endpoint
+     * @description Bearer: the operator key.
+     */
+    delete: operations['deleteWebhook'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/workspaces/{ws}/webhooks/{id}/deliveries': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * An endpoint's latest deliveries with attempts and last status
+     * @description Bearer: the operator key.
+     */
+    get: operations['listWebhookDeliveries'];
+    put?: never;
+    post?: never;
     delete?: never;
     options?: never;
     head?: never;
@@ -864,6 +865,46 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/approvals/app.js': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The pages' script
+     * @description No credential.
+     */
+    get: operations['approvalsScript'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/approvals/app.css': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The pages' stylesheet
+     * @description No credential.
+     */
+    get: operations['approvalsStylesheet'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/login': {
     parameters: {
       query?: never;
@@ -882,6 +923,26 @@ export interface paths {
      * @description No credential.
      */
     post: operations['login'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/logout': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Sign out (form post with the CSRF value)
+     * @description The web session cookie, and the CSRF value on posts.
+     */
+    post: operations['logout'];
     delete?: never;
     options?: never;
     head?: never;
@@ -972,26 +1033,6 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
-  '/logout': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    put?: never;
-    /**
-     * Sign out (form post with the CSRF value)
-     * @description The web session cookie, and the CSRF value on posts.
-     */
-    post: operations['logout'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
   '/approvals': {
     parameters: {
       query?: never;
@@ -1032,6 +1073,46 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/approvals/{session_id}/{tool_call_id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * One approval with Approve / Deny
+     * @description The web session cookie, and the CSRF value on posts.
+     */
+    get: operations['approvalPage'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/approvals/{session_id}/{tool_call_id}/decision': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Approve or deny from the form, with a standing approval when chosen
+     * @description The web session cookie, and the CSRF value on posts.
+     */
+    post: operations['approvalFormDecision'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/approvals/stream': {
     parameters: {
       query?: never;
@@ -1044,46 +1125,6 @@ export interface paths {
      * @description The web session cookie, and the CSRF value on posts.
      */
     get: operations['approvalsStream'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/approvals/app.js': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * The pages' script
-     * @description No credential.
-     */
-    get: operations['approvalsScript'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/approvals/app.css': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * The pages' stylesheet
-     * @description No credential.
-     */
-    get: operations['approvalsStylesheet'];
     put?: never;
     post?: never;
     delete?: never;
@@ -1106,86 +1147,6 @@ export interface paths {
     get: operations['simulationPage'];
     put?: never;
     post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/approvals/{session_id}/{tool_call_id}': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * One approval with Approve / Deny
-     * @description The web session cookie, and the CSRF value on posts.
-     */
-    get: operations['approvalPage'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/approvals/runs/{run_id}': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * A run's page: its standing approvals, each revocable by a decider
-     * @description The web session cookie, and the CSRF value on posts.
-     */
-    get: operations['runPage'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/approvals/runs/{run_id}/grants/{grant_id}/revoke': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    put?: never;
-    /**
-     * Revoke a standing approval from the run page (form post with the CSRF value)
-     * @description The web session cookie, and the CSRF value on posts.
-     */
-    post: operations['revokeGrantForm'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/approvals/{session_id}/{tool_call_id}/decision': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    put?: never;
-    /**
-     * Approve or deny from the form
-     * @description The web session cookie, and the CSRF value on posts.
-     */
-    post: operations['approvalFormDecision'];
     delete?: never;
     options?: never;
     head?: never;
@@ -1280,6 +1241,46 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/approvals/runs/{run_id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A run's page: its standing approvals, each revocable by a decider
+     * @description The web session cookie, and the CSRF value on posts.
+     */
+    get: operations['runPage'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/approvals/runs/{run_id}/grants/{grant_id}/revoke': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Revoke a standing approval from the run page (form post with the CSRF value)
+     * @description The web session cookie, and the CSRF value on posts.
+     */
+    post: operations['revokeGrantForm'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1321,7 +1322,8 @@ export interface operations {
         };
         content: {
           'application/json': {
-            [key: string]: unknown;
+            /** @constant */
+            status: 'ok';
           };
         };
       };
@@ -1352,7 +1354,12 @@ export interface operations {
         };
         content: {
           'application/json': {
-            [key: string]: unknown;
+            /** @enum {string} */
+            status: 'ready' | 'not ready';
+            /** @enum {string} */
+            postgres: 'ok' | 'down';
+            /** @enum {string} */
+            temporal: 'ok' | 'down';
           };
         };
       };
@@ -1363,149 +1370,14 @@ export interface operations {
         };
         content: {
           'application/json': {
-            [key: string]: unknown;
+            /** @enum {string} */
+            status: 'ready' | 'not ready';
+            /** @enum {string} */
+            postgres: 'ok' | 'down';
+            /** @enum {string} */
+            temporal: 'ok' | 'down';
           };
         };
-      };
-      /** @description an error (RFC 9457 problem details) */
-      default: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
-    };
-  };
-  codecEncode: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        'application/json': {
-          payloads: {
-            metadata?: {
-              [key: string]: string;
-            };
-            /** Format: base64 */
-            data?: string;
-          }[];
-        };
-      };
-    };
-    responses: {
-      /** @description the payloads */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': {
-            [key: string]: unknown;
-          };
-        };
-      };
-      /** @description an error (RFC 9457 problem details) */
-      default: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
-    };
-  };
-  codecEncodePreflight: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description the allowed methods and headers */
-      204: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content?: never;
-      };
-      /** @description an error (RFC 9457 problem details) */
-      default: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
-    };
-  };
-  codecDecode: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        'application/json': {
-          payloads: {
-            metadata?: {
-              [key: string]: string;
-            };
-            /** Format: base64 */
-            data?: string;
-          }[];
-        };
-      };
-    };
-    responses: {
-      /** @description the payloads */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': {
-            [key: string]: unknown;
-          };
-        };
-      };
-      /** @description an error (RFC 9457 problem details) */
-      default: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
-    };
-  };
-  codecDecodePreflight: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description the allowed methods and headers */
-      204: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content?: never;
       };
       /** @description an error (RFC 9457 problem details) */
       default: {
@@ -1603,8 +1475,6 @@ export interface operations {
             /** Format: uuid */
             id: string;
             name: string;
-          } & {
-            [key: string]: unknown;
           };
         };
       };
@@ -1647,14 +1517,12 @@ export interface operations {
           'application/json': {
             /** Format: uuid */
             user_id: string;
-            user_token: string;
             name: string;
             /** @enum {string} */
             role: 'member' | 'approver' | 'admin';
             /** @enum {string} */
             status: 'active' | 'suspended';
-          } & {
-            [key: string]: unknown;
+            user_token: string;
           };
         };
       };
@@ -1697,7 +1565,13 @@ export interface operations {
         };
         content: {
           'application/json': {
-            [key: string]: unknown;
+            /** Format: uuid */
+            user_id: string;
+            name: string;
+            /** @enum {string} */
+            role: 'member' | 'approver' | 'admin';
+            /** @enum {string} */
+            status: 'active' | 'suspended';
           };
         };
       };
@@ -1744,157 +1618,6 @@ export interface operations {
             roles: {
               [key: string]: 'member' | 'approver' | 'admin';
             };
-          } & {
-            [key: string]: unknown;
-          };
-        };
-      };
-      /** @description an error (RFC 9457 problem details) */
-      default: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
-    };
-  };
-  listWebhooks: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        ws: string;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description the endpoints */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': {
-            [key: string]: unknown;
-          };
-        };
-      };
-      /** @description an error (RFC 9457 problem details) */
-      default: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
-    };
-  };
-  createWebhook: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        ws: string;
-      };
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        'application/json': {
-          /** Format: uri */
-          url: string;
-          secret?: string;
-          /**
-           * @default [
-           *       "approval.requested",
-           *       "approval.decided"
-           *     ]
-           */
-          events?: ('approval.requested' | 'approval.decided')[];
-          /** @default false */
-          include_arguments?: boolean;
-        };
-      };
-    };
-    responses: {
-      /** @description created */
-      201: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': {
-            [key: string]: unknown;
-          };
-        };
-      };
-      /** @description an error (RFC 9457 problem details) */
-      default: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
-    };
-  };
-  deleteWebhook: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        ws: string;
-        id: string;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description deleted */
-      204: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content?: never;
-      };
-      /** @description an error (RFC 9457 problem details) */
-      default: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
-    };
-  };
-  listWebhookDeliveries: {
-    parameters: {
-      query?: {
-        limit?: number;
-      };
-      header?: never;
-      path: {
-        ws: string;
-        id: string;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description the deliveries */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': {
-            [key: string]: unknown;
           };
         };
       };
@@ -1937,7 +1660,7 @@ export interface operations {
             /** @default [] */
             args?: string[];
           };
-        };
+        } & (unknown | unknown);
       };
     };
     responses: {
@@ -1950,269 +1673,22 @@ export interface operations {
           'application/json': {
             /** Format: uuid */
             id: string;
+            name: string;
+            version: string;
             tools: {
-              [key: string]: unknown;
+              name: string;
+              mcp_name?: string;
+              /** @enum {string} */
+              effect: 'read' | 'write';
+              digest: string;
+              callable: boolean;
+              uncallable_reason?: string;
+            }[];
+            unusable: {
+              mcp_name: string;
+              reason: string;
             }[];
             digest: string;
-          } & {
-            [key: string]: unknown;
-          };
-        };
-      };
-      /** @description an error (RFC 9457 problem details) */
-      default: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
-    };
-  };
-  createConnection: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        'application/json': {
-          /** Format: uuid */
-          workspace: string;
-          name: string;
-          /** @enum {string} */
-          kind: 'org' | 'personal';
-          /** Format: uuid */
-          owner_user_id?: string;
-          /** Format: uri */
-          url: string;
-          credential:
-            | {
-                /** @constant */
-                type: 'bearer';
-                token: string;
-              }
-            | {
-                /** @constant */
-                type: 'oauth';
-                scopes?: string[];
-                client_id?: string;
-                client_secret?: string;
-              };
-        };
-      };
-    };
-    responses: {
-      /** @description registered */
-      201: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': {
-            /** Format: uuid */
-            id: string;
-            /** @enum {string} */
-            status: 'awaiting_authorization' | 'active' | 'needs_reauthorization' | 'revoked';
-            /** @enum {string} */
-            credential_type: 'bearer' | 'oauth';
-            auth_generation: number;
-            tools: {
-              [key: string]: unknown;
-            }[];
-            digest: string;
-            authorize_url?: string;
-          } & {
-            [key: string]: unknown;
-          };
-        };
-      };
-      /** @description an error (RFC 9457 problem details) */
-      default: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
-    };
-  };
-  getConnection: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        id: string;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description the connection */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': {
-            /** Format: uuid */
-            id: string;
-            /** @enum {string} */
-            status: 'awaiting_authorization' | 'active' | 'needs_reauthorization' | 'revoked';
-            /** @enum {string} */
-            credential_type: 'bearer' | 'oauth';
-            auth_generation: number;
-            tools: {
-              [key: string]: unknown;
-            }[];
-            digest: string;
-            authorize_url?: string;
-          } & {
-            [key: string]: unknown;
-          };
-        };
-      };
-      /** @description an error (RFC 9457 problem details) */
-      default: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
-    };
-  };
-  revokeConnection: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        id: string;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description revoked */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': {
-            /** Format: uuid */
-            id: string;
-            /** @constant */
-            status: 'revoked';
-            revoked_at_server: boolean;
-          } & {
-            [key: string]: unknown;
-          };
-        };
-      };
-      /** @description an error (RFC 9457 problem details) */
-      default: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
-    };
-  };
-  refreshConnectionTools: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        id: string;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description the new photograph */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': {
-            /** Format: uuid */
-            id: string;
-            /** @enum {string} */
-            status: 'awaiting_authorization' | 'active' | 'needs_reauthorization' | 'revoked';
-            /** @enum {string} */
-            credential_type: 'bearer' | 'oauth';
-            auth_generation: number;
-            tools: {
-              [key: string]: unknown;
-            }[];
-            digest: string;
-            authorize_url?: string;
-          } & {
-            [key: string]: unknown;
-          };
-        };
-      };
-      /** @description an error (RFC 9457 problem details) */
-      default: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
-    };
-  };
-  reauthorizeConnection: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        id: string;
-      };
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        'application/json': {
-          credential:
-            | {
-                /** @constant */
-                type: 'bearer';
-                token: string;
-              }
-            | {
-                /** @constant */
-                type: 'oauth';
-              };
-        };
-      };
-    };
-    responses: {
-      /** @description reauthorised */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': {
-            /** Format: uuid */
-            id: string;
-            auth_generation: number;
-            /** @enum {string} */
-            status?: 'awaiting_authorization' | 'active' | 'needs_reauthorization' | 'revoked';
-            authorize_url?: string;
-          } & {
-            [key: string]: unknown;
           };
         };
       };
@@ -2321,8 +1797,6 @@ export interface operations {
             /** Format: uuid */
             id: string;
             version: number;
-          } & {
-            [key: string]: unknown;
           };
         };
       };
@@ -2433,8 +1907,6 @@ export interface operations {
             /** Format: uuid */
             id: string;
             version: number;
-          } & {
-            [key: string]: unknown;
           };
         };
       };
@@ -2468,7 +1940,26 @@ export interface operations {
         };
         content: {
           'application/json': {
-            [key: string]: unknown;
+            name: string;
+            rules: {
+              [key: string]: unknown;
+            }[];
+            /** @enum {string} */
+            default: 'allow' | 'deny' | 'require_approval';
+            /** @enum {string} */
+            autonomous_fallback: 'allow' | 'deny';
+            approval: {
+              timeout_s: number;
+              /** @enum {string} */
+              on_timeout: 'deny' | 'allow';
+            };
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            workspace: string;
+            version: number;
+            /** Format: date-time */
+            created_at: string;
           };
         };
       };
@@ -2510,8 +2001,6 @@ export interface operations {
             /** Format: uuid */
             id: string;
             shadow_version: number | null;
-          } & {
-            [key: string]: unknown;
           };
         };
       };
@@ -2618,7 +2107,7 @@ export interface operations {
           sessions?: string[];
           /** @default 10000 */
           limit?: number;
-        };
+        } & (unknown | unknown);
       };
     };
     responses: {
@@ -2631,6 +2120,10 @@ export interface operations {
           'application/json': {
             /** Format: uuid */
             policy_id: string;
+            candidate_version: number | null;
+            recorded_versions: number[];
+            since: string;
+            until: string;
             evaluated: number;
             by_outcome: {
               [key: string]: number;
@@ -2638,7 +2131,7 @@ export interface operations {
             by_rule: {
               [key: string]: number;
             };
-            changed: ({
+            changed: {
               session_id: string;
               tool_call_id: string;
               tool: string;
@@ -2657,223 +2150,17 @@ export interface operations {
                   | 'unavailable';
                 rule_id?: string;
                 asked: boolean;
-              } & {
-                [key: string]: unknown;
               };
               candidate: {
                 /** @enum {string} */
                 decision: 'allow' | 'deny' | 'ask';
                 rule_id: string | null;
                 reason: string;
-              } & {
-                [key: string]: unknown;
               };
-            } & {
-              [key: string]: unknown;
-            })[];
+              arguments?: unknown;
+            }[];
             complete: boolean;
             stopped_by: ('limit' | 'deadline') | null;
-          } & {
-            [key: string]: unknown;
-          };
-        };
-      };
-      /** @description an error (RFC 9457 problem details) */
-      default: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
-    };
-  };
-  createModelProvider: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        'application/json': {
-          /** Format: uuid */
-          workspace: string;
-          name: string;
-          /** @constant */
-          kind: 'anthropic';
-          /** Format: uri */
-          base_url: string;
-          credential: {
-            /** @constant */
-            type: 'api_key';
-            key: string;
-          };
-          /** @default false */
-          allow_url_sources?: boolean;
-        };
-      };
-    };
-    responses: {
-      /** @description registered */
-      201: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': {
-            /** Format: uuid */
-            id: string;
-            /** Format: uuid */
-            workspace: string;
-            name: string;
-            /** @constant */
-            kind: 'anthropic';
-            base_url: string;
-            removed_at: string | null;
-          } & {
-            [key: string]: unknown;
-          };
-        };
-      };
-      /** @description an error (RFC 9457 problem details) */
-      default: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
-    };
-  };
-  getModelProvider: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        id: string;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description the provider */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': {
-            /** Format: uuid */
-            id: string;
-            /** Format: uuid */
-            workspace: string;
-            name: string;
-            /** @constant */
-            kind: 'anthropic';
-            base_url: string;
-            removed_at: string | null;
-          } & {
-            [key: string]: unknown;
-          };
-        };
-      };
-      /** @description an error (RFC 9457 problem details) */
-      default: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
-    };
-  };
-  removeModelProvider: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        id: string;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description the provider, removed */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': {
-            /** Format: uuid */
-            id: string;
-            /** Format: uuid */
-            workspace: string;
-            name: string;
-            /** @constant */
-            kind: 'anthropic';
-            base_url: string;
-            removed_at: string | null;
-          } & {
-            [key: string]: unknown;
-          };
-        };
-      };
-      /** @description an error (RFC 9457 problem details) */
-      default: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
-    };
-  };
-  rotateModelProviderKey: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        id: string;
-      };
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        'application/json': {
-          credential: {
-            /** @constant */
-            type: 'api_key';
-            key: string;
-          };
-        };
-      };
-    };
-    responses: {
-      /** @description the provider (without its key) */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': {
-            /** Format: uuid */
-            id: string;
-            /** Format: uuid */
-            workspace: string;
-            name: string;
-            /** @constant */
-            kind: 'anthropic';
-            base_url: string;
-            removed_at: string | null;
-          } & {
-            [key: string]: unknown;
           };
         };
       };
@@ -2957,17 +2244,29 @@ export interface operations {
           'application/json': {
             /** Format: uuid */
             run_id: string;
+            /** Format: uuid */
+            workspace: string;
             session_id: string;
-            session_token: string;
+            /** Format: uuid */
+            invoked_by: string;
+            source: {
+              [key: string]: unknown;
+            };
             /** @enum {string} */
             trust_tier: 'trusted' | 'read_only';
+            /** @enum {string} */
+            autonomy: 'supervised' | 'autonomous';
+            /** Format: uuid */
+            policy_id: string;
             policy_version: number;
             toolset_digest: string;
             tools: {
               [key: string]: unknown;
             }[];
-          } & {
-            [key: string]: unknown;
+            model_provider: string | null;
+            /** Format: date-time */
+            created_at: string;
+            session_token: string;
           };
         };
       };
@@ -3000,7 +2299,40 @@ export interface operations {
         };
         content: {
           'application/json': {
-            [key: string]: unknown;
+            /** Format: uuid */
+            run_id: string;
+            /** Format: uuid */
+            workspace: string;
+            session_id: string;
+            /** Format: uuid */
+            invoked_by: string;
+            source: {
+              [key: string]: unknown;
+            };
+            /** @enum {string} */
+            trust_tier: 'trusted' | 'read_only';
+            /** @enum {string} */
+            autonomy: 'supervised' | 'autonomous';
+            /** Format: uuid */
+            policy_id: string;
+            policy_version: number;
+            toolset_digest: string;
+            tools: {
+              [key: string]: unknown;
+            }[];
+            model_provider: string | null;
+            /** Format: date-time */
+            created_at: string;
+            budget: {
+              max_tokens: number;
+              held_tokens: number;
+              used_tokens: number;
+            };
+            revocation: {
+              /** Format: date-time */
+              revoked_at: string;
+              revoked_by: string | null;
+            } | null;
           };
         };
       };
@@ -3035,10 +2367,9 @@ export interface operations {
           'application/json': {
             /** Format: uuid */
             run_id: string;
+            /** Format: date-time */
             revoked_at: string;
             revoked_by: string | null;
-          } & {
-            [key: string]: unknown;
           };
         };
       };
@@ -3095,14 +2426,10 @@ export interface operations {
             approval?: {
               url: string;
               expires_at: string;
-            } & {
-              [key: string]: unknown;
             };
             result?: {
               [key: string]: unknown;
             };
-          } & {
-            [key: string]: unknown;
           };
         };
       };
@@ -3134,14 +2461,10 @@ export interface operations {
             approval?: {
               url: string;
               expires_at: string;
-            } & {
-              [key: string]: unknown;
             };
             result?: {
               [key: string]: unknown;
             };
-          } & {
-            [key: string]: unknown;
           };
         };
       };
@@ -3207,14 +2530,10 @@ export interface operations {
             approval?: {
               url: string;
               expires_at: string;
-            } & {
-              [key: string]: unknown;
             };
             result?: {
               [key: string]: unknown;
             };
-          } & {
-            [key: string]: unknown;
           };
         };
       };
@@ -3246,14 +2565,10 @@ export interface operations {
             approval?: {
               url: string;
               expires_at: string;
-            } & {
-              [key: string]: unknown;
             };
             result?: {
               [key: string]: unknown;
             };
-          } & {
-            [key: string]: unknown;
           };
         };
       };
@@ -3293,18 +2608,27 @@ export interface operations {
             /** @enum {string} */
             status: 'evaluating' | 'pending_approval' | 'decided';
             decision: ('allow' | 'deny') | null;
+            source:
+              | (
+                  | 'budget'
+                  | 'capability'
+                  | 'binding'
+                  | 'schema'
+                  | 'trust_tier'
+                  | 'policy'
+                  | 'approval'
+                  | 'unavailable'
+                )
+              | null;
+            rule_id: string | null;
             request_digest: string;
-            stages: ({
+            stages: {
               stage: string;
               verdict: string;
               looked_at: {
                 [key: string]: unknown;
               };
-            } & {
-              [key: string]: unknown;
-            })[];
-          } & {
-            [key: string]: unknown;
+            }[];
           };
         };
       };
@@ -3337,7 +2661,35 @@ export interface operations {
         };
         content: {
           'application/json': {
-            [key: string]: unknown;
+            /** Format: uuid */
+            run_id: string;
+            toolset_digest: string;
+            origins: {
+              name: string;
+              /** @enum {string} */
+              kind: 'bundle' | 'connection';
+              /** @enum {string} */
+              class: 'sandbox' | 'brokered';
+              command?: {
+                cmd: string;
+                args: string[];
+              };
+              tools: {
+                name: string;
+                mcp_name?: string;
+                description: string;
+                input_schema: {
+                  [key: string]: unknown;
+                };
+                /** @enum {string} */
+                effect: 'read' | 'write';
+                annotations?: {
+                  [key: string]: unknown;
+                };
+                digest: string;
+                callable: boolean;
+              }[];
+            }[];
           };
         };
       };
@@ -3725,7 +3077,9 @@ export interface operations {
         };
         content: {
           'application/json': {
-            [key: string]: unknown;
+            /** Format: uuid */
+            reservation_id: string;
+            booked_tokens: number;
           };
         };
       };
@@ -3735,7 +3089,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
+          'application/problem+json': {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            errors?: {
+              path: string;
+              message: string;
+            }[];
+            request_id: string;
+            booked_tokens: number;
+          } & {
             [key: string]: unknown;
           };
         };
@@ -3777,7 +3142,216 @@ export interface operations {
         };
         content: {
           'application/json': {
-            [key: string]: unknown;
+            /** Format: uuid */
+            reservation_id: string;
+            booked_tokens: number;
+            input_tokens: number;
+            output_tokens: number;
+            used_tokens: number;
+            released_tokens: number;
+          };
+        };
+      };
+      /** @description an error (RFC 9457 problem details) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  createModelProvider: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** Format: uuid */
+          workspace: string;
+          name: string;
+          /** @constant */
+          kind: 'anthropic';
+          /** Format: uri */
+          base_url: string;
+          credential: {
+            /** @constant */
+            type: 'api_key';
+            key: string;
+          };
+          /** @default false */
+          allow_url_sources?: boolean;
+        };
+      };
+    };
+    responses: {
+      /** @description registered */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            workspace: string;
+            name: string;
+            /** @constant */
+            kind: 'anthropic';
+            base_url: string;
+            allow_url_sources: boolean;
+            /** Format: date-time */
+            created_at: string;
+            removed_at: string | null;
+          };
+        };
+      };
+      /** @description an error (RFC 9457 problem details) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  getModelProvider: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description the provider */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            workspace: string;
+            name: string;
+            /** @constant */
+            kind: 'anthropic';
+            base_url: string;
+            allow_url_sources: boolean;
+            /** Format: date-time */
+            created_at: string;
+            removed_at: string | null;
+          };
+        };
+      };
+      /** @description an error (RFC 9457 problem details) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  removeModelProvider: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description the provider, removed */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            workspace: string;
+            name: string;
+            /** @constant */
+            kind: 'anthropic';
+            base_url: string;
+            allow_url_sources: boolean;
+            /** Format: date-time */
+            created_at: string;
+            removed_at: string | null;
+          };
+        };
+      };
+      /** @description an error (RFC 9457 problem details) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  rotateModelProviderKey: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          credential: {
+            /** @constant */
+            type: 'api_key';
+            key: string;
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description the provider (without its key) */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            workspace: string;
+            name: string;
+            /** @constant */
+            kind: 'anthropic';
+            base_url: string;
+            allow_url_sources: boolean;
+            /** Format: date-time */
+            created_at: string;
+            removed_at: string | null;
           };
         };
       };
@@ -3813,7 +3387,17 @@ export interface operations {
         };
         content: {
           'application/json': {
-            [key: string]: unknown;
+            events: {
+              seq: number;
+              type: string;
+              at: string;
+              data: {
+                [key: string]: unknown;
+              };
+              prev_hash: string;
+              hash: string;
+            }[];
+            next_after: number;
           };
         };
       };
@@ -3846,7 +3430,14 @@ export interface operations {
         };
         content: {
           'application/json': {
-            [key: string]: unknown;
+            ok: boolean;
+            events: number;
+            first_broken_seq?: number;
+            problem?: string;
+            head: {
+              seq: number;
+              hash: string;
+            } | null;
           };
         };
       };
@@ -3922,29 +3513,55 @@ export interface operations {
             page: number;
             per_page: number;
             total: number;
-            runs: ({
+            runs: {
               /** Format: uuid */
               run_id: string;
               repository: string | null;
-              pull_request:
-                | ({
-                    number: number;
-                    url: string | null;
-                  } & {
-                    [key: string]: unknown;
-                  })
-                | null;
+              /** @enum {string} */
+              source_kind: 'manual' | 'schedule' | 'pull_request';
+              pull_request: {
+                number: number;
+                url: string | null;
+              } | null;
               /** @enum {string} */
               trust_tier: 'trusted' | 'read_only';
+              /** Format: uuid */
+              invoked_by: string;
               invoked_by_name: string;
-            } & {
-              [key: string]: unknown;
-            })[];
-            approvals: {
-              [key: string]: unknown;
             }[];
-          } & {
-            [key: string]: unknown;
+            approvals: {
+              session_id: string;
+              tool_call_id: string;
+              /** Format: uuid */
+              run_id: string;
+              /** Format: uuid */
+              workspace: string;
+              tool: string;
+              arguments?: {
+                [key: string]: unknown;
+              };
+              summary?: string;
+              /** @constant */
+              arguments_hidden?: true;
+              rule_id: string | null;
+              policy_version: number;
+              /** @enum {string} */
+              authority: 'owner' | 'workspace_approvers';
+              owner_user_id: string | null;
+              /** @enum {string} */
+              status: 'pending' | 'approved' | 'denied' | 'expired' | 'failed_closed';
+              decision: ('allow' | 'deny') | null;
+              decided_by: string | null;
+              reason?: string | null;
+              reason_hidden?: boolean;
+              /** Format: date-time */
+              requested_at: string;
+              /** Format: date-time */
+              expires_at: string;
+              decided_at: string | null;
+              may_decide: boolean;
+              decided_by_name: string | null;
+            }[];
           };
         };
       };
@@ -3978,7 +3595,36 @@ export interface operations {
         };
         content: {
           'application/json': {
-            [key: string]: unknown;
+            session_id: string;
+            tool_call_id: string;
+            /** Format: uuid */
+            run_id: string;
+            /** Format: uuid */
+            workspace: string;
+            tool: string;
+            arguments?: {
+              [key: string]: unknown;
+            };
+            summary?: string;
+            /** @constant */
+            arguments_hidden?: true;
+            rule_id: string | null;
+            policy_version: number;
+            /** @enum {string} */
+            authority: 'owner' | 'workspace_approvers';
+            owner_user_id: string | null;
+            /** @enum {string} */
+            status: 'pending' | 'approved' | 'denied' | 'expired' | 'failed_closed';
+            decision: ('allow' | 'deny') | null;
+            decided_by: string | null;
+            reason?: string | null;
+            reason_hidden?: boolean;
+            /** Format: date-time */
+            requested_at: string;
+            /** Format: date-time */
+            expires_at: string;
+            decided_at: string | null;
+            may_decide: boolean;
           };
         };
       };
@@ -4024,10 +3670,42 @@ export interface operations {
         };
         content: {
           'application/json': {
+            /** @constant */
+            outcome: 'decided';
             /** @enum {string} */
-            outcome: 'decided' | 'already_decided';
-          } & {
-            [key: string]: unknown;
+            status: 'pending' | 'approved' | 'denied' | 'expired' | 'failed_closed';
+            decision: ('allow' | 'deny') | null;
+            decided_by: string | null;
+            decided_at: string | null;
+            answer: {
+              /** @enum {string} */
+              status: 'decided' | 'pending_approval' | 'evaluating';
+              /** @enum {string} */
+              decision?: 'allow' | 'deny';
+              /** @enum {string} */
+              source?:
+                | 'budget'
+                | 'capability'
+                | 'binding'
+                | 'schema'
+                | 'trust_tier'
+                | 'policy'
+                | 'approval'
+                | 'unavailable';
+              reason?: string;
+              rule_id?: string | null;
+              /** @constant */
+              render?: 'tool_error';
+              approval?: {
+                url: string;
+                expires_at: string;
+              };
+              result?: {
+                [key: string]: unknown;
+              };
+            };
+            /** Format: uuid */
+            grant_id?: string;
           };
         };
       };
@@ -4037,8 +3715,685 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
+          'application/problem+json': {
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            errors?: {
+              path: string;
+              message: string;
+            }[];
+            /** @enum {string} */
+            outcome: 'already_decided' | 'run_revoked';
+            final: {
+              /** @enum {string} */
+              status: 'pending' | 'approved' | 'denied' | 'expired' | 'failed_closed';
+              decision: ('allow' | 'deny') | null;
+              decided_by: string | null;
+              decided_at: string | null;
+            };
+          } & {
             [key: string]: unknown;
+          };
+        };
+      };
+      /** @description an error (RFC 9457 problem details) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  createConnection: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** Format: uuid */
+          workspace: string;
+          name: string;
+          /** @enum {string} */
+          kind: 'org' | 'personal';
+          /** Format: uuid */
+          owner_user_id?: string;
+          /** Format: uri */
+          url: string;
+          credential:
+            | {
+                /** @constant */
+                type: 'bearer';
+                token: string;
+              }
+            | {
+                /** @constant */
+                type: 'oauth';
+                scopes?: string[];
+                client_id?: string;
+                client_secret?: string;
+              };
+        } & (
+          | {
+              /** @constant */
+              kind?: 'personal';
+            }
+          | {
+              /** @constant */
+              kind?: 'org';
+            }
+        );
+      };
+    };
+    responses: {
+      /** @description registered */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            workspace: string;
+            name: string;
+            /** @enum {string} */
+            kind: 'org' | 'personal';
+            owner_user_id: string | null;
+            url: string;
+            /** @enum {string} */
+            status: 'awaiting_authorization' | 'active' | 'needs_reauthorization' | 'revoked';
+            status_reason?: string;
+            /** @enum {string} */
+            credential_type: 'bearer' | 'oauth';
+            scopes?: string[];
+            auth_generation: number;
+            tools: {
+              name: string;
+              mcp_name?: string;
+              /** @enum {string} */
+              effect: 'read' | 'write';
+              digest: string;
+              callable: boolean;
+              uncallable_reason?: string;
+            }[];
+            unusable: {
+              mcp_name: string;
+              reason: string;
+            }[];
+            digest: string;
+            /** Format: date-time */
+            photographed_at: string;
+            last_used_at: string | null;
+            authorize_url?: string;
+          };
+        };
+      };
+      /** @description an error (RFC 9457 problem details) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  getConnection: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description the connection */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            workspace: string;
+            name: string;
+            /** @enum {string} */
+            kind: 'org' | 'personal';
+            owner_user_id: string | null;
+            url: string;
+            /** @enum {string} */
+            status: 'awaiting_authorization' | 'active' | 'needs_reauthorization' | 'revoked';
+            status_reason?: string;
+            /** @enum {string} */
+            credential_type: 'bearer' | 'oauth';
+            scopes?: string[];
+            auth_generation: number;
+            tools: {
+              name: string;
+              mcp_name?: string;
+              /** @enum {string} */
+              effect: 'read' | 'write';
+              digest: string;
+              callable: boolean;
+              uncallable_reason?: string;
+            }[];
+            unusable: {
+              mcp_name: string;
+              reason: string;
+            }[];
+            digest: string;
+            /** Format: date-time */
+            photographed_at: string;
+            last_used_at: string | null;
+            authorize_url?: string;
+          };
+        };
+      };
+      /** @description an error (RFC 9457 problem details) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  revokeConnection: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description revoked */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** Format: uuid */
+            id: string;
+            /** @enum {string} */
+            status: 'awaiting_authorization' | 'active' | 'needs_reauthorization' | 'revoked';
+            revoked_at_server: boolean;
+          };
+        };
+      };
+      /** @description an error (RFC 9457 problem details) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  refreshConnectionTools: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description the new photograph */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            workspace: string;
+            name: string;
+            /** @enum {string} */
+            kind: 'org' | 'personal';
+            owner_user_id: string | null;
+            url: string;
+            /** @enum {string} */
+            status: 'awaiting_authorization' | 'active' | 'needs_reauthorization' | 'revoked';
+            status_reason?: string;
+            /** @enum {string} */
+            credential_type: 'bearer' | 'oauth';
+            scopes?: string[];
+            auth_generation: number;
+            tools: {
+              name: string;
+              mcp_name?: string;
+              /** @enum {string} */
+              effect: 'read' | 'write';
+              digest: string;
+              callable: boolean;
+              uncallable_reason?: string;
+            }[];
+            unusable: {
+              mcp_name: string;
+              reason: string;
+            }[];
+            digest: string;
+            /** Format: date-time */
+            photographed_at: string;
+            last_used_at: string | null;
+            authorize_url?: string;
+            added: string[];
+            withdrawn: string[];
+            changed: string[];
+          };
+        };
+      };
+      /** @description an error (RFC 9457 problem details) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  reauthorizeConnection: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          credential:
+            | {
+                /** @constant */
+                type: 'bearer';
+                token: string;
+              }
+            | {
+                /** @constant */
+                type: 'oauth';
+              };
+        };
+      };
+    };
+    responses: {
+      /** @description reauthorised */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** Format: uuid */
+            id: string;
+            auth_generation: number;
+            /** @enum {string} */
+            status?: 'awaiting_authorization' | 'active' | 'needs_reauthorization' | 'revoked';
+            authorize_url?: string;
+          };
+        };
+      };
+      /** @description an error (RFC 9457 problem details) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  codecEncode: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          payloads: {
+            metadata?: {
+              [key: string]: string;
+            };
+            /** Format: byte */
+            data?: string;
+          }[];
+        };
+      };
+    };
+    responses: {
+      /** @description the payloads */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            payloads: {
+              metadata: {
+                [key: string]: string;
+              };
+              data: string;
+            }[];
+          };
+        };
+      };
+      /** @description an error (RFC 9457 problem details) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  codecEncodePreflight: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description the allowed methods and headers */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description an error (RFC 9457 problem details) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  codecDecode: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          payloads: {
+            metadata?: {
+              [key: string]: string;
+            };
+            /** Format: byte */
+            data?: string;
+          }[];
+        };
+      };
+    };
+    responses: {
+      /** @description the payloads */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            payloads: {
+              metadata: {
+                [key: string]: string;
+              };
+              data: string;
+            }[];
+          };
+        };
+      };
+      /** @description an error (RFC 9457 problem details) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  codecDecodePreflight: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description the allowed methods and headers */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description an error (RFC 9457 problem details) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  listWebhooks: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        ws: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description the endpoints */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            webhooks: {
+              /** Format: uuid */
+              id: string;
+              /** Format: uuid */
+              workspace: string;
+              url: string;
+              events: ('approval.requested' | 'approval.decided')[];
+              include_arguments: boolean;
+              /** Format: date-time */
+              created_at: string;
+            }[];
+          };
+        };
+      };
+      /** @description an error (RFC 9457 problem details) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  createWebhook: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        ws: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** Format: uri */
+          url: string;
+          secret?: string;
+          /**
+           * @default [
+           *       "approval.requested",
+           *       "approval.decided"
+           *     ]
+           */
+          events?: ('approval.requested' | 'approval.decided')[];
+          /** @default false */
+          include_arguments?: boolean;
+        };
+      };
+    };
+    responses: {
+      /** @description created */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            workspace: string;
+            url: string;
+            events: ('approval.requested' | 'approval.decided')[];
+            include_arguments: boolean;
+            /** Format: date-time */
+            created_at: string;
+            secret?: string;
+          };
+        };
+      };
+      /** @description an error (RFC 9457 problem details) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  deleteWebhook: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        ws: string;
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description deleted */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description an error (RFC 9457 problem details) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  listWebhookDeliveries: {
+    parameters: {
+      query?: {
+        limit?: number;
+      };
+      header?: never;
+      path: {
+        ws: string;
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description the deliveries */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            deliveries: {
+              /** Format: uuid */
+              id: string;
+              /** Format: uuid */
+              endpoint_id: string;
+              /** @enum {string} */
+              event: 'approval.requested' | 'approval.decided';
+              session_id: string;
+              tool_call_id: string;
+              /** @enum {string} */
+              status: 'pending' | 'delivered' | 'failed';
+              attempts: number;
+              last_status: number | null;
+              last_error: string | null;
+              last_attempt_at: string | null;
+              delivered_at: string | null;
+            }[];
           };
         };
       };
@@ -4071,15 +4426,16 @@ export interface operations {
           'application/json': {
             [key: string]: unknown;
           };
+          'text/event-stream': string;
         };
       };
-      /** @description an error (RFC 9457 problem details) */
+      /** @description an error, in the Anthropic API's shape */
       default: {
         headers: {
           [name: string]: unknown;
         };
         content: {
-          'application/problem+json': components['schemas']['Problem'];
+          'application/json': components['schemas']['Problem'];
         };
       };
     };
@@ -4102,22 +4458,83 @@ export interface operations {
           'application/json': {
             [key: string]: unknown;
           };
+          'text/event-stream': string;
         };
       };
-      /** @description an error (RFC 9457 problem details) */
+      /** @description an error, in the Anthropic API's shape */
       default: {
         headers: {
           [name: string]: unknown;
         };
         content: {
-          'application/problem+json': components['schemas']['Problem'];
+          'application/json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  approvalsScript: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The pages' script */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/javascript': string;
+        };
+      };
+      /** @description an error, as a page */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/html': unknown;
+        };
+      };
+    };
+  };
+  approvalsStylesheet: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The pages' stylesheet */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/css': string;
+        };
+      };
+      /** @description an error, as a page */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/html': unknown;
         };
       };
     };
   };
   loginPage: {
     parameters: {
-      query?: never;
+      query?: {
+        next?: string;
+      };
       header?: never;
       path?: never;
       cookie?: never;
@@ -4133,13 +4550,20 @@ export interface operations {
           'text/html': string;
         };
       };
-      /** @description an error (RFC 9457 problem details) */
+      /** @description signed in already: on to the approvals */
+      303: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description an error, as a page */
       default: {
         headers: {
           [name: string]: unknown;
         };
         content: {
-          'application/problem+json': components['schemas']['Problem'];
+          'text/html': unknown;
         };
       };
     };
@@ -4151,7 +4575,15 @@ export interface operations {
       path?: never;
       cookie?: never;
     };
-    requestBody?: never;
+    requestBody: {
+      content: {
+        'application/x-www-form-urlencoded': {
+          csrf: string;
+          token?: string;
+          next?: string;
+        };
+      };
+    };
     responses: {
       /** @description signed in */
       303: {
@@ -4169,20 +4601,64 @@ export interface operations {
           'text/html': string;
         };
       };
-      /** @description an error (RFC 9457 problem details) */
+      /** @description a suspended membership, token sign-in switched off, or a post from elsewhere */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/html': string;
+        };
+      };
+      /** @description an error, as a page */
       default: {
         headers: {
           [name: string]: unknown;
         };
         content: {
-          'application/problem+json': components['schemas']['Problem'];
+          'text/html': unknown;
+        };
+      };
+    };
+  };
+  logout: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/x-www-form-urlencoded': {
+          csrf?: string;
+        };
+      };
+    };
+    responses: {
+      /** @description signed out */
+      303: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description an error, as a page */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/html': unknown;
         };
       };
     };
   };
   oidcSignIn: {
     parameters: {
-      query?: never;
+      query?: {
+        next?: string;
+      };
       header?: never;
       path?: never;
       cookie?: never;
@@ -4214,13 +4690,13 @@ export interface operations {
           'text/html': string;
         };
       };
-      /** @description an error (RFC 9457 problem details) */
+      /** @description an error, as a page */
       default: {
         headers: {
           [name: string]: unknown;
         };
         content: {
-          'application/problem+json': components['schemas']['Problem'];
+          'text/html': unknown;
         };
       };
     };
@@ -4261,13 +4737,13 @@ export interface operations {
           'text/html': string;
         };
       };
-      /** @description an error (RFC 9457 problem details) */
+      /** @description an error, as a page */
       default: {
         headers: {
           [name: string]: unknown;
         };
         content: {
-          'application/problem+json': components['schemas']['Problem'];
+          'text/html': unknown;
         };
       };
     };
@@ -4290,13 +4766,20 @@ export interface operations {
           'text/html': string;
         };
       };
-      /** @description an error (RFC 9457 problem details) */
+      /** @description signed out: to the sign-in page */
+      303: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description an error, as a page */
       default: {
         headers: {
           [name: string]: unknown;
         };
         content: {
-          'application/problem+json': components['schemas']['Problem'];
+          'text/html': unknown;
         };
       };
     };
@@ -4327,13 +4810,13 @@ export interface operations {
           'text/html': string;
         };
       };
-      /** @description an error (RFC 9457 problem details) */
+      /** @description an error, as a page */
       default: {
         headers: {
           [name: string]: unknown;
         };
         content: {
-          'application/problem+json': components['schemas']['Problem'];
+          'text/html': unknown;
         };
       };
     };
@@ -4362,40 +4845,13 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description an error (RFC 9457 problem details) */
+      /** @description an error, as a page */
       default: {
         headers: {
           [name: string]: unknown;
         };
         content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
-    };
-  };
-  logout: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description signed out */
-      303: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content?: never;
-      };
-      /** @description an error (RFC 9457 problem details) */
-      default: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
+          'text/html': unknown;
         };
       };
     };
@@ -4421,13 +4877,20 @@ export interface operations {
           'text/html': string;
         };
       };
-      /** @description an error (RFC 9457 problem details) */
+      /** @description signed out: to the sign-in page, and back here after it */
+      303: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description an error, as a page */
       default: {
         headers: {
           [name: string]: unknown;
         };
         content: {
-          'application/problem+json': components['schemas']['Problem'];
+          'text/html': unknown;
         };
       };
     };
@@ -4453,135 +4916,13 @@ export interface operations {
           'text/html': string;
         };
       };
-      /** @description an error (RFC 9457 problem details) */
+      /** @description an error, as a page */
       default: {
         headers: {
           [name: string]: unknown;
         };
         content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
-    };
-  };
-  approvalsStream: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description an event stream */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'text/event-stream': string;
-        };
-      };
-      /** @description an error (RFC 9457 problem details) */
-      default: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
-    };
-  };
-  approvalsScript: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description JavaScript */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'text/javascript': string;
-        };
-      };
-      /** @description an error (RFC 9457 problem details) */
-      default: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
-    };
-  };
-  approvalsStylesheet: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description CSS */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'text/css': string;
-        };
-      };
-      /** @description an error (RFC 9457 problem details) */
-      default: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
-    };
-  };
-  simulationPage: {
-    parameters: {
-      query: {
-        version: number;
-        since?: string;
-        until?: string;
-      };
-      header?: never;
-      path: {
-        id: string;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description the page */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'text/html': string;
-        };
-      };
-      /** @description an error (RFC 9457 problem details) */
-      default: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
+          'text/html': unknown;
         };
       };
     };
@@ -4607,91 +4948,20 @@ export interface operations {
           'text/html': string;
         };
       };
-      /** @description an error (RFC 9457 problem details) */
+      /** @description signed out: to the sign-in page, and back here after it */
+      303: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description an error, as a page */
       default: {
         headers: {
           [name: string]: unknown;
         };
         content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
-    };
-  };
-  runPage: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        run_id: string;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description the page */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'text/html': string;
-        };
-      };
-      /** @description an error (RFC 9457 problem details) */
-      default: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
-    };
-  };
-  revokeGrantForm: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        run_id: string;
-        grant_id: string;
-      };
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        'application/x-www-form-urlencoded': {
-          csrf: string;
-        };
-      };
-    };
-    responses: {
-      /** @description revoked, or already ended */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'text/html': string;
-        };
-      };
-      /** @description not a decider of its calls */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'text/html': string;
-        };
-      };
-      /** @description an error (RFC 9457 problem details) */
-      default: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
+          'text/html': unknown;
         };
       };
     };
@@ -4722,20 +4992,111 @@ export interface operations {
       };
     };
     responses: {
-      /** @description decided; back to the approval */
+      /** @description decided: the approval, saying so */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/html': string;
+        };
+      };
+      /** @description a standing approval the gate does not offer: the approval, saying so */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/html': string;
+        };
+      };
+      /** @description already decided, or the run was revoked: the approval, saying so */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/html': string;
+        };
+      };
+      /** @description an error, as a page */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/html': unknown;
+        };
+      };
+    };
+  };
+  approvalsStream: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description an event stream */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/event-stream': string;
+        };
+      };
+      /** @description an error, as a page */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/html': unknown;
+        };
+      };
+    };
+  };
+  simulationPage: {
+    parameters: {
+      query: {
+        version: number;
+        since?: string;
+        until?: string;
+      };
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description the page */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/html': string;
+        };
+      };
+      /** @description signed out: to the sign-in page, and back here after it */
       303: {
         headers: {
           [name: string]: unknown;
         };
         content?: never;
       };
-      /** @description an error (RFC 9457 problem details) */
+      /** @description an error, as a page */
       default: {
         headers: {
           [name: string]: unknown;
         };
         content: {
-          'application/problem+json': components['schemas']['Problem'];
+          'text/html': unknown;
         };
       };
     };
@@ -4758,13 +5119,20 @@ export interface operations {
           'text/html': string;
         };
       };
-      /** @description an error (RFC 9457 problem details) */
+      /** @description signed out: to the sign-in page, and back here after it */
+      303: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description an error, as a page */
       default: {
         headers: {
           [name: string]: unknown;
         };
         content: {
-          'application/problem+json': components['schemas']['Problem'];
+          'text/html': unknown;
         };
       };
     };
@@ -4789,13 +5157,20 @@ export interface operations {
           'text/html': string;
         };
       };
-      /** @description an error (RFC 9457 problem details) */
+      /** @description signed out: to the sign-in page, and back here after it */
+      303: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description an error, as a page */
       default: {
         headers: {
           [name: string]: unknown;
         };
         content: {
-          'application/problem+json': components['schemas']['Problem'];
+          'text/html': unknown;
         };
       };
     };
@@ -4826,13 +5201,13 @@ export interface operations {
           'text/html': string;
         };
       };
-      /** @description an error (RFC 9457 problem details) */
+      /** @description an error, as a page */
       default: {
         headers: {
           [name: string]: unknown;
         };
         content: {
-          'application/problem+json': components['schemas']['Problem'];
+          'text/html': unknown;
         };
       };
     };
@@ -4861,13 +5236,13 @@ export interface operations {
           'text/html': string;
         };
       };
-      /** @description an error (RFC 9457 problem details) */
+      /** @description an error, as a page */
       default: {
         headers: {
           [name: string]: unknown;
         };
         content: {
-          'application/problem+json': components['schemas']['Problem'];
+          'text/html': unknown;
         };
       };
     };
@@ -4897,13 +5272,13 @@ export interface operations {
           'text/html': string;
         };
       };
-      /** @description an error (RFC 9457 problem details) */
+      /** @description an error, as a page */
       default: {
         headers: {
           [name: string]: unknown;
         };
         content: {
-          'application/problem+json': components['schemas']['Problem'];
+          'text/html': unknown;
         };
       };
     };
@@ -4934,13 +5309,98 @@ export interface operations {
           'text/html': string;
         };
       };
-      /** @description an error (RFC 9457 problem details) */
+      /** @description an error, as a page */
       default: {
         headers: {
           [name: string]: unknown;
         };
         content: {
-          'application/problem+json': components['schemas']['Problem'];
+          'text/html': unknown;
+        };
+      };
+    };
+  };
+  runPage: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        run_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description the page */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/html': string;
+        };
+      };
+      /** @description signed out: to the sign-in page, and back here after it */
+      303: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description an error, as a page */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/html': unknown;
+        };
+      };
+    };
+  };
+  revokeGrantForm: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        run_id: string;
+        grant_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/x-www-form-urlencoded': {
+          csrf: string;
+        };
+      };
+    };
+    responses: {
+      /** @description revoked, or already ended: the run page, saying so */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/html': string;
+        };
+      };
+      /** @description not a decider of its calls */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/html': string;
+        };
+      };
+      /** @description an error, as a page */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/html': unknown;
         };
       };
     };

@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { z } from 'zod';
 import {
   admitProxiedRequest,
   checkCountTokensRequest,
@@ -25,6 +26,7 @@ import { modelRequestBodyLimit } from './model-requests.js';
 import { RateWindow } from '../rate-window.js';
 import { callerKey } from '../caller-slots.js';
 import { Problem } from '../problem.js';
+import { anyObject, type MediaAnswer } from '../route-schemas.js';
 
 /**
  * The Anthropic Messages API, through the gate: `ANTHROPIC_BASE_URL=<gate>/anthropic` and the
@@ -210,6 +212,17 @@ async function countTokens(
   client.finish();
 }
 
+const tags = ['model access'];
+
+/** The provider's answer as it came (relayed, never re-serialised): Anthropic's API documents it. */
+const providerAnswer = (description: string): MediaAnswer => ({
+  description,
+  content: {
+    'application/json': { schema: anyObject },
+    'text/event-stream': { schema: z.string() },
+  },
+});
+
 export function anthropicProxyRoutes(app: FastifyInstance, ctx: ApiContext) {
   void app.register(
     (scope, _options, registered) => {
@@ -237,11 +250,36 @@ export function anthropicProxyRoutes(app: FastifyInstance, ctx: ApiContext) {
         accessByRequest.set(request, access);
         holdModelSlot(ctx, reply, access.run);
       });
-      const options = { bodyLimit: modelRequestBodyLimit };
+      const options = {
+        bodyLimit: modelRequestBodyLimit,
+        config: { caller: 'model_key' },
+      } as const;
       const countLimits = new RateWindow(ctx.modelProxy.countTokensPerMinute);
-      scope.post('/v1/messages', options, (request, reply) => messages(ctx, request, reply));
-      scope.post('/v1/messages/count_tokens', options, (request, reply) =>
-        countTokens(ctx, countLimits, request, reply),
+      scope.post(
+        '/v1/messages',
+        {
+          ...options,
+          schema: {
+            operationId: 'createMessage',
+            summary: 'The Anthropic Messages API, metered against the run budget',
+            tags,
+            response: { 200: providerAnswer('the provider answer, or its event stream') },
+          },
+        },
+        (request, reply) => messages(ctx, request, reply),
+      );
+      scope.post(
+        '/v1/messages/count_tokens',
+        {
+          ...options,
+          schema: {
+            operationId: 'countMessageTokens',
+            summary: 'The Anthropic token count, through the gate',
+            tags,
+            response: { 200: providerAnswer('the count') },
+          },
+        },
+        (request, reply) => countTokens(ctx, countLimits, request, reply),
       );
       registered();
     },

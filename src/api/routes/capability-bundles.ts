@@ -1,10 +1,11 @@
 import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { registerCapabilityBundle } from '../../application/register-capability-bundle.js';
 import { declaredToolSchema } from '../../domain/tools/tools.js';
 import type { ApiContext } from '../context.js';
-import { validate } from '../validation.js';
-import { originName, toolsView } from './connections.js';
+import { json } from '../route-schemas.js';
+import { originName, toolAnswer, toolsView, unusableAnswer } from './connections.js';
 
 export const bundleBody = z
   .object({
@@ -31,20 +32,42 @@ export const bundleBody = z
   .refine((b) => (b.tools === undefined) !== (b.command === undefined), {
     error: 'give either tools (a declared bundle) or command (a stdio MCP server to photograph)',
     path: ['tools'],
-  });
+  })
+  .meta({ oneOf: [{ required: ['tools'] }, { required: ['command'] }] });
 
-export function capabilityBundleRoutes(app: FastifyInstance, ctx: ApiContext) {
-  app.post('/v1/capability-bundles', async (request, reply) => {
-    await ctx.auth.operator(request);
-    const body = validate(bundleBody, request.body, 'body');
-    const bundle = await registerCapabilityBundle(ctx.pool, body);
-    return reply.code(201).send({
-      id: bundle.id,
-      name: bundle.name,
-      version: bundle.version,
-      tools: toolsView(bundle),
-      unusable: bundle.unusable,
-      digest: bundle.digest,
-    });
-  });
+export const bundleAnswer = z.object({
+  id: z.uuid(),
+  name: z.string(),
+  version: z.string(),
+  tools: z.array(toolAnswer),
+  unusable: z.array(unusableAnswer),
+  digest: z.string(),
+});
+
+export function capabilityBundleRoutes(server: FastifyInstance, ctx: ApiContext) {
+  const app = server.withTypeProvider<ZodTypeProvider>();
+  app.post(
+    '/v1/capability-bundles',
+    {
+      config: { caller: 'operator' },
+      schema: {
+        operationId: 'registerCapabilityBundle',
+        summary: 'Register a sandbox tool bundle, declared or photographed',
+        tags: ['tools'],
+        body: bundleBody,
+        response: { 201: json('registered', bundleAnswer) },
+      },
+    },
+    async (request, reply) => {
+      const bundle = await registerCapabilityBundle(ctx.pool, request.body);
+      return reply.code(201).send({
+        id: bundle.id,
+        name: bundle.name,
+        version: bundle.version,
+        tools: toolsView(bundle),
+        unusable: bundle.unusable,
+        digest: bundle.digest,
+      });
+    },
+  );
 }

@@ -6,12 +6,13 @@
  * their role, decodes or encodes. Browsers only from the configured origins (the Temporal UI's).
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { Payload } from '@temporalio/common';
 import { PayloadDecryptionError } from '../../temporal/payload-codec.js';
 import type { ApiContext } from '../context.js';
 import { Problem } from '../problem.js';
-import { validate } from '../validation.js';
+import { empty, json } from '../route-schemas.js';
 import { webSession } from '../web/session.js';
 
 const base64 = z.base64('must be base64');
@@ -30,6 +31,10 @@ export const payloadsBody = z
   })
   .strict();
 
+export const payloadsAnswer = z.object({
+  payloads: z.array(z.object({ metadata: z.record(z.string(), z.string()), data: z.string() })),
+});
+
 type WirePayload = z.infer<typeof payloadsBody>['payloads'][number];
 
 function fromWire(payload: WirePayload): Payload {
@@ -42,7 +47,7 @@ function fromWire(payload: WirePayload): Payload {
   };
 }
 
-function toWire(payload: Payload): WirePayload {
+function toWire(payload: Payload): z.output<typeof payloadsAnswer>['payloads'][number] {
   const metadata = Object.entries(payload.metadata ?? {}).map(
     ([key, value]) => [key, Buffer.from(value).toString('base64')] as const,
   );
@@ -78,30 +83,64 @@ function allowOrigin(ctx: ApiContext, request: FastifyRequest, reply: FastifyRep
     .header('vary', 'origin');
 }
 
-export function codecRoutes(app: FastifyInstance, ctx: ApiContext) {
+const tags = ['operations'];
+const summaries = {
+  encode: 'Encrypts payloads as the gate stores them in Temporal (codec server protocol)',
+  decode: 'Opens payloads stored in Temporal, for the Temporal UI and CLI (codec server protocol)',
+};
+
+export function codecRoutes(server: FastifyInstance, ctx: ApiContext) {
+  const app = server.withTypeProvider<ZodTypeProvider>();
   for (const operation of ['encode', 'decode'] as const) {
     const url = `/codec/${operation}`;
-    app.options(url, async (request, reply) => {
-      allowOrigin(ctx, request, reply);
-      return reply
-        .code(204)
-        .header('access-control-allow-methods', 'POST')
-        .header('access-control-allow-headers', 'authorization, content-type, x-namespace')
-        .header('access-control-max-age', '600')
-        .send();
-    });
+    app.options(
+      url,
+      {
+        config: { caller: 'anyone' },
+        schema: {
+          operationId: `codec${operation === 'encode' ? 'Encode' : 'Decode'}Preflight`,
+          summary: `A browser's CORS preflight for ${url}`,
+          tags,
+          response: { 204: empty('the allowed methods and headers') },
+        },
+      },
+      async (request, reply) => {
+        allowOrigin(ctx, request, reply);
+        return reply
+          .code(204)
+          .header('access-control-allow-methods', 'POST')
+          .header('access-control-allow-headers', 'authorization, content-type, x-namespace')
+          .header('access-control-max-age', '600')
+          .send(null);
+      },
+    );
 
-    app.post(url, async (request, reply) => {
-      allowOrigin(ctx, request, reply);
-      await authoriseCodec(ctx, request);
-      const { payloads } = validate(payloadsBody, request.body, 'body');
-      try {
-        const coded = await ctx.codec[operation](payloads.map(fromWire));
-        return { payloads: coded.map(toWire) };
-      } catch (err) {
-        if (err instanceof PayloadDecryptionError) throw new Problem(400, err.message);
-        throw err;
-      }
-    });
+    app.post(
+      url,
+      {
+        config: { caller: 'codec' },
+        // The allowed origin is named on a refusal too, so the Temporal UI can read why.
+        onRequest: async (request, reply) => {
+          allowOrigin(ctx, request, reply);
+          await authoriseCodec(ctx, request);
+        },
+        schema: {
+          operationId: `codec${operation === 'encode' ? 'Encode' : 'Decode'}`,
+          summary: summaries[operation],
+          tags,
+          body: payloadsBody,
+          response: { 200: json('the payloads', payloadsAnswer) },
+        },
+      },
+      async (request) => {
+        try {
+          const coded = await ctx.codec[operation](request.body.payloads.map(fromWire));
+          return { payloads: coded.map(toWire) };
+        } catch (err) {
+          if (err instanceof PayloadDecryptionError) throw new Problem(400, err.message);
+          throw err;
+        }
+      },
+    );
   }
 }

@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import {
   reauthorizeConnection,
@@ -11,11 +12,15 @@ import {
   requestReauthorization,
 } from '../../application/oauth-connections.js';
 import { guardToolSchemas } from '../../domain/tools/schema-guard.js';
-import type { PhotographedTool } from '../../domain/tools/tools.js';
-import { findConnection, type ConnectionRow } from '../../store/connections.js';
+import { effectSchema, type PhotographedTool } from '../../domain/tools/tools.js';
+import {
+  findConnection,
+  type ConnectionRow,
+  type ConnectionStatus,
+} from '../../store/connections.js';
 import type { ApiContext } from '../context.js';
 import { notFound } from '../problem.js';
-import { validate } from '../validation.js';
+import { json, timestamp } from '../route-schemas.js';
 
 export const originName = z
   .string()
@@ -42,7 +47,8 @@ export const oauthCredential = z
   .refine((c) => c.client_secret === undefined || c.client_id !== undefined, {
     error: 'a client_secret comes with its client_id',
     path: ['client_secret'],
-  });
+  })
+  .meta({ dependentRequired: { client_secret: ['client_id'] } });
 
 const credential = z.discriminatedUnion('type', [bearerCredential, oauthCredential]);
 
@@ -59,6 +65,12 @@ export const connectionBody = z
   .refine((b) => (b.kind === 'personal') === (b.owner_user_id !== undefined), {
     error: 'a personal connection names its owner_user_id; an org connection has none',
     path: ['owner_user_id'],
+  })
+  .meta({
+    oneOf: [
+      { properties: { kind: { const: 'personal' } }, required: ['owner_user_id'] },
+      { properties: { kind: { const: 'org' } }, not: { required: ['owner_user_id'] } },
+    ],
   });
 
 export const reauthorizeBody = z
@@ -86,6 +98,64 @@ export function toolsView(photograph: {
   }));
 }
 
+/** A tool of a photograph as the API shows it. */
+export const toolAnswer = z.object({
+  name: z.string(),
+  mcp_name: z.string().optional(),
+  effect: effectSchema,
+  digest: z.string(),
+  callable: z.boolean(),
+  uncallable_reason: z.string().optional(),
+});
+export const unusableAnswer = z.object({ mcp_name: z.string(), reason: z.string() });
+const connectionStatus = z.enum([
+  'awaiting_authorization',
+  'active',
+  'needs_reauthorization',
+  'revoked',
+] as const satisfies readonly ConnectionStatus[]);
+
+export const connectionAnswer = z.object({
+  id: z.uuid(),
+  workspace: z.uuid(),
+  name: z.string(),
+  kind: z.enum(['org', 'personal']),
+  owner_user_id: z.uuid().nullable(),
+  url: z.string(),
+  status: connectionStatus,
+  /** Why the connection needs its owner again, in words the owner can act on. */
+  status_reason: z.string().optional(),
+  credential_type: z.enum(['bearer', 'oauth']),
+  /** The scopes an OAuth connection asks for; absent: the server's choice. */
+  scopes: z.array(z.string()).optional(),
+  auth_generation: z.number().int(),
+  tools: z.array(toolAnswer),
+  unusable: z.array(unusableAnswer),
+  digest: z.string(),
+  photographed_at: timestamp,
+  last_used_at: timestamp.nullable(),
+  /** An OAuth connection's page where the right person authorizes it. */
+  authorize_url: z.string().optional(),
+});
+const names = z.array(z.string());
+export const refreshAnswer = connectionAnswer.extend({
+  added: names,
+  withdrawn: names,
+  changed: names,
+});
+
+export const reauthorizationAnswer = z.object({
+  id: z.uuid(),
+  auth_generation: z.number().int(),
+  status: connectionStatus.optional(),
+  authorize_url: z.string().optional(),
+});
+export const disconnectionAnswer = z.object({
+  id: z.uuid(),
+  status: connectionStatus,
+  revoked_at_server: z.boolean(),
+});
+
 function connectionView(row: ConnectionRow) {
   return {
     id: row.id,
@@ -107,52 +177,118 @@ function connectionView(row: ConnectionRow) {
   };
 }
 
-export function connectionRoutes(app: FastifyInstance, ctx: ApiContext) {
-  app.post('/v1/connections', async (request, reply) => {
-    await ctx.auth.operator(request);
-    const body = validate(connectionBody, request.body, 'body');
-    const { credential: given, ...target } = body;
-    if (given.type === 'oauth') {
-      const awaiting = await registerOAuthConnection(ctx, { ...target, credential: given });
-      const view = connectionView(awaiting.connection);
-      return reply.code(201).send({ ...view, authorize_url: awaiting.authorize_url });
-    }
-    const row = await registerConnection(ctx, { ...target, credential: given });
-    return reply.code(201).send(connectionView(row));
-  });
+const tags = ['tools'];
+const config = { caller: 'operator' } as const;
 
-  app.get('/v1/connections/:id', async (request) => {
-    await ctx.auth.operator(request);
-    const { id } = validate(idParams, request.params, 'path');
-    const row = await findConnection(ctx.pool, id);
-    if (!row) throw notFound(`connection ${id}`);
-    return connectionView(row);
-  });
+export function connectionRoutes(server: FastifyInstance, ctx: ApiContext) {
+  const app = server.withTypeProvider<ZodTypeProvider>();
 
-  app.post('/v1/connections/:id/tools/refresh', async (request) => {
-    await ctx.auth.operator(request);
-    const { id } = validate(idParams, request.params, 'path');
-    const { connection, diff } = await refreshConnectionTools(ctx, id);
-    return { ...connectionView(connection), ...diff };
-  });
+  app.post(
+    '/v1/connections',
+    {
+      config,
+      schema: {
+        operationId: 'createConnection',
+        summary:
+          'Register a brokered MCP server: a bearer one is photographed now, an OAuth one waits for its owner',
+        tags,
+        body: connectionBody,
+        response: { 201: json('registered', connectionAnswer) },
+      },
+    },
+    async (request, reply) => {
+      const { credential: given, ...target } = request.body;
+      if (given.type === 'oauth') {
+        const awaiting = await registerOAuthConnection(ctx, { ...target, credential: given });
+        const view = connectionView(awaiting.connection);
+        return reply.code(201).send({ ...view, authorize_url: awaiting.authorize_url });
+      }
+      const row = await registerConnection(ctx, { ...target, credential: given });
+      return reply.code(201).send(connectionView(row));
+    },
+  );
 
-  app.post('/v1/connections/:id/reauthorize', async (request) => {
-    await ctx.auth.operator(request);
-    const { id } = validate(idParams, request.params, 'path');
-    const body = validate(reauthorizeBody, request.body, 'body');
-    if (body.credential.type === 'oauth') {
-      const awaiting = await requestReauthorization(ctx, id);
-      const { auth_generation, status } = awaiting.connection;
-      return { id, auth_generation, status, authorize_url: awaiting.authorize_url };
-    }
-    const updated = await reauthorizeConnection(ctx, id, body.credential);
-    return { id, auth_generation: updated.auth_generation };
-  });
+  app.get(
+    '/v1/connections/:id',
+    {
+      config,
+      schema: {
+        operationId: 'getConnection',
+        summary: 'A connection and its photograph',
+        tags,
+        params: idParams,
+        response: { 200: json('the connection', connectionAnswer) },
+      },
+    },
+    async (request) => {
+      const { id } = request.params;
+      const row = await findConnection(ctx.pool, id);
+      if (!row) throw notFound(`connection ${id}`);
+      return connectionView(row);
+    },
+  );
 
-  app.delete('/v1/connections/:id', async (request) => {
-    await ctx.auth.operator(request);
-    const { id } = validate(idParams, request.params, 'path');
-    const { connection, revoked_at_server } = await disconnect(ctx, id);
-    return { id, status: connection.status, revoked_at_server };
-  });
+  app.post(
+    '/v1/connections/:id/tools/refresh',
+    {
+      config,
+      schema: {
+        operationId: 'refreshConnectionTools',
+        summary: 'Photograph the tools again and show what changed',
+        tags,
+        params: idParams,
+        response: { 200: json('the new photograph', refreshAnswer) },
+      },
+    },
+    async (request) => {
+      const { connection, diff } = await refreshConnectionTools(ctx, request.params.id);
+      return { ...connectionView(connection), ...diff };
+    },
+  );
+
+  app.post(
+    '/v1/connections/:id/reauthorize',
+    {
+      config,
+      schema: {
+        operationId: 'reauthorizeConnection',
+        summary:
+          'Replace the credential (bindings frozen before now refuse), or for OAuth a new authorize_url',
+        tags,
+        params: idParams,
+        body: reauthorizeBody,
+        response: { 200: json('reauthorised', reauthorizationAnswer) },
+      },
+    },
+    async (request) => {
+      const { id } = request.params;
+      const { credential } = request.body;
+      if (credential.type === 'oauth') {
+        const awaiting = await requestReauthorization(ctx, id);
+        const { auth_generation, status } = awaiting.connection;
+        return { id, auth_generation, status, authorize_url: awaiting.authorize_url };
+      }
+      const updated = await reauthorizeConnection(ctx, id, credential);
+      return { id, auth_generation: updated.auth_generation };
+    },
+  );
+
+  app.delete(
+    '/v1/connections/:id',
+    {
+      config,
+      schema: {
+        operationId: 'revokeConnection',
+        summary:
+          "Revoke a connection (an OAuth one's tokens at its server too, when it offers revocation)",
+        tags,
+        params: idParams,
+        response: { 200: json('revoked', disconnectionAnswer) },
+      },
+    },
+    async (request) => {
+      const { connection, revoked_at_server } = await disconnect(ctx, request.params.id);
+      return { id: connection.id, status: connection.status, revoked_at_server };
+    },
+  );
 }

@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { createModelProvider } from '../../application/model-access/create-model-provider.js';
 import { rotateProviderKey } from '../../application/model-access/rotate-provider-key.js';
@@ -9,7 +10,8 @@ import {
 } from '../../store/model-providers.js';
 import type { ApiContext } from '../context.js';
 import { Problem, notFound } from '../problem.js';
-import { httpUrl, validate } from '../validation.js';
+import { json, timestamp } from '../route-schemas.js';
+import { httpUrl } from '../validation.js';
 import { originName } from './connections.js';
 
 const apiKeyCredential = z
@@ -32,6 +34,17 @@ export const providerCredentialBody = z.object({ credential: apiKeyCredential })
 
 export const providerParams = z.object({ id: z.uuid() }).strict();
 
+export const providerAnswer = z.object({
+  id: z.uuid(),
+  workspace: z.uuid(),
+  name: z.string(),
+  kind: z.literal('anthropic'),
+  base_url: z.string(),
+  allow_url_sources: z.boolean(),
+  created_at: timestamp,
+  removed_at: timestamp.nullable(),
+});
+
 function providerView(row: ModelProviderRow) {
   return {
     id: row.id,
@@ -48,41 +61,94 @@ function providerView(row: ModelProviderRow) {
 const removedProblem = (row: ModelProviderRow) =>
   new Problem(409, `model provider ${row.id} was removed; create a new one`);
 
-export function modelProviderRoutes(app: FastifyInstance, ctx: ApiContext) {
-  app.post('/v1/model-providers', async (request, reply) => {
-    await ctx.auth.operator(request);
-    const body = validate(providerBody, request.body, 'body');
-    const outcome = await createModelProvider(ctx, body);
-    if (outcome.kind === 'unknown_workspace') throw notFound(`workspace ${body.workspace}`);
-    if (outcome.kind === 'name_taken')
-      throw new Problem(409, `the workspace already has a model provider named ${body.name}`);
-    return reply.code(201).send(providerView(outcome.provider));
-  });
+const tags = ['model access'];
+const config = { caller: 'operator' } as const;
 
-  app.get('/v1/model-providers/:id', async (request) => {
-    await ctx.auth.operator(request);
-    const { id } = validate(providerParams, request.params, 'path');
-    const row = await findModelProvider(ctx.pool, id);
-    if (!row) throw notFound(`model provider ${id}`);
-    return providerView(row);
-  });
+export function modelProviderRoutes(server: FastifyInstance, ctx: ApiContext) {
+  const app = server.withTypeProvider<ZodTypeProvider>();
 
-  app.put('/v1/model-providers/:id/credential', async (request) => {
-    await ctx.auth.operator(request);
-    const { id } = validate(providerParams, request.params, 'path');
-    const { credential } = validate(providerCredentialBody, request.body, 'body');
-    const rotation = await rotateProviderKey(ctx, id, credential);
-    if (rotation.kind === 'unknown') throw notFound(`model provider ${id}`);
-    if (rotation.kind === 'removed') throw removedProblem(rotation.provider);
-    return providerView(rotation.provider);
-  });
+  app.post(
+    '/v1/model-providers',
+    {
+      config,
+      schema: {
+        operationId: 'createModelProvider',
+        summary: 'Register a model provider; its key is sealed and never returned',
+        tags,
+        body: providerBody,
+        response: { 201: json('registered', providerAnswer) },
+      },
+    },
+    async (request, reply) => {
+      const { body } = request;
+      const outcome = await createModelProvider(ctx, body);
+      if (outcome.kind === 'unknown_workspace') throw notFound(`workspace ${body.workspace}`);
+      if (outcome.kind === 'name_taken')
+        throw new Problem(409, `the workspace already has a model provider named ${body.name}`);
+      return reply.code(201).send(providerView(outcome.provider));
+    },
+  );
+
+  app.get(
+    '/v1/model-providers/:id',
+    {
+      config,
+      schema: {
+        operationId: 'getModelProvider',
+        summary: 'A model provider (without its key)',
+        tags,
+        params: providerParams,
+        response: { 200: json('the provider', providerAnswer) },
+      },
+    },
+    async (request) => {
+      const { id } = request.params;
+      const row = await findModelProvider(ctx.pool, id);
+      if (!row) throw notFound(`model provider ${id}`);
+      return providerView(row);
+    },
+  );
+
+  app.put(
+    '/v1/model-providers/:id/credential',
+    {
+      config,
+      schema: {
+        operationId: 'rotateModelProviderKey',
+        summary: "Replace a provider's key; requests from now on use the new one",
+        tags,
+        params: providerParams,
+        body: providerCredentialBody,
+        response: { 200: json('the provider (without its key)', providerAnswer) },
+      },
+    },
+    async (request) => {
+      const { id } = request.params;
+      const rotation = await rotateProviderKey(ctx, id, request.body.credential);
+      if (rotation.kind === 'unknown') throw notFound(`model provider ${id}`);
+      if (rotation.kind === 'removed') throw removedProblem(rotation.provider);
+      return providerView(rotation.provider);
+    },
+  );
 
   // Runs frozen with a removed provider keep it named, and are refused at the model endpoint.
-  app.delete('/v1/model-providers/:id', async (request) => {
-    await ctx.auth.operator(request);
-    const { id } = validate(providerParams, request.params, 'path');
-    const row = await removeModelProvider(ctx.pool, id);
-    if (!row) throw notFound(`model provider ${id}`);
-    return providerView(row);
-  });
+  app.delete(
+    '/v1/model-providers/:id',
+    {
+      config,
+      schema: {
+        operationId: 'removeModelProvider',
+        summary: 'Remove a provider: runs frozen with it reach no model any more',
+        tags,
+        params: providerParams,
+        response: { 200: json('the provider, removed', providerAnswer) },
+      },
+    },
+    async (request) => {
+      const { id } = request.params;
+      const row = await removeModelProvider(ctx.pool, id);
+      if (!row) throw notFound(`model provider ${id}`);
+      return providerView(row);
+    },
+  );
 }

@@ -1,12 +1,16 @@
 import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { admitModelRequest } from '../../application/admit-model-request.js';
 import { reportModelUsage } from '../../application/report-model-usage.js';
 import { modelInputSchema } from '../../domain/budget/model-input-schema.js';
 import { maxOutputTokensLimit, modelId } from '../../domain/budget/messages-request.js';
 import type { ReservationRow, UsageRow } from '../../store/budget.js';
+import { callerRun } from '../callers.js';
 import type { ApiContext } from '../context.js';
-import { externalId, sessionIdParam, validate } from '../validation.js';
+import { problemSchema } from '../problem.js';
+import { json, problem } from '../route-schemas.js';
+import { externalId, sessionIdParam } from '../validation.js';
 
 const maxReportedTokens = 1_000_000_000;
 
@@ -39,31 +43,74 @@ function usageView(reservation: ReservationRow, usage: UsageRow) {
 /** 16 MiB: a 200k-token context of multi-byte text, with room to spare. */
 export const modelRequestBodyLimit = 16 * 1024 * 1024;
 
-export function modelRequestRoutes(app: FastifyInstance, ctx: ApiContext) {
-  // A model request carries the whole prompt: long contexts are far larger than a tool call.
+export const admissionAnswer = z.object({
+  reservation_id: z.uuid(),
+  booked_tokens: z.number().int(),
+});
+export const budgetExhaustedAnswer = problemSchema.extend({
+  request_id: z.string(),
+  booked_tokens: z.number().int(),
+});
+export const usageAnswer = z.object({
+  reservation_id: z.uuid(),
+  booked_tokens: z.number().int(),
+  input_tokens: z.number().int(),
+  output_tokens: z.number().int(),
+  used_tokens: z.number().int(),
+  released_tokens: z.number().int(),
+});
+
+const tags = ['budget'];
+
+export function modelRequestRoutes(server: FastifyInstance, ctx: ApiContext) {
+  const app = server.withTypeProvider<ZodTypeProvider>();
+  const config = { caller: 'runner', holds: 'writes' } as const;
+
   app.post(
     '/v1/sessions/:session_id/model-requests',
-    { bodyLimit: modelRequestBodyLimit, config: { holds: 'writes' } },
+    {
+      // A model request carries the whole prompt: long contexts are far larger than a tool call.
+      bodyLimit: modelRequestBodyLimit,
+      config,
+      schema: {
+        operationId: 'admitModelRequest',
+        summary: 'Book a model request against the budget',
+        tags,
+        params: sessionParams,
+        body: admissionBody,
+        response: {
+          201: json('booked', admissionAnswer),
+          402: problem('the budget is exhausted', budgetExhaustedAnswer),
+        },
+      },
+    },
     async (request, reply) => {
-      const { session_id } = validate(sessionParams, request.params, 'path');
-      const run = await ctx.auth.runner(request, session_id);
-      const body = validate(admissionBody, request.body, 'body');
-      const reservation = await admitModelRequest(ctx.pool, run, body);
+      const reservation = await admitModelRequest(ctx.pool, callerRun(request), request.body);
       return reply
         .code(201)
         .send({ reservation_id: reservation.id, booked_tokens: reservation.booked_tokens });
     },
   );
 
-  const write = { config: { holds: 'writes' } } as const;
-  app.post('/v1/sessions/:session_id/model-requests/:request_id/usage', write, async (request) => {
-    const params = validate(requestParams, request.params, 'path');
-    const run = await ctx.auth.runner(request, params.session_id);
-    const body = validate(usageBody, request.body, 'body');
-    const { reservation, usage } = await reportModelUsage(ctx.pool, run, {
-      request_id: params.request_id,
-      ...body,
-    });
-    return usageView(reservation, usage);
-  });
+  app.post(
+    '/v1/sessions/:session_id/model-requests/:request_id/usage',
+    {
+      config,
+      schema: {
+        operationId: 'reportModelUsage',
+        summary: 'Reconcile a booked request with its real usage (once)',
+        tags,
+        params: requestParams,
+        body: usageBody,
+        response: { 200: json('reconciled', usageAnswer) },
+      },
+    },
+    async (request) => {
+      const { reservation, usage } = await reportModelUsage(ctx.pool, callerRun(request), {
+        request_id: request.params.request_id,
+        ...request.body,
+      });
+      return usageView(reservation, usage);
+    },
+  );
 }

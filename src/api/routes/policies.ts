@@ -1,5 +1,7 @@
 import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { denySources } from '../../domain/gate/vocabulary.js';
 import { policyBodySchema } from '../../domain/policy/policy.js';
 import { createPolicy, revisePolicy, shadowPolicy } from '../../application/policies.js';
 import {
@@ -12,7 +14,9 @@ import { findPolicyVersion } from '../../store/policies.js';
 import { recordedCallsFromTemporal } from '../../temporal/recorded-calls.js';
 import type { ApiContext } from '../context.js';
 import { notFound } from '../problem.js';
-import { externalId, validate } from '../validation.js';
+import { callerWorkspace } from '../callers.js';
+import { anyObject, json, timestamp } from '../route-schemas.js';
+import { externalId } from '../validation.js';
 
 export const policyParams = z.object({ id: z.uuid() }).strict();
 export const versionParams = z
@@ -60,6 +64,7 @@ export const simulateBody = z
     error: 'give exactly one of candidate (a policy body) and version',
     path: ['candidate'],
   })
+  .meta({ oneOf: [{ required: ['candidate'] }, { required: ['version'] }] })
   .transform((body, ctx) => {
     const until = body.until ? new Date(body.until) : new Date();
     const since = body.since ? new Date(body.since) : new Date(until.getTime() - 7 * dayMs);
@@ -68,6 +73,43 @@ export const simulateBody = z
     }
     return { ...body, since, until };
   });
+
+export const shadowAnswer = z.object({ id: z.uuid(), shadow_version: z.number().int().nullable() });
+
+const outcome = z.enum(['allow', 'deny', 'ask']);
+/** The counts over the window, and the calls whose outcome the candidate would change. */
+export const simulationAnswer = z.object({
+  policy_id: z.uuid(),
+  candidate_version: z.number().int().nullable(),
+  recorded_versions: z.array(z.number().int()),
+  since: z.string(),
+  until: z.string(),
+  evaluated: z.number().int(),
+  by_outcome: z.record(outcome, z.number().int()),
+  by_rule: z.record(z.string(), z.number().int()),
+  changed: z.array(
+    z.object({
+      session_id: z.string(),
+      tool_call_id: z.string(),
+      tool: z.string(),
+      recorded: z.object({
+        decision: z.enum(['allow', 'deny']),
+        source: z.enum(denySources).optional(),
+        rule_id: z.string().optional(),
+        asked: z.boolean(),
+      }),
+      candidate: z.object({
+        decision: outcome,
+        rule_id: z.string().nullable(),
+        reason: z.string(),
+      }),
+      /** Only for a reader allowed to see argument values. */
+      arguments: z.unknown().optional(),
+    }),
+  ),
+  complete: z.boolean(),
+  stopped_by: z.enum(['limit', 'deadline']).nullable(),
+});
 
 /** The use case's request from a validated body. */
 export function simulationRequest(
@@ -96,54 +138,121 @@ export function temporalRecordedCalls(ctx: ApiContext): RecordedCalls {
 /** How long one simulation may read before it answers with what it has. */
 const simulationDeadlineMs = 20_000;
 
-export function policyRoutes(app: FastifyInstance, ctx: ApiContext) {
-  app.post('/v1/policies', async (request, reply) => {
-    await ctx.auth.operator(request);
-    const body = validate(policyBodySchema, request.body, 'body');
-    return reply.code(201).send(await createPolicy(ctx.pool, body));
-  });
+export const policyAnswer = z.object({ id: z.uuid(), version: z.number().int() });
+/** A version as it was written, its rules as stored (the policy language is docs/policies.md). */
+export const policyVersionAnswer = policyBodySchema.omit({ workspace: true }).extend({
+  rules: z.array(anyObject),
+  id: z.uuid(),
+  workspace: z.uuid(),
+  version: z.number().int(),
+  created_at: timestamp,
+});
 
-  app.put('/v1/policies/:id', async (request) => {
-    await ctx.auth.operator(request);
-    const { id } = validate(policyParams, request.params, 'path');
-    const body = validate(policyBodySchema, request.body, 'body');
-    return revisePolicy(ctx.pool, id, body);
-  });
+const tags = ['policies'];
+const config = { caller: 'operator' } as const;
 
-  app.get('/v1/policies/:id/versions/:n', async (request) => {
-    await ctx.auth.operator(request);
-    const { id, n } = validate(versionParams, request.params, 'path');
-    const version = await findPolicyVersion(ctx.pool, id, n);
-    if (!version) throw notFound(`version ${n} of policy ${id}`);
-    return {
-      ...version.body,
-      id: version.policy_id,
-      workspace: version.workspace_id,
-      version: version.version,
-      created_at: version.created_at,
-    };
-  });
+export function policyRoutes(server: FastifyInstance, ctx: ApiContext) {
+  const app = server.withTypeProvider<ZodTypeProvider>();
 
-  app.put('/v1/policies/:id/shadow', async (request) => {
-    await ctx.auth.operator(request);
-    const { id } = validate(policyParams, request.params, 'path');
-    const { version } = validate(shadowBody, request.body, 'body');
-    return shadowPolicy(ctx.pool, id, version);
-  });
+  app.post(
+    '/v1/policies',
+    {
+      config,
+      schema: {
+        operationId: 'createPolicy',
+        summary: 'Create a policy (version 1)',
+        tags,
+        body: policyBodySchema,
+        response: { 201: json('created', policyAnswer) },
+      },
+    },
+    async (request, reply) => reply.code(201).send(await createPolicy(ctx.pool, request.body)),
+  );
 
-  app.post('/v1/policies/:id/simulate', async (request) => {
-    const { workspace } = await ctx.auth.operatorOrAdmin(request);
-    // Argument values may be a personal connection's: the operator reads them, as with the codec.
-    const viewer: SimulationViewer =
-      workspace === undefined ? { showArguments: true } : { workspace, showArguments: false };
-    const { id } = validate(policyParams, request.params, 'path');
-    const body = validate(simulateBody, request.body, 'body');
-    return simulatePolicy(
-      ctx.pool,
-      temporalRecordedCalls(ctx),
-      simulationRequest(id, body),
-      viewer,
-      simulationDeadlineMs,
-    );
-  });
+  app.put(
+    '/v1/policies/:id',
+    {
+      config,
+      schema: {
+        operationId: 'revisePolicy',
+        summary: 'A new immutable version of a policy',
+        tags,
+        params: policyParams,
+        body: policyBodySchema,
+        response: { 200: json('revised', policyAnswer) },
+      },
+    },
+    async (request) => revisePolicy(ctx.pool, request.params.id, request.body),
+  );
+
+  app.get(
+    '/v1/policies/:id/versions/:n',
+    {
+      config,
+      schema: {
+        operationId: 'getPolicyVersion',
+        summary: 'One version of a policy',
+        tags,
+        params: versionParams,
+        response: { 200: json('the version', policyVersionAnswer) },
+      },
+    },
+    async (request) => {
+      const { id, n } = request.params;
+      const version = await findPolicyVersion(ctx.pool, id, n);
+      if (!version) throw notFound(`version ${n} of policy ${id}`);
+      return {
+        ...version.body,
+        id: version.policy_id,
+        workspace: version.workspace_id,
+        version: version.version,
+        created_at: version.created_at,
+      };
+    },
+  );
+
+  app.put(
+    '/v1/policies/:id/shadow',
+    {
+      config,
+      schema: {
+        operationId: 'shadowPolicy',
+        summary:
+          'The version every call under the policy is also evaluated against, without effect',
+        tags,
+        params: policyParams,
+        body: shadowBody,
+        response: { 200: json('named', shadowAnswer) },
+      },
+    },
+    async (request) => shadowPolicy(ctx.pool, request.params.id, request.body.version),
+  );
+
+  app.post(
+    '/v1/policies/:id/simulate',
+    {
+      config: { caller: 'admin' },
+      schema: {
+        operationId: 'simulatePolicy',
+        summary: "What a candidate would have decided on the policy's recorded calls",
+        tags,
+        params: policyParams,
+        body: simulateBody,
+        response: { 200: json('the simulation', simulationAnswer) },
+      },
+    },
+    async (request) => {
+      const { workspace } = callerWorkspace(request);
+      // Argument values may be a personal connection's: the operator reads them, as with the codec.
+      const viewer: SimulationViewer =
+        workspace === undefined ? { showArguments: true } : { workspace, showArguments: false };
+      return simulatePolicy(
+        ctx.pool,
+        temporalRecordedCalls(ctx),
+        simulationRequest(request.params.id, request.body),
+        viewer,
+        simulationDeadlineMs,
+      );
+    },
+  );
 }

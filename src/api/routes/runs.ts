@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { createRun } from '../../application/create-run.js';
 import { revokeRunAs } from '../../application/revoke-run.js';
@@ -8,8 +9,10 @@ import { findBudget } from '../../store/budget.js';
 import { findRunRevocation, type RunRevocation } from '../../store/run-revocations.js';
 import { findRun, type FrozenRun } from '../../store/runs.js';
 import type { ApiContext } from '../context.js';
+import { callerPrincipal } from '../callers.js';
 import { Problem, notFound } from '../problem.js';
-import { sessionIdParam, validate } from '../validation.js';
+import { anyObject, json, timestamp } from '../route-schemas.js';
+import { sessionIdParam } from '../validation.js';
 
 export const runBody = z
   .object({
@@ -36,6 +39,34 @@ export const runBody = z
   .strict();
 export const runParams = z.object({ id: z.uuid().transform(asRunId) }).strict();
 
+export const runAnswer = z.object({
+  run_id: z.uuid(),
+  workspace: z.uuid(),
+  session_id: z.string(),
+  invoked_by: z.uuid(),
+  source: anyObject,
+  trust_tier: z.enum(['trusted', 'read_only']),
+  autonomy: z.enum(['supervised', 'autonomous']),
+  policy_id: z.uuid(),
+  policy_version: z.number().int(),
+  toolset_digest: z.string(),
+  /** The frozen tools as the run holds them: schemas, bindings, callability. */
+  tools: z.array(anyObject),
+  model_provider: z.uuid().nullable(),
+  created_at: timestamp,
+});
+export const newRunAnswer = runAnswer.extend({ session_token: z.string() });
+const revocationFields = { revoked_at: timestamp, revoked_by: z.uuid().nullable() };
+export const runStateAnswer = runAnswer.extend({
+  budget: z.object({
+    max_tokens: z.number().int(),
+    held_tokens: z.number().int(),
+    used_tokens: z.number().int(),
+  }),
+  revocation: z.object(revocationFields).nullable(),
+});
+export const revocationAnswer = z.object({ run_id: z.uuid(), ...revocationFields });
+
 export function runView(run: FrozenRun) {
   return {
     run_id: run.id,
@@ -54,42 +85,81 @@ export function runView(run: FrozenRun) {
   };
 }
 
-export function runRoutes(app: FastifyInstance, ctx: ApiContext) {
-  app.post('/v1/runs', async (request, reply) => {
-    await ctx.auth.operator(request);
-    const body = validate(runBody, request.body, 'body');
-    const { run, sessionToken } = await createRun(ctx.pool, body);
-    return reply.code(201).send({ ...runView(run), session_token: sessionToken });
-  });
+const tags = ['runs'];
 
-  app.get('/v1/runs/:id', async (request) => {
-    const { id } = validate(runParams, request.params, 'path');
-    const principal = await ctx.auth.principal(request);
-    if (principal.kind === 'user')
-      throw new Problem(403, 'members read runs through their approvals');
-    const run = principal.kind === 'runner' ? principal.run : await findRun(ctx.pool, id);
-    if (run?.id !== id) throw notFound(`run ${id}`);
-    const revocation = await findRunRevocation(ctx.pool, run.id);
-    return {
-      ...runView(run),
-      budget: await findBudget(ctx.pool, run.id),
-      revocation: revocation ? revocationView(revocation) : null,
-    };
-  });
+export function runRoutes(server: FastifyInstance, ctx: ApiContext) {
+  const app = server.withTypeProvider<ZodTypeProvider>();
+
+  app.post(
+    '/v1/runs',
+    {
+      config: { caller: 'operator' },
+      schema: {
+        operationId: 'createRun',
+        summary: 'Create a run: freezes tools, schemas, policy version, trust tier and budget',
+        tags,
+        body: runBody,
+        response: { 201: json('created; the session token is returned once', newRunAnswer) },
+      },
+    },
+    async (request, reply) => {
+      const { run, sessionToken } = await createRun(ctx.pool, request.body);
+      return reply.code(201).send({ ...runView(run), session_token: sessionToken });
+    },
+  );
+
+  app.get(
+    '/v1/runs/:id',
+    {
+      config: { caller: 'reader' },
+      schema: {
+        operationId: 'getRun',
+        summary: 'The frozen run and its budget now',
+        tags,
+        params: runParams,
+        response: { 200: json('the run', runStateAnswer) },
+      },
+    },
+    async (request) => {
+      const { id } = request.params;
+      const principal = callerPrincipal(request);
+      if (principal.kind === 'user')
+        throw new Problem(403, 'members read runs through their approvals');
+      const run = principal.kind === 'runner' ? principal.run : await findRun(ctx.pool, id);
+      if (run?.id !== id) throw notFound(`run ${id}`);
+      const revocation = await findRunRevocation(ctx.pool, run.id);
+      return {
+        ...runView(run),
+        budget: await findBudget(ctx.pool, run.id),
+        revocation: revocation ? revocationView(revocation) : null,
+      };
+    },
+  );
 
   // The run's end: runs have no other. Its session token stops working at once.
-  app.post('/v1/runs/:id/revoke', async (request) => {
-    const { id } = validate(runParams, request.params, 'path');
-    const principal = await ctx.auth.principal(request);
-    if (principal.kind === 'runner')
-      throw new Problem(403, "only the run's invoker or the operator may revoke it");
-    const revoker =
-      principal.kind === 'operator'
-        ? principal
-        : { kind: 'member' as const, member: principal.member };
-    const revocation = await revokeRunAs(ctx, id, revoker);
-    return { run_id: revocation.run_id, ...revocationView(revocation) };
-  });
+  app.post(
+    '/v1/runs/:id/revoke',
+    {
+      config: { caller: 'revoker' },
+      schema: {
+        operationId: 'revokeRun',
+        summary:
+          'End a run: its session token is refused from now on and its pending approvals are denied (idempotent)',
+        tags,
+        params: runParams,
+        response: { 200: json('revoked', revocationAnswer) },
+      },
+    },
+    async (request) => {
+      const principal = callerPrincipal(request);
+      const revoker =
+        principal.kind === 'user'
+          ? { kind: 'member' as const, member: principal.member }
+          : { kind: 'operator' as const };
+      const revocation = await revokeRunAs(ctx, request.params.id, revoker);
+      return { run_id: revocation.run_id, ...revocationView(revocation) };
+    },
+  );
 }
 
 function revocationView(revocation: RunRevocation) {

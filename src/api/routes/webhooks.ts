@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import {
   createWebhookEndpoint,
@@ -10,7 +11,8 @@ import { approvalEvents } from '../../domain/notify/approval-notice.js';
 import { secretPattern } from '../../domain/notify/webhook-signature.js';
 import type { WebhookEndpoint } from '../../store/webhooks.js';
 import type { ApiContext } from '../context.js';
-import { httpUrl, validate } from '../validation.js';
+import { empty, json, timestamp } from '../route-schemas.js';
+import { httpUrl } from '../validation.js';
 
 export const webhookParams = z.object({ ws: z.uuid() }).strict();
 export const webhookIdParams = z.object({ ws: z.uuid(), id: z.uuid() }).strict();
@@ -26,6 +28,7 @@ export const webhookBody = z
       .min(1)
       .max(approvalEvents.length)
       .refine((events) => new Set(events).size === events.length, 'must not repeat an event')
+      .meta({ uniqueItems: true })
       .default([...approvalEvents]),
     include_arguments: z.boolean().default(false),
   })
@@ -33,6 +36,34 @@ export const webhookBody = z
 export const deliveriesQuery = z
   .object({ limit: z.coerce.number().int().min(1).max(500).default(50) })
   .strict();
+
+export const webhookAnswer = z.object({
+  id: z.uuid(),
+  workspace: z.uuid(),
+  url: z.string(),
+  events: z.array(z.enum(approvalEvents)),
+  include_arguments: z.boolean(),
+  created_at: timestamp,
+});
+/** The secret is in the answer once, when the gate generated it. */
+export const newWebhookAnswer = webhookAnswer.extend({ secret: z.string().optional() });
+export const deliveriesAnswer = z.object({
+  deliveries: z.array(
+    z.object({
+      id: z.uuid(),
+      endpoint_id: z.uuid(),
+      event: z.enum(approvalEvents),
+      session_id: z.string(),
+      tool_call_id: z.string(),
+      status: z.enum(['pending', 'delivered', 'failed']),
+      attempts: z.number().int(),
+      last_status: z.number().int().nullable(),
+      last_error: z.string().nullable(),
+      last_attempt_at: timestamp.nullable(),
+      delivered_at: timestamp.nullable(),
+    }),
+  ),
+});
 
 function endpointView(endpoint: WebhookEndpoint) {
   return {
@@ -45,35 +76,92 @@ function endpointView(endpoint: WebhookEndpoint) {
   };
 }
 
+const tags = ['webhooks'];
+const config = { caller: 'operator' } as const;
+
 /** Approval notices: an operator registers where they go; the secret is shown only once. */
-export function webhookRoutes(app: FastifyInstance, ctx: ApiContext) {
-  app.post('/v1/workspaces/:ws/webhooks', async (request, reply) => {
-    await ctx.auth.operator(request);
-    const { ws } = validate(webhookParams, request.params, 'path');
-    const body = validate(webhookBody, request.body, 'body');
-    const { endpoint, generatedSecret } = await createWebhookEndpoint(ctx, ws, body);
-    return reply
-      .code(201)
-      .send({ ...endpointView(endpoint), ...(generatedSecret && { secret: generatedSecret }) });
-  });
+export function webhookRoutes(server: FastifyInstance, ctx: ApiContext) {
+  const app = server.withTypeProvider<ZodTypeProvider>();
 
-  app.get('/v1/workspaces/:ws/webhooks', async (request) => {
-    await ctx.auth.operator(request);
-    const { ws } = validate(webhookParams, request.params, 'path');
-    return { webhooks: (await webhookEndpoints(ctx.pool, ws)).map(endpointView) };
-  });
+  app.post(
+    '/v1/workspaces/:ws/webhooks',
+    {
+      config,
+      schema: {
+        operationId: 'createWebhook',
+        summary: 'Register an approval webhook; a generated secret is returned once',
+        tags,
+        params: webhookParams,
+        body: webhookBody,
+        response: { 201: json('created', newWebhookAnswer) },
+      },
+    },
+    async (request, reply) => {
+      const { endpoint, generatedSecret } = await createWebhookEndpoint(
+        ctx,
+        request.params.ws,
+        request.body,
+      );
+      return reply
+        .code(201)
+        .send({ ...endpointView(endpoint), ...(generatedSecret && { secret: generatedSecret }) });
+    },
+  );
 
-  app.delete('/v1/workspaces/:ws/webhooks/:id', async (request, reply) => {
-    await ctx.auth.operator(request);
-    const { ws, id } = validate(webhookIdParams, request.params, 'path');
-    await removeWebhookEndpoint(ctx.pool, ws, id);
-    return reply.code(204).send();
-  });
+  app.get(
+    '/v1/workspaces/:ws/webhooks',
+    {
+      config,
+      schema: {
+        operationId: 'listWebhooks',
+        summary: "The workspace's webhook endpoints (never their secrets)",
+        tags,
+        params: webhookParams,
+        response: { 200: json('the endpoints', z.object({ webhooks: z.array(webhookAnswer) })) },
+      },
+    },
+    async (request) => ({
+      webhooks: (await webhookEndpoints(ctx.pool, request.params.ws)).map(endpointView),
+    }),
+  );
 
-  app.get('/v1/workspaces/:ws/webhooks/:id/deliveries', async (request) => {
-    await ctx.auth.operator(request);
-    const { ws, id } = validate(webhookIdParams, request.params, 'path');
-    const { limit } = validate(deliveriesQuery, request.query, 'query');
-    return { deliveries: await webhookDeliveries(ctx.pool, ws, id, limit) };
-  });
+  app.delete(
+    '/v1/workspaces/:ws/webhooks/:id',
+    {
+      config,
+      schema: {
+        operationId: 'deleteWebhook',
+        summary: 'Stop sending notices to an endpoint',
+        tags,
+        params: webhookIdParams,
+        response: { 204: empty('deleted') },
+      },
+    },
+    async (request, reply) => {
+      const { ws, id } = request.params;
+      await removeWebhookEndpoint(ctx.pool, ws, id);
+      return reply.code(204).send(null);
+    },
+  );
+
+  app.get(
+    '/v1/workspaces/:ws/webhooks/:id/deliveries',
+    {
+      config,
+      schema: {
+        operationId: 'listWebhookDeliveries',
+        summary: "An endpoint's latest deliveries with attempts and last status",
+        tags,
+        params: webhookIdParams,
+        querystring: deliveriesQuery,
+        response: { 200: json('the deliveries', deliveriesAnswer) },
+      },
+    },
+    async (request) => {
+      const { ws, id } = request.params;
+      return {
+        deliveries: await webhookDeliveries(ctx.pool, ws, id, request.query.limit),
+      };
+    },
+  );
 }

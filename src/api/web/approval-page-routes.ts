@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { decideApproval } from '../../application/decide-approval.js';
 import { offeredScope, scopeText } from '../../domain/approvals/grants.js';
@@ -11,11 +12,10 @@ import { findBudget } from '../../store/budget.js';
 import { latestRunDecisions } from '../../store/run-decisions.js';
 import { findRun } from '../../store/runs.js';
 import { findPolicyVersion } from '../../store/policies.js';
-import { callerKey } from '../caller-slots.js';
 import type { ApiContext } from '../context.js';
 import { Problem, notFound } from '../problem.js';
+import { empty, media } from '../route-schemas.js';
 import { approvalParams } from '../routes/approvals.js';
-import { validate } from '../validation.js';
 import {
   approvalDetailPage,
   grantLengths,
@@ -28,10 +28,9 @@ import {
   pendingVersion,
   type ListView,
 } from './approval-list-page.js';
-import { requireCsrf, requireSameOrigin } from './csrf.js';
 import { errorPage } from './error-page.js';
-import { formOf } from './form-body.js';
-import { sendPage } from './layout.js';
+import { admitFormPost, posterOf } from './form-post.js';
+import { sendPage, webFormTags as tags } from './layout.js';
 import { findRunSummaries } from './run-summaries.js';
 import { signedIn, type SignedIn } from './session.js';
 
@@ -66,8 +65,11 @@ export const listPageQuery = z
 
 const perPage = 50;
 
-async function listView(ctx: ApiContext, member: Member, query: unknown): Promise<ListView> {
-  const { view: tab, page } = validate(listPageQuery, query, 'query');
+async function listView(
+  ctx: ApiContext,
+  member: Member,
+  { view: tab, page }: z.infer<typeof listPageQuery>,
+): Promise<ListView> {
   const decided = tab === 'decided';
   const [{ rows, total }, keys] = await Promise.all([
     listApprovals(ctx.pool, member, {
@@ -150,76 +152,138 @@ async function showDetail(
   return sendPage(reply, status, approvalDetailPage(session, detail, notice));
 }
 
-export function approvalPageRoutes(web: FastifyInstance, ctx: ApiContext) {
-  web.get('/approvals', async (request, reply) => {
-    const session = await signedIn(ctx, request);
-    if (!session) return toLogin(request, reply);
-    const view = await listView(ctx, session.member, request.query);
-    return sendPage(reply, 200, approvalListPage(session, view));
-  });
+const config = { caller: 'browser' } as const;
+const toLoginAnswer = empty('signed out: to the sign-in page, and back here after it');
+
+export function approvalPageRoutes(server: FastifyInstance, ctx: ApiContext) {
+  const web = server.withTypeProvider<ZodTypeProvider>();
+
+  web.get(
+    '/approvals',
+    {
+      config,
+      schema: {
+        operationId: 'approvalsPage',
+        summary: 'The approvals, as a page: to decide by me, all pending, or decided',
+        tags,
+        querystring: listPageQuery,
+        response: { 200: media('the page'), 303: toLoginAnswer },
+      },
+    },
+    async (request, reply) => {
+      const session = await signedIn(ctx, request);
+      if (!session) return toLogin(request, reply);
+      const view = await listView(ctx, session.member, request.query);
+      return sendPage(reply, 200, approvalListPage(session, view));
+    },
+  );
 
   // The list alone, for the page's script to swap in when the pending set changes.
-  web.get('/approvals/list', async (request, reply) => {
-    const session = await signedIn(ctx, request);
-    if (!session) throw new Problem(401, 'your sign-in has ended');
-    return sendPage(reply, 200, approvalList(await listView(ctx, session.member, request.query)));
-  });
+  web.get(
+    '/approvals/list',
+    {
+      config,
+      schema: {
+        operationId: 'approvalsListFragment',
+        summary: "The list page's rows, refreshed by its script",
+        tags,
+        querystring: listPageQuery,
+        response: { 200: media('the rows') },
+      },
+    },
+    async (request, reply) => {
+      const session = await signedIn(ctx, request);
+      if (!session) throw new Problem(401, 'your sign-in has ended');
+      return sendPage(reply, 200, approvalList(await listView(ctx, session.member, request.query)));
+    },
+  );
 
-  web.get('/approvals/:session_id/:tool_call_id', async (request, reply) => {
-    const params = validate(approvalParams, request.params, 'path');
-    const session = await signedIn(ctx, request);
-    if (!session) return toLogin(request, reply);
-    return showDetail(ctx, reply, session, params);
-  });
+  web.get(
+    '/approvals/:session_id/:tool_call_id',
+    {
+      config,
+      schema: {
+        operationId: 'approvalPage',
+        summary: 'One approval with Approve / Deny',
+        tags,
+        params: approvalParams,
+        response: { 200: media('the page'), 303: toLoginAnswer },
+      },
+    },
+    async (request, reply) => {
+      const session = await signedIn(ctx, request);
+      if (!session) return toLogin(request, reply);
+      return showDetail(ctx, reply, session, request.params);
+    },
+  );
 
-  web.post('/approvals/:session_id/:tool_call_id/decision', async (request, reply) => {
-    requireSameOrigin(request, ctx.publicUrl);
-    const params = validate(approvalParams, request.params, 'path');
-    const session = await signedIn(ctx, request);
-    if (!session) throw new Problem(401, 'your sign-in has ended; sign in and decide again');
-    ctx.slots.holdFor(reply.raw, 'writes', callerKey({ kind: 'user', member: session.member }));
-    const form = formOf(request.body);
-    requireCsrf(form.csrf, session.csrf);
-    const { decision, reason, grant_for } = validate(decisionForm, form, 'body');
-    // A deny with a standing approval chosen is a deny: the choice is for approving only.
-    const grant = decision === 'approve' ? grantOf(grant_for) : {};
-    const result = await decideApproval(ctx, {
-      member: session.member,
-      sessionId: params.session_id,
-      toolCallId: params.tool_call_id,
-      decision: decision === 'approve' ? 'allow' : 'deny',
-      reason: reason || null,
-      ...grant,
-    });
-    if (result.outcome === 'grant_not_offered') {
-      return showDetail(ctx, reply, session, params, 400, {
-        kind: 'error',
-        text: 'The gate offers no standing approval for this call. Nothing was recorded.',
+  web.post(
+    '/approvals/:session_id/:tool_call_id/decision',
+    {
+      config,
+      preValidation: admitFormPost(ctx, {
+        signedOut: 'your sign-in has ended; sign in and decide again',
+        writes: true,
+        csrf: true,
+      }),
+      schema: {
+        operationId: 'approvalFormDecision',
+        summary: 'Approve or deny from the form, with a standing approval when chosen',
+        tags,
+        consumes: ['application/x-www-form-urlencoded'],
+        params: approvalParams,
+        body: decisionForm,
+        response: {
+          200: media('decided: the approval, saying so'),
+          400: media('a standing approval the gate does not offer: the approval, saying so'),
+          409: media('already decided, or the run was revoked: the approval, saying so'),
+        },
+      },
+    },
+    async (request, reply) => {
+      const session = posterOf(request);
+      const { params } = request;
+      const { decision, reason, grant_for } = request.body;
+      // A deny with a standing approval chosen is a deny: the choice is for approving only.
+      const grant = decision === 'approve' ? grantOf(grant_for) : {};
+      const result = await decideApproval(ctx, {
+        member: session.member,
+        sessionId: params.session_id,
+        toolCallId: params.tool_call_id,
+        decision: decision === 'approve' ? 'allow' : 'deny',
+        reason: reason || null,
+        ...grant,
       });
-    }
-    if (result.outcome === 'not_found') {
-      throw notFound(`approval ${params.session_id}/${params.tool_call_id}`);
-    }
-    if (result.outcome === 'forbidden') {
-      return sendPage(reply, 403, errorPage(403, 'You may not decide this approval.', session));
-    }
-    if (result.outcome === 'run_revoked') {
-      return showDetail(ctx, reply, session, params, 409, {
-        kind: 'info',
-        text: 'This run was revoked; its calls are decided no more. Your decision was not recorded.',
+      if (result.outcome === 'grant_not_offered') {
+        return showDetail(ctx, reply, session, params, 400, {
+          kind: 'error',
+          text: 'The gate offers no standing approval for this call. Nothing was recorded.',
+        });
+      }
+      if (result.outcome === 'not_found') {
+        throw notFound(`approval ${params.session_id}/${params.tool_call_id}`);
+      }
+      if (result.outcome === 'forbidden') {
+        return sendPage(reply, 403, errorPage(403, 'You may not decide this approval.', session));
+      }
+      if (result.outcome === 'run_revoked') {
+        return showDetail(ctx, reply, session, params, 409, {
+          kind: 'info',
+          text: 'This run was revoked; its calls are decided no more. Your decision was not recorded.',
+        });
+      }
+      if (result.outcome === 'already_decided') {
+        return showDetail(ctx, reply, session, params, 409, {
+          kind: 'info',
+          text: 'This call was already decided; your decision was not recorded.',
+        });
+      }
+      return showDetail(ctx, reply, session, params, 200, {
+        kind: 'ok',
+        text: `You ${decision === 'approve' ? 'approved' : 'denied'} this call. The runner has its answer.${
+          result.grant ? ' The same is allowed without asking, as you chose.' : ''
+        }`,
       });
-    }
-    if (result.outcome === 'already_decided') {
-      return showDetail(ctx, reply, session, params, 409, {
-        kind: 'info',
-        text: 'This call was already decided; your decision was not recorded.',
-      });
-    }
-    return showDetail(ctx, reply, session, params, 200, {
-      kind: 'ok',
-      text: `You ${decision === 'approve' ? 'approved' : 'denied'} this call. The runner has its answer.${
-        result.grant ? ' The same is allowed without asking, as you chose.' : ''
-      }`,
-    });
-  });
+    },
+  );
 }

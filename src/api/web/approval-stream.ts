@@ -4,7 +4,9 @@ import { callerKey } from '../caller-slots.js';
 import type { ApiContext } from '../context.js';
 import { EventStreams, follow } from '../event-stream.js';
 import { Problem } from '../problem.js';
+import { media } from '../route-schemas.js';
 import { pendingVersion } from './approval-list-page.js';
+import { webFormTags as tags } from './layout.js';
 import { sessionMember, signedIn } from './session.js';
 
 /**
@@ -22,7 +24,16 @@ const idleMs = 15_000;
 export function approvalStreamRoute(web: FastifyInstance, ctx: ApiContext) {
   const streams = new EventStreams(web, ctx.http.streamDrainTimeoutMs);
 
-  web.get('/approvals/stream', async (request, reply) => {
+  const route = {
+    config: { caller: 'browser' as const },
+    schema: {
+      operationId: 'approvalsStream',
+      summary: 'Wakes the list page when approvals change (Server-Sent Events)',
+      tags,
+      response: { 200: media('an event stream', 'text/event-stream') },
+    },
+  };
+  web.get('/approvals/stream', route, async (request, reply) => {
     const session = await signedIn(ctx, request);
     if (!session) throw new Problem(401, 'your sign-in has ended');
 

@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import {
   abandonAuthorization,
@@ -10,11 +11,9 @@ import {
   startAuthorization,
 } from '../../application/oauth-connections.js';
 import { listConnectionsFor } from '../../store/connections.js';
-import { callerKey } from '../caller-slots.js';
 import type { ApiContext } from '../context.js';
-import { Problem } from '../problem.js';
+import { empty, media } from '../route-schemas.js';
 import { idParams } from '../routes/connections.js';
-import { validate } from '../validation.js';
 import type { Notice } from './approval-detail-page.js';
 import {
   authorizePage,
@@ -23,16 +22,25 @@ import {
   declinedPage,
   finishPage,
 } from './connections-page.js';
-import { requireCsrf, requireSameOrigin } from './csrf.js';
-import { formOf } from './form-body.js';
-import { sendPage } from './layout.js';
+import { admitFormPost, posterOf } from './form-post.js';
+import { sendPage, webFormTags as tags } from './layout.js';
 import { signedIn, type SignedIn } from './session.js';
+
+/** A code and a state are printable ASCII (RFC 6749 appendix A: VSCHAR). */
+const vschars = (max: number) =>
+  z
+    .string()
+    .min(1)
+    .max(max)
+    .regex(/^[\x20-\x7e]+$/, 'printable ASCII only');
+const code = vschars(4096);
+const state = vschars(512);
 
 /** What an authorization server sends back: a code, or an error (RFC 6749 section 4.1.2). */
 export const callbackQuery = z
   .object({
-    code: z.string().min(1).max(4096).optional(),
-    state: z.string().min(1).max(512).optional(),
+    code: code.optional(),
+    state: state.optional(),
     error: z.string().min(1).max(200).optional(),
     error_description: z.string().max(1000).optional(),
     iss: z.string().max(2048).optional(),
@@ -44,9 +52,7 @@ export const callbackQuery = z
   });
 
 export const csrfForm = z.object({ csrf: z.string() }).strict();
-export const callbackForm = z
-  .object({ code: z.string().min(1).max(4096), state: z.string().min(1).max(512) })
-  .strict();
+export const callbackForm = z.object({ code, state }).strict();
 
 /** A signed-out visitor is sent to sign in and brought back here afterwards. */
 function toLogin(request: FastifyRequest, reply: FastifyReply) {
@@ -63,29 +69,6 @@ async function showList(
 ) {
   const rows = await listConnectionsFor(ctx.pool, session.member);
   return sendPage(reply, status, connectionsPage(session, rows, notice));
-}
-
-/** A signed-in member's form post from this site, holding one of their write slots. */
-async function formPost(
-  ctx: ApiContext,
-  request: FastifyRequest,
-  reply: FastifyReply,
-): Promise<SignedIn> {
-  requireSameOrigin(request, ctx.publicUrl);
-  const session = await signedIn(ctx, request);
-  if (!session) throw new Problem(401, 'your sign-in has ended; sign in and try again');
-  ctx.slots.holdFor(reply.raw, 'writes', callerKey({ kind: 'user', member: session.member }));
-  return session;
-}
-
-/** A post of one connection's form (a button and its CSRF token). */
-async function connectionFormPost(ctx: ApiContext, request: FastifyRequest, reply: FastifyReply) {
-  const { id } = validate(idParams, request.params, 'path');
-  const session = await formPost(ctx, request, reply);
-  const form = formOf(request.body);
-  requireCsrf(form.csrf, session.csrf);
-  validate(csrfForm, form, 'body');
-  return { id, session };
 }
 
 /** Completes the authorization the signed-in member started, and shows the outcome. */
@@ -107,53 +90,147 @@ async function finish(
   }
 }
 
-export function connectionPageRoutes(web: FastifyInstance, ctx: ApiContext) {
-  web.get('/connections', async (request, reply) => {
-    const session = await signedIn(ctx, request);
-    if (!session) return toLogin(request, reply);
-    return showList(ctx, reply, session);
-  });
+const config = { caller: 'browser' } as const;
+const form = { consumes: ['application/x-www-form-urlencoded'] };
+const toLoginAnswer = empty('signed out: to the sign-in page, and back here after it');
+const signedOut = 'your sign-in has ended; sign in and try again';
 
-  web.get('/connections/:id/authorize', async (request, reply) => {
-    const { id } = validate(idParams, request.params, 'path');
-    const session = await signedIn(ctx, request);
-    if (!session) return toLogin(request, reply);
-    const row = await connectionToAuthorize(ctx.pool, session.member, id);
-    return sendPage(reply, 200, authorizePage(session, row));
-  });
+export function connectionPageRoutes(server: FastifyInstance, ctx: ApiContext) {
+  const web = server.withTypeProvider<ZodTypeProvider>();
+  // A button of one connection's form (its CSRF value), or a callback's form (none).
+  const connectionFormPost = admitFormPost(ctx, { signedOut, writes: true, csrf: true });
+  const callbackFormPost = admitFormPost(ctx, { signedOut, writes: true, csrf: false });
 
-  web.post('/connections/:id/authorize', async (request, reply) => {
-    const { id, session } = await connectionFormPost(ctx, request, reply);
-    const to = await startAuthorization(ctx, session.member, id);
-    return sendPage(reply, 200, continuePage(session, to));
-  });
+  web.get(
+    '/connections',
+    {
+      config,
+      schema: {
+        operationId: 'connectionsPage',
+        summary: "The signed-in member's connections (an admin's: the workspace's org ones too)",
+        tags,
+        response: { 200: media('the page'), 303: toLoginAnswer },
+      },
+    },
+    async (request, reply) => {
+      const session = await signedIn(ctx, request);
+      if (!session) return toLogin(request, reply);
+      return showList(ctx, reply, session);
+    },
+  );
 
-  web.get(callbackPath, async (request, reply) => {
-    const query = validate(callbackQuery, request.query, 'query');
-    const session = await signedIn(ctx, request);
-    if (query.error !== undefined || query.code === undefined || query.state === undefined) {
-      // Refused or declined at the server: the attempt is used up, and nothing else changes.
-      if (session && query.state) await abandonAuthorization(ctx, session.member, query.state);
-      return sendPage(reply, 200, declinedPage(query.error ?? 'no code', session));
-    }
-    const callback = { code: query.code, state: query.state };
-    if (!session) return sendPage(reply, 200, finishPage(callback));
-    return finish(ctx, reply, session, callback);
-  });
+  web.get(
+    '/connections/:id/authorize',
+    {
+      config,
+      schema: {
+        operationId: 'connectionAuthorizePage',
+        summary: 'Connect or reconnect an OAuth connection (its owner; an admin for an org one)',
+        tags,
+        params: idParams,
+        response: { 200: media('the page'), 303: toLoginAnswer },
+      },
+    },
+    async (request, reply) => {
+      const session = await signedIn(ctx, request);
+      if (!session) return toLogin(request, reply);
+      const row = await connectionToAuthorize(ctx.pool, session.member, request.params.id);
+      return sendPage(reply, 200, authorizePage(session, row));
+    },
+  );
 
-  web.post(callbackPath, async (request, reply) => {
-    const session = await formPost(ctx, request, reply);
-    const form = validate(callbackForm, formOf(request.body), 'body');
-    return finish(ctx, reply, session, form);
-  });
+  web.post(
+    '/connections/:id/authorize',
+    {
+      config,
+      preValidation: connectionFormPost,
+      schema: {
+        operationId: 'connectionAuthorizeStart',
+        summary: 'Start the authorization: on to the authorization server',
+        tags,
+        ...form,
+        params: idParams,
+        body: csrfForm,
+        response: { 200: media('a page sending the browser on') },
+      },
+    },
+    async (request, reply) => {
+      const session = posterOf(request);
+      const to = await startAuthorization(ctx, session.member, request.params.id);
+      return sendPage(reply, 200, continuePage(session, to));
+    },
+  );
 
-  web.post('/connections/:id/disconnect', async (request, reply) => {
-    const { id, session } = await connectionFormPost(ctx, request, reply);
-    const { connection, revoked_at_server: atServer } = await disconnectAs(ctx, session.member, id);
-    const where = atServer ? ' and its tokens were revoked at the server' : '';
-    return showList(ctx, reply, session, 200, {
-      kind: 'ok',
-      text: `${connection.name} is disconnected${where}.`,
-    });
-  });
+  web.get(
+    callbackPath,
+    {
+      config,
+      schema: {
+        operationId: 'connectionOAuthCallback',
+        summary: 'Where the authorization server sends the person back',
+        tags,
+        querystring: callbackQuery,
+        response: { 200: media('the outcome, or a page to finish from') },
+      },
+    },
+    async (request, reply) => {
+      const { query } = request;
+      const session = await signedIn(ctx, request);
+      if (query.error !== undefined || query.code === undefined || query.state === undefined) {
+        // Refused or declined at the server: the attempt is used up, and nothing else changes.
+        if (session && query.state) await abandonAuthorization(ctx, session.member, query.state);
+        return sendPage(reply, 200, declinedPage(query.error ?? 'no code', session));
+      }
+      const callback = { code: query.code, state: query.state };
+      if (!session) return sendPage(reply, 200, finishPage(callback));
+      return finish(ctx, reply, session, callback);
+    },
+  );
+
+  web.post(
+    callbackPath,
+    {
+      config,
+      preValidation: callbackFormPost,
+      schema: {
+        operationId: 'connectionOAuthFinish',
+        summary: 'Finish an authorization whose callback arrived without the session cookie',
+        tags,
+        ...form,
+        body: callbackForm,
+        response: { 200: media('the outcome') },
+      },
+    },
+    async (request, reply) => finish(ctx, reply, posterOf(request), request.body),
+  );
+
+  web.post(
+    '/connections/:id/disconnect',
+    {
+      config,
+      preValidation: connectionFormPost,
+      schema: {
+        operationId: 'connectionDisconnect',
+        summary: 'Disconnect (the owner) or revoke (an admin) a connection',
+        tags,
+        ...form,
+        params: idParams,
+        body: csrfForm,
+        response: { 200: media('the connections, with the outcome') },
+      },
+    },
+    async (request, reply) => {
+      const session = posterOf(request);
+      const { connection, revoked_at_server: atServer } = await disconnectAs(
+        ctx,
+        session.member,
+        request.params.id,
+      );
+      const where = atServer ? ' and its tokens were revoked at the server' : '';
+      return showList(ctx, reply, session, 200, {
+        kind: 'ok',
+        text: `${connection.name} is disconnected${where}.`,
+      });
+    },
+  );
 }

@@ -73,3 +73,6 @@ export const htmlSecurityHeaders = {
 export function sendPage(reply: FastifyReply, status: number, body: SafeHtml) {
   return reply.code(status).type('text/html; charset=utf-8').send(body.text);
 }
+
+/** The web form's routes, under one tag in the API document: their errors are pages. */
+export const webFormTags = ['web form'];

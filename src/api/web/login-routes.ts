@@ -1,11 +1,14 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
 import { findMemberByTokenHash } from '../../store/members.js';
 import type { ApiContext } from '../context.js';
 import { hashToken, tokenKind } from '../../application/tokens.js';
 import { clearCookie, readCookie, setCookie } from './cookies.js';
 import { loginCsrfCookie, newLoginCsrf, requireCsrf, requireSameOrigin } from './csrf.js';
 import { formOf } from './form-body.js';
-import { sendPage } from './layout.js';
+import { empty, media } from '../route-schemas.js';
+import { sendPage, webFormTags as tags } from './layout.js';
 import { loginPage } from './login-page.js';
 import { operatorPage } from './operator-page.js';
 import { endWebSession, overHttps, startWebSession, webSession } from './session.js';
@@ -28,71 +31,148 @@ export function safeNext(next: unknown): string | undefined {
     : undefined;
 }
 
-export function loginRoutes(web: FastifyInstance, ctx: ApiContext) {
-  const loginAgain = (
-    reply: FastifyReply,
-    status: number,
-    csrf: string,
-    next: string | undefined,
-    error: string,
-  ) => sendPage(reply, status, loginPage({ ...signInWays(ctx, next), csrf, next, error }));
+function loginAgain(
+  ctx: ApiContext,
+  reply: FastifyReply,
+  status: number,
+  csrf: string,
+  next: string | undefined,
+  error: string,
+) {
+  return sendPage(reply, status, loginPage({ ...signInWays(ctx, next), csrf, next, error }));
+}
 
-  web.get('/login', async (request, reply) => {
-    const next = safeNext((request.query as Record<string, unknown>).next);
-    const session = await webSession(ctx, request);
-    if (session?.holder.kind === 'operator') return sendPage(reply, 200, operatorPage(session));
-    if (session) return reply.redirect(next ?? '/approvals', 303);
-    // Several open sign-in tabs share one value, so signing in from any of them works.
-    const csrf = readCookie(request, loginCsrfCookie) ?? newLoginCsrf();
-    setCookie(reply, loginCsrfCookie, csrf, {
-      maxAgeS: loginCsrfLifetimeS,
-      secure: overHttps(request, ctx.publicUrl),
-    });
-    return sendPage(reply, 200, loginPage({ ...signInWays(ctx, next), csrf, next }));
-  });
+// `next` is one of our own paths (safeNext): longer is never one, and would not fit a header.
+const next = z.string().max(1000).optional();
+export const loginQuery = z.object({ next });
+/** The sign-in page's fields, and only those: a field it does not have is refused. */
+export const loginForm = z
+  .object({ csrf: z.string(), token: z.string().max(8192).optional(), next })
+  .strict();
+export const logoutForm = z.object({ csrf: z.string().optional() }).strict();
 
-  web.post('/login', async (request: FastifyRequest, reply) => {
-    requireSameOrigin(request, ctx.publicUrl);
-    const form = formOf(request.body);
-    const csrf = readCookie(request, loginCsrfCookie);
-    requireCsrf(form.csrf, csrf);
-    const next = safeNext(form.next);
-    const token = form.token?.trim() ?? '';
-    // The operator signs in only for the Temporal UI's codec; the page it lands on says so.
-    if (token !== '' && ctx.auth.isOperatorKey(token)) {
-      await startWebSession(ctx, request, reply, 'operator');
+const form = { consumes: ['application/x-www-form-urlencoded'] };
+
+/** A sign-in post must come from our own page, with the value its cookie holds. */
+function loginPostedHere(ctx: ApiContext, request: FastifyRequest) {
+  requireSameOrigin(request, ctx.publicUrl);
+  requireCsrf(formOf(request.body).csrf, readCookie(request, loginCsrfCookie));
+}
+
+export function loginRoutes(server: FastifyInstance, ctx: ApiContext) {
+  const web = server.withTypeProvider<ZodTypeProvider>();
+
+  web.get(
+    '/login',
+    {
+      config: { caller: 'anyone' },
+      schema: {
+        operationId: 'loginPage',
+        summary:
+          'Sign-in page of the approvals form (signed in as the operator: what that sign-in is for)',
+        tags,
+        querystring: loginQuery,
+        response: {
+          200: media('the page'),
+          303: empty('signed in already: on to the approvals'),
+        },
+      },
+    },
+    async (request, reply) => {
+      const next = safeNext(request.query.next);
+      const session = await webSession(ctx, request);
+      if (session?.holder.kind === 'operator') return sendPage(reply, 200, operatorPage(session));
+      if (session) return reply.redirect(next ?? '/approvals', 303);
+      // Several open sign-in tabs share one value, so signing in from any of them works.
+      const csrf = readCookie(request, loginCsrfCookie) ?? newLoginCsrf();
+      setCookie(reply, loginCsrfCookie, csrf, {
+        maxAgeS: loginCsrfLifetimeS,
+        secure: overHttps(request, ctx.publicUrl),
+      });
+      return sendPage(reply, 200, loginPage({ ...signInWays(ctx, next), csrf, next }));
+    },
+  );
+
+  web.post(
+    '/login',
+    {
+      config: { caller: 'anyone' },
+      preValidation: (request, _reply, done) => {
+        loginPostedHere(ctx, request);
+        done();
+      },
+      schema: {
+        operationId: 'login',
+        summary:
+          "Sign in with a user token, or the operator key for the codec's use (form post with the sign-in CSRF value)",
+        tags,
+        ...form,
+        body: loginForm,
+        response: {
+          303: empty('signed in'),
+          401: media('neither a user token nor the operator key'),
+          403: media(
+            'a suspended membership, token sign-in switched off, or a post from elsewhere',
+          ),
+        },
+      },
+    },
+    async (request, reply) => {
+      const { csrf } = request.body;
+      const next = safeNext(request.body.next);
+      const token = request.body.token?.trim() ?? '';
+      // The operator signs in only for the Temporal UI's codec; the page it lands on says so.
+      if (token !== '' && ctx.auth.isOperatorKey(token)) {
+        await startWebSession(ctx, request, reply, 'operator');
+        clearCookie(reply, loginCsrfCookie, overHttps(request, ctx.publicUrl));
+        return reply.redirect('/login', 303);
+      }
+      const refuse = (status: number, error: string) =>
+        loginAgain(ctx, reply, status, csrf, next, error);
+      if (!ctx.web.tokenSignIn) {
+        return refuse(
+          403,
+          'Signing in with a user token is switched off here; sign in with your company account.',
+        );
+      }
+      const member =
+        tokenKind(token) === 'user'
+          ? await findMemberByTokenHash(ctx.pool, hashToken(token))
+          : undefined;
+      if (!member) return refuse(401, 'That is not a valid user token.');
+      if (member.status !== 'active') {
+        return refuse(403, 'Your membership in this workspace is suspended.');
+      }
+      await startWebSession(ctx, request, reply, member);
       clearCookie(reply, loginCsrfCookie, overHttps(request, ctx.publicUrl));
-      return reply.redirect('/login', 303);
-    }
-    if (!ctx.web.tokenSignIn) {
-      return loginAgain(
-        reply,
-        403,
-        csrf,
-        next,
-        'Signing in with a user token is switched off here; sign in with your company account.',
-      );
-    }
-    const member =
-      tokenKind(token) === 'user'
-        ? await findMemberByTokenHash(ctx.pool, hashToken(token))
-        : undefined;
-    if (!member) return loginAgain(reply, 401, csrf, next, 'That is not a valid user token.');
-    if (member.status !== 'active') {
-      return loginAgain(reply, 403, csrf, next, 'Your membership in this workspace is suspended.');
-    }
-    await startWebSession(ctx, request, reply, member);
-    clearCookie(reply, loginCsrfCookie, overHttps(request, ctx.publicUrl));
-    return reply.redirect(next ?? '/approvals', 303);
-  });
+      return reply.redirect(next ?? '/approvals', 303);
+    },
+  );
 
-  web.post('/logout', async (request, reply) => {
-    requireSameOrigin(request, ctx.publicUrl);
-    const session = await webSession(ctx, request);
-    if (session) {
-      requireCsrf(formOf(request.body).csrf, session.csrf);
-      await endWebSession(ctx, request, reply, session);
-    }
-    return reply.redirect('/login', 303);
-  });
+  web.post(
+    '/logout',
+    {
+      config: { caller: 'browser' },
+      preValidation: (request, _reply, done) => {
+        requireSameOrigin(request, ctx.publicUrl);
+        done();
+      },
+      schema: {
+        operationId: 'logout',
+        summary: 'Sign out (form post with the CSRF value)',
+        tags,
+        ...form,
+        body: logoutForm,
+        response: { 303: empty('signed out') },
+      },
+    },
+    async (request, reply) => {
+      const session = await webSession(ctx, request);
+      if (session) {
+        requireCsrf(request.body.csrf, session.csrf);
+        await endWebSession(ctx, request, reply, session);
+      }
+      return reply.redirect('/login', 303);
+    },
+  );
 }

@@ -1,15 +1,15 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { mintPersonalToken } from '../../application/personal-tokens.js';
 import { listPersonalTokens, revokePersonalToken } from '../../store/personal-tokens.js';
 import type { ApiContext } from '../context.js';
-import { Problem, notFound } from '../problem.js';
-import { validate } from '../validation.js';
-import { requireCsrf, requireSameOrigin } from './csrf.js';
-import { formOf } from './form-body.js';
-import { sendPage } from './layout.js';
+import { notFound } from '../problem.js';
+import { empty, media } from '../route-schemas.js';
+import { admitFormPost, posterOf } from './form-post.js';
+import { sendPage, webFormTags as tags } from './layout.js';
 import { personalTokensPage } from './personal-tokens-page.js';
-import { signedIn, type SignedIn } from './session.js';
+import { signedIn } from './session.js';
 
 export const personalTokenForm = z
   .object({
@@ -21,38 +21,81 @@ export const personalTokenForm = z
 export const revokeForm = z.object({ csrf: z.string() }).strict();
 export const personalTokenParams = z.object({ id: z.uuid() }).strict();
 
-/** A form post of a signed-in member: same origin, signed in, with the session's CSRF token. */
-async function signedInPost(ctx: ApiContext, request: FastifyRequest): Promise<SignedIn> {
-  requireSameOrigin(request, ctx.publicUrl);
-  const session = await signedIn(ctx, request);
-  if (!session) throw new Problem(401, 'your sign-in has ended; sign in and try again');
-  requireCsrf(formOf(request.body).csrf, session.csrf);
-  return session;
-}
+const config = { caller: 'browser' } as const;
+const form = { consumes: ['application/x-www-form-urlencoded'] };
 
 /** A signed-in member's own API tokens, in the web app. */
-export function personalTokenRoutes(web: FastifyInstance, ctx: ApiContext) {
-  web.get('/tokens', async (request, reply) => {
-    const session = await signedIn(ctx, request);
-    if (!session) return reply.redirect('/login', 303);
-    const tokens = await listPersonalTokens(ctx.pool, session.member.id);
-    return sendPage(reply, 200, personalTokensPage(session, tokens));
+export function personalTokenRoutes(server: FastifyInstance, ctx: ApiContext) {
+  const web = server.withTypeProvider<ZodTypeProvider>();
+  const signedInPost = admitFormPost(ctx, {
+    signedOut: 'your sign-in has ended; sign in and try again',
+    writes: false,
+    csrf: true,
   });
 
-  web.post('/tokens', async (request, reply) => {
-    const session = await signedInPost(ctx, request);
-    const { name, days } = validate(personalTokenForm, formOf(request.body), 'body');
-    const { token } = await mintPersonalToken(ctx.pool, session.member, { name, days });
-    const tokens = await listPersonalTokens(ctx.pool, session.member.id);
-    return sendPage(reply, 201, personalTokensPage(session, tokens, { name, token }));
-  });
+  web.get(
+    '/tokens',
+    {
+      config,
+      schema: {
+        operationId: 'personalTokensPage',
+        summary: "The signed-in member's own API tokens",
+        tags,
+        response: { 200: media('the page'), 303: empty('signed out: to the sign-in page') },
+      },
+    },
+    async (request, reply) => {
+      const session = await signedIn(ctx, request);
+      if (!session) return reply.redirect('/login', 303);
+      const tokens = await listPersonalTokens(ctx.pool, session.member.id);
+      return sendPage(reply, 200, personalTokensPage(session, tokens));
+    },
+  );
 
-  web.post('/tokens/:id/revoke', async (request, reply) => {
-    const { id } = validate(personalTokenParams, request.params, 'path');
-    const session = await signedInPost(ctx, request);
-    if (!(await revokePersonalToken(ctx.pool, session.member.id, id))) {
-      throw notFound(`active token ${id} of yours`);
-    }
-    return reply.redirect('/tokens', 303);
-  });
+  web.post(
+    '/tokens',
+    {
+      config,
+      preValidation: signedInPost,
+      schema: {
+        operationId: 'mintPersonalToken',
+        summary: 'Mint a named, expiring API token that acts as the signed-in member; shown once',
+        tags,
+        ...form,
+        body: personalTokenForm,
+        response: { 201: media('the token, this once, and the list') },
+      },
+    },
+    async (request, reply) => {
+      const session = posterOf(request);
+      const { name, days } = request.body;
+      const { token } = await mintPersonalToken(ctx.pool, session.member, { name, days });
+      const tokens = await listPersonalTokens(ctx.pool, session.member.id);
+      return sendPage(reply, 201, personalTokensPage(session, tokens, { name, token }));
+    },
+  );
+
+  web.post(
+    '/tokens/:id/revoke',
+    {
+      config,
+      preValidation: signedInPost,
+      schema: {
+        operationId: 'revokePersonalToken',
+        summary: 'Revoke one of your API tokens',
+        tags,
+        ...form,
+        params: personalTokenParams,
+        body: revokeForm,
+        response: { 303: empty('revoked; back to the list') },
+      },
+    },
+    async (request, reply) => {
+      const { id } = request.params;
+      if (!(await revokePersonalToken(ctx.pool, posterOf(request).member.id, id))) {
+        throw notFound(`active token ${id} of yours`);
+      }
+      return reply.redirect('/tokens', 303);
+    },
+  );
 }

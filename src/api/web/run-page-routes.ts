@@ -1,18 +1,17 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { revokeRunGrant } from '../../application/revoke-grant.js';
 import { asRunId } from '../../domain/gate/ids.js';
 import { grantsOfRun } from '../../store/approval-grants.js';
 import { findRun } from '../../store/runs.js';
-import { callerKey } from '../caller-slots.js';
 import type { ApiContext } from '../context.js';
-import { Problem, notFound } from '../problem.js';
-import { validate } from '../validation.js';
+import { notFound } from '../problem.js';
+import { empty, media } from '../route-schemas.js';
 import type { Notice } from './approval-detail-page.js';
-import { requireCsrf, requireSameOrigin } from './csrf.js';
 import { errorPage } from './error-page.js';
-import { formOf } from './form-body.js';
-import { sendPage } from './layout.js';
+import { admitFormPost, posterOf } from './form-post.js';
+import { sendPage, webFormTags as tags } from './layout.js';
 import { runPage } from './run-page.js';
 import { findRunSummaries } from './run-summaries.js';
 import { signedIn, type SignedIn } from './session.js';
@@ -41,40 +40,76 @@ async function showRun(
   return sendPage(reply, status, runPage(session, { run, grants, now: new Date() }, notice));
 }
 
-/** The run's page (its standing approvals) and a grant's revocation, from the web form. */
-export function runPageRoutes(web: FastifyInstance, ctx: ApiContext) {
-  web.get('/approvals/runs/:run_id', async (request, reply) => {
-    const { run_id } = validate(runPageParams, request.params, 'path');
-    const session = await signedIn(ctx, request);
-    if (!session)
-      return reply.redirect(
-        `/login?next=${encodeURIComponent(request.url.split('?')[0] ?? '')}`,
-        303,
-      );
-    return showRun(ctx, reply, session, run_id);
-  });
+const config = { caller: 'browser' } as const;
 
-  web.post('/approvals/runs/:run_id/grants/:grant_id/revoke', async (request, reply) => {
-    requireSameOrigin(request, ctx.publicUrl);
-    const params = validate(grantParams, request.params, 'path');
-    const session = await signedIn(ctx, request);
-    if (!session) throw new Problem(401, 'your sign-in has ended; sign in and revoke again');
-    ctx.slots.holdFor(reply.raw, 'writes', callerKey({ kind: 'user', member: session.member }));
-    const form = formOf(request.body);
-    requireCsrf(form.csrf, session.csrf);
-    validate(revokeForm, form, 'body');
-    const result = await revokeRunGrant(ctx.pool, {
-      member: session.member,
-      runId: params.run_id,
-      grantId: params.grant_id,
-    });
-    if (result.outcome === 'not_found') throw notFound(`grant ${params.grant_id}`);
-    if (result.outcome === 'forbidden')
-      return sendPage(reply, 403, errorPage(403, 'You may not revoke this grant.', session));
-    const text =
-      result.outcome === 'revoked'
-        ? 'The grant is revoked: the calls it covered ask again.'
-        : 'This grant had already ended.';
-    return showRun(ctx, reply, session, params.run_id, 200, { kind: 'ok', text });
-  });
+/** The run's page (its standing approvals) and a grant's revocation, from the web form. */
+export function runPageRoutes(server: FastifyInstance, ctx: ApiContext) {
+  const web = server.withTypeProvider<ZodTypeProvider>();
+
+  web.get(
+    '/approvals/runs/:run_id',
+    {
+      config,
+      schema: {
+        operationId: 'runPage',
+        summary: "A run's page: its standing approvals, each revocable by a decider",
+        tags,
+        params: runPageParams,
+        response: {
+          200: media('the page'),
+          303: empty('signed out: to the sign-in page, and back here after it'),
+        },
+      },
+    },
+    async (request, reply) => {
+      const session = await signedIn(ctx, request);
+      if (!session)
+        return reply.redirect(
+          `/login?next=${encodeURIComponent(request.url.split('?')[0] ?? '')}`,
+          303,
+        );
+      return showRun(ctx, reply, session, request.params.run_id);
+    },
+  );
+
+  web.post(
+    '/approvals/runs/:run_id/grants/:grant_id/revoke',
+    {
+      config,
+      preValidation: admitFormPost(ctx, {
+        signedOut: 'your sign-in has ended; sign in and revoke again',
+        writes: true,
+        csrf: true,
+      }),
+      schema: {
+        operationId: 'revokeGrantForm',
+        summary: 'Revoke a standing approval from the run page (form post with the CSRF value)',
+        tags,
+        consumes: ['application/x-www-form-urlencoded'],
+        params: grantParams,
+        body: revokeForm,
+        response: {
+          200: media('revoked, or already ended: the run page, saying so'),
+          403: media('not a decider of its calls'),
+        },
+      },
+    },
+    async (request, reply) => {
+      const session = posterOf(request);
+      const { params } = request;
+      const result = await revokeRunGrant(ctx.pool, {
+        member: session.member,
+        runId: params.run_id,
+        grantId: params.grant_id,
+      });
+      if (result.outcome === 'not_found') throw notFound(`grant ${params.grant_id}`);
+      if (result.outcome === 'forbidden')
+        return sendPage(reply, 403, errorPage(403, 'You may not revoke this grant.', session));
+      const text =
+        result.outcome === 'revoked'
+          ? 'The grant is revoked: the calls it covered ask again.'
+          : 'This grant had already ended.';
+      return showRun(ctx, reply, session, params.run_id, 200, { kind: 'ok', text });
+    },
+  );
 }

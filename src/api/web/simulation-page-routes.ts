@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { simulatePolicy } from '../../application/simulate-policy.js';
 import { findPolicyVersion } from '../../store/policies.js';
@@ -10,69 +11,94 @@ import {
   simulationRequest,
   temporalRecordedCalls,
 } from '../routes/policies.js';
-import { validate } from '../validation.js';
-import { sendPage } from './layout.js';
+import { empty, media } from '../route-schemas.js';
+import { sendPage, webFormTags as tags } from './layout.js';
 import { signedIn } from './session.js';
 import { simulationPage } from './simulation-page.js';
 
-export const simulationQuery = z
+const simulationFields = z
   .object({
     version: z.coerce
       .number()
       .int()
       .min(1)
       .max(2 ** 31 - 1),
-    since: z.string().optional(),
-    until: z.string().optional(),
+    since: z.iso.datetime({ offset: true }).optional(),
+    until: z.iso.datetime({ offset: true }).optional(),
   })
   .strict();
+/** The page simulates what the API's simulation would, its body read from the query. */
+export const simulationQuery = simulationFields.pipe(
+  simulateBody as z.ZodType<z.output<typeof simulateBody>, z.output<typeof simulationFields>>,
+);
 
 /** Deadline of a page's simulation: a person waits for it. */
 const pageDeadlineMs = 20_000;
 
 /** `GET /policies/{id}/simulate?version=n`: for an admin of the policy's workspace. */
-export function simulationPageRoutes(web: FastifyInstance, ctx: ApiContext) {
-  web.get('/policies/:id/simulate', async (request, reply) => {
-    const { id } = validate(policyParams, request.params, 'path');
-    const query = validate(simulationQuery, request.query, 'query');
-    const session = await signedIn(ctx, request);
-    if (!session) {
-      return reply.redirect(
-        `/login?next=${encodeURIComponent(request.url.split('?')[0] ?? '/')}`,
-        303,
-      );
-    }
-    const { member } = session;
-    if (member.role !== 'admin')
-      throw new Problem(403, 'only an admin of the workspace simulates its policies');
-    const latest = await findPolicyVersion(ctx.pool, id);
-    if (latest?.workspace_id !== member.workspace_id) throw notFound(`policy ${id}`);
-    const body = validate(simulateBody, query, 'query');
-    const candidate = await findPolicyVersion(ctx.pool, id, query.version);
-    if (!candidate) throw notFound(`version ${query.version} of policy ${id}`);
-    const result = await simulatePolicy(
-      ctx.pool,
-      temporalRecordedCalls(ctx),
-      simulationRequest(id, body),
-      { workspace: member.workspace_id, showArguments: false },
-      pageDeadlineMs,
-    );
-    // The versions that decided the calls, beside the candidate (a few: runs freeze the latest).
-    const recorded = await Promise.all(
-      result.recorded_versions.slice(-3).map((version) => findPolicyVersion(ctx.pool, id, version)),
-    );
-    return sendPage(
-      reply,
-      200,
-      simulationPage(
-        session,
-        {
-          name: latest.body.name,
-          recorded: recorded.filter((version) => version !== undefined),
-          candidate,
+export function simulationPageRoutes(server: FastifyInstance, ctx: ApiContext) {
+  const web = server.withTypeProvider<ZodTypeProvider>();
+  web.get(
+    '/policies/:id/simulate',
+    {
+      config: { caller: 'browser' },
+      schema: {
+        operationId: 'simulationPage',
+        summary:
+          "A version on the policy's recorded calls, beside the latest version's rules (admins)",
+        tags,
+        params: policyParams,
+        querystring: simulationQuery,
+        response: {
+          200: media('the page'),
+          303: empty('signed out: to the sign-in page, and back here after it'),
         },
-        result,
-      ),
-    );
-  });
+      },
+    },
+    async (request, reply) => {
+      const { id } = request.params;
+      const { query } = request;
+      const session = await signedIn(ctx, request);
+      if (!session) {
+        return reply.redirect(
+          `/login?next=${encodeURIComponent(request.url.split('?')[0] ?? '/')}`,
+          303,
+        );
+      }
+      const { member } = session;
+      if (member.role !== 'admin')
+        throw new Problem(403, 'only an admin of the workspace simulates its policies');
+      const latest = await findPolicyVersion(ctx.pool, id);
+      if (latest?.workspace_id !== member.workspace_id) throw notFound(`policy ${id}`);
+      const version = query.version ?? 0;
+      const candidate = await findPolicyVersion(ctx.pool, id, version);
+      if (!candidate) throw notFound(`version ${version} of policy ${id}`);
+      const result = await simulatePolicy(
+        ctx.pool,
+        temporalRecordedCalls(ctx),
+        simulationRequest(id, query),
+        { workspace: member.workspace_id, showArguments: false },
+        pageDeadlineMs,
+      );
+      // The versions that decided the calls, beside the candidate (a few: runs freeze the latest).
+      const recorded = await Promise.all(
+        result.recorded_versions
+          .slice(-3)
+          .map((recordedVersion) => findPolicyVersion(ctx.pool, id, recordedVersion)),
+      );
+      return sendPage(
+        reply,
+        200,
+        simulationPage(
+          session,
+          {
+            name: latest.body.name,
+            recorded: recorded.filter((recordedVersion) => recordedVersion !== undefined),
+            candidate,
+          },
+          result,
+        ),
+      );
+    },
+  );
 }

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { ApiContext } from '../context.js';
 import { problemFor } from '../error-mapping.js';
+import { media } from '../route-schemas.js';
 import { approvalPageRoutes } from './approval-page-routes.js';
 import { approvalStreamRoute } from './approval-stream.js';
 import { runPageRoutes } from './run-page-routes.js';
@@ -8,7 +9,7 @@ import { clientScript } from './client-script.js';
 import { connectionPageRoutes } from './connection-page-routes.js';
 import { errorPage } from './error-page.js';
 import { acceptFormBodies } from './form-body.js';
-import { htmlSecurityHeaders, sendPage } from './layout.js';
+import { htmlSecurityHeaders, sendPage, webFormTags as tags } from './layout.js';
 import { loginRoutes } from './login-routes.js';
 import { oidcRoutes } from './oidc-routes.js';
 import { operatorPage } from './operator-page.js';
@@ -41,14 +42,24 @@ export function webRoutes(app: FastifyInstance, ctx: ApiContext): void {
       return sendPage(reply, status, errorPage(status, detail));
     });
 
-    web.get('/approvals/app.js', (_request, reply) =>
-      reply
-        .type('text/javascript; charset=utf-8')
-        .header('cache-control', 'no-cache')
-        .send(clientScript),
+    const asset = (operationId: string, summary: string, mediaType: string) => ({
+      config: { caller: 'anyone' as const },
+      schema: { operationId, summary, tags, response: { 200: media(summary, mediaType) } },
+    });
+    web.get(
+      '/approvals/app.js',
+      asset('approvalsScript', "The pages' script", 'text/javascript'),
+      (_request, reply) =>
+        reply
+          .type('text/javascript; charset=utf-8')
+          .header('cache-control', 'no-cache')
+          .send(clientScript),
     );
-    web.get('/approvals/app.css', (_request, reply) =>
-      reply.type('text/css; charset=utf-8').header('cache-control', 'no-cache').send(stylesheet),
+    web.get(
+      '/approvals/app.css',
+      asset('approvalsStylesheet', "The pages' stylesheet", 'text/css'),
+      (_request, reply) =>
+        reply.type('text/css; charset=utf-8').header('cache-control', 'no-cache').send(stylesheet),
     );
     loginRoutes(web, ctx);
     oidcRoutes(web, ctx);

@@ -114,22 +114,6 @@ export interface PendingAnswer {
 
 export type GateAnswer = DecidedAnswer | PendingAnswer;
 
-/** The answer with its fields in reading order (PostgreSQL's jsonb keeps its own order). */
-export function inReadingOrder<T extends ToolCallState>(state: T): T {
-  const order = [
-    'status',
-    'decision',
-    'source',
-    'reason',
-    'rule_id',
-    'render',
-    'approval',
-    'result',
-  ];
-  const entries = Object.entries(state).sort(([a], [b]) => order.indexOf(a) - order.indexOf(b));
-  return Object.fromEntries(entries) as T;
-}
-
 /** A decision with what the ledger records of how it was reached. */
 export interface GateDecision extends PolicyTrail {
   answer: DecidedAnswer;
