@@ -1,7 +1,7 @@
 /**
  * The Temporal frontend away under load: a dev server of this file's own (its SQLite file kept)
- * stopped while calls are in flight and approvals pending, and started again. Serial: the load
- * and the restart would slow every file beside it.
+ * stopped while calls are in flight and approvals pending, and started again. The other files
+ * run beside it on the run's shared server.
  */
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';

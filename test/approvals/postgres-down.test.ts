@@ -1,15 +1,9 @@
-/** Stops the test stack's PostgreSQL for a moment: runs alone, after the concurrent tests. */
+/** Stops PostgreSQL for a moment: a cluster of the file's own, so other files run beside it. */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { test } from 'vitest';
-import {
-  ensurePostgresCluster,
-  postgresUrl,
-  stopPostgresCluster,
-} from '../../tools/devstack/postgres-cluster.js';
-import { loadStackConfig, stackProfile } from '../../tools/devstack/stack-config.js';
 import { startTestApi } from '../support/api.js';
-import { testConfig } from '../support/env.js';
+import { ownPostgresCluster } from '../support/own-postgres.js';
 import {
   createRun,
   defaultPolicy,
@@ -18,23 +12,16 @@ import {
   toolCall,
 } from '../support/seed.js';
 import { startWorkerProcess } from '../support/worker-processes.js';
-import { useStorePool } from '../support/store-pool.js';
-
-const db = useStorePool(10);
 
 test('PostgreSQL briefly down: calls answer 503 (never 500) while it is away, a call in flight still gets exactly one decision, and all works after', async () => {
-  const profile = stackProfile(loadStackConfig(), 'test');
-  assert.equal(
-    testConfig().databaseUrl,
-    postgresUrl(profile),
-    'this test stops PostgreSQL: run it against the cluster `npm test` starts (DATABASE_URL unset)',
-  );
+  const postgres = await ownPostgresCluster();
+  const db = { pool: postgres.pool(4) };
   const taskQueue = `pg-down-${randomUUID()}`;
-  const api = await startTestApi({ temporal: { taskQueue } });
+  const api = await startTestApi({ databaseUrl: postgres.url, temporal: { taskQueue } });
   // The stages stall, so the call is in flight when PostgreSQL goes away.
   const worker = await startWorkerProcess(
     'worker-pg',
-    { GATE_TASK_QUEUE: taskQueue },
+    { GATE_TASK_QUEUE: taskQueue, DATABASE_URL: postgres.url },
     { faults: { delayMs: { decide: 1500 } } },
   );
   try {
@@ -45,7 +32,7 @@ test('PostgreSQL briefly down: calls answer 503 (never 500) while it is away, a 
     const run = await createRun(api, seed);
     const inFlight = toolCall(api, run, 'c1', { tool: 'Read', arguments: { file_path: 'a' } });
     await new Promise((r) => setTimeout(r, 500));
-    await stopPostgresCluster(profile, 'fast');
+    await postgres.stop('fast');
     const whileDown = await toolCall(api, run, 'c2', {
       tool: 'Read',
       arguments: { file_path: 'b' },
@@ -57,7 +44,7 @@ test('PostgreSQL briefly down: calls answer 503 (never 500) while it is away, a 
     // Anyone may ask: what is down, never the driver's error text.
     assert.equal(ready.body.postgres, 'down');
     await new Promise((r) => setTimeout(r, 2_000));
-    await ensurePostgresCluster(profile);
+    await postgres.start();
 
     const first = await inFlight;
     assert.ok([200, 503].includes(first.status), JSON.stringify(first.body));
@@ -81,5 +68,7 @@ test('PostgreSQL briefly down: calls answer 503 (never 500) while it is away, a 
   } finally {
     await worker.stop();
     await api.close();
+    await db.pool.end();
+    await postgres.close();
   }
 });

@@ -1,20 +1,16 @@
 /**
  * PostgreSQL stopped, and separately frozen, under load: calls in flight, approvals pending.
- * Stops the shared test stack's PostgreSQL, so it runs alone, after the concurrent tests.
+ * The cluster is the file's own (the APIs, the worker and the file's pool on it), so the other
+ * files run beside it on the run's shared one.
  */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, test } from 'vitest';
-import {
-  ensurePostgresCluster,
-  postgresUrl,
-  stopPostgresCluster,
-} from '../../tools/devstack/postgres-cluster.js';
-import { loadStackConfig, stackProfile } from '../../tools/devstack/stack-config.js';
 import type { ManagedProcess } from '../../tools/devstack/child-process.js';
+import type { Pool } from '../../src/store/pool.js';
 import { startTestApi, type TestApi } from '../support/api.js';
-import { testConfig } from '../support/env.js';
+import { ownPostgresCluster, type OwnPostgres } from '../support/own-postgres.js';
 import {
   quietHostedWorkers,
   readCalls,
@@ -23,13 +19,11 @@ import {
   type Outage,
   type TimedAnswer,
 } from '../support/outage-load.js';
-import { pausePostgres } from '../support/postgres-pause.js';
 import { seedWorkspace, type Seed } from '../support/seed.js';
-import { useStorePool } from '../support/store-pool.js';
 import { startWorkerProcess } from '../support/worker-processes.js';
 
-const db = useStorePool(10);
-const profile = stackProfile(loadStackConfig(), 'test');
+let postgres: OwnPostgres;
+const db = {} as { pool: Pool };
 /** How long the worker process holds a call's first stage attempt back: it is in flight. */
 const stageDelayMs = 1500;
 /** The short window of one API: an outage outlasts it. */
@@ -48,19 +42,25 @@ let seeds: { eager: Seed; held: Seed };
 
 beforeAll(async () => {
   quietHostedWorkers();
-  assert.equal(
-    testConfig().databaseUrl,
-    postgresUrl(profile),
-    'this test stops PostgreSQL: run it against the cluster `npm test` starts (DATABASE_URL unset)',
-  );
+  postgres = await ownPostgresCluster();
+  db.pool = postgres.pool(10);
+  const databaseUrl = postgres.url;
   const heldQueue = `pg-outage-${randomUUID()}`;
   [eager, held, shortWindow, worker] = await Promise.all([
-    startTestApi({ temporal: { taskQueue: `pg-outage-eager-${randomUUID()}` }, eagerStart: true }),
-    startTestApi({ temporal: { taskQueue: heldQueue } }),
-    startTestApi({ temporal: { taskQueue: heldQueue }, unavailableWindowS: shortWindowS }),
+    startTestApi({
+      databaseUrl,
+      temporal: { taskQueue: `pg-outage-eager-${randomUUID()}` },
+      eagerStart: true,
+    }),
+    startTestApi({ databaseUrl, temporal: { taskQueue: heldQueue } }),
+    startTestApi({
+      databaseUrl,
+      temporal: { taskQueue: heldQueue },
+      unavailableWindowS: shortWindowS,
+    }),
     startWorkerProcess(
       'worker-pg-outage',
-      { GATE_TASK_QUEUE: heldQueue },
+      { GATE_TASK_QUEUE: heldQueue, DATABASE_URL: databaseUrl },
       { faults: { delayMs: { decide: stageDelayMs } } },
     ),
   ]);
@@ -69,6 +69,8 @@ beforeAll(async () => {
 afterAll(async () => {
   await worker.stop();
   await Promise.all([eager.close(), held.close(), shortWindow.close()]);
+  await db.pool.end();
+  await postgres.close();
 });
 
 /** Until every call has its record (the gate has it in flight), for at most the stage delay. */
@@ -118,13 +120,10 @@ async function rideOutPostgres(outage: Pick<Outage, 'begin' | 'end'>) {
 }
 
 test('PostgreSQL stopped (fast) under load: no process exits, every answer a decision or a 503 within 10 s, then each call decided once on its merits, past the window as the gate unavailable', async () => {
-  const start = async () => {
-    await ensurePostgresCluster(profile);
-  };
   try {
-    await rideOutPostgres({ begin: () => stopPostgresCluster(profile, 'fast'), end: start });
+    await rideOutPostgres({ begin: () => postgres.stop('fast'), end: postgres.start });
   } finally {
-    await start(); // a failing test leaves PostgreSQL running for the next
+    await postgres.start(); // a failing test leaves PostgreSQL running for the next
   }
 });
 
@@ -133,7 +132,7 @@ test('PostgreSQL frozen (every process paused) under load: no request hangs, eve
   try {
     await rideOutPostgres({
       begin: () => {
-        resume = pausePostgres(profile);
+        resume = postgres.pause();
         return Promise.resolve();
       },
       end: () => {
