@@ -97,7 +97,15 @@ export async function startTemporalServer(
   { quiet = false } = {},
 ): Promise<ManagedProcess> {
   mkdirSync(path.dirname(profile.temporal.sqliteFile), { recursive: true });
-  const { server, uiPort } = await startTemporalProcess(binary, profile, quiet);
+  const { server, uiPort, output } = await startTemporalProcess(binary, profile, quiet);
+  // A server that exits unasked says so with its last words: whatever used it fails next.
+  let stopping = false;
+  void server.exited.then((code) => {
+    if (stopping) return;
+    process.stderr.write(
+      `the Temporal dev server at ${temporalAddress(profile)} exited unasked (${code}):\n${output.slice(-30).join('\n')}\n`,
+    );
+  });
   try {
     const { ip } = profile.temporal;
     const proxy = await startTemporalUiProxy(
@@ -108,11 +116,13 @@ export async function startTemporalServer(
     return {
       ...server,
       stop: async (signal, graceMs) => {
+        stopping = true;
         await proxy.close();
         await server.stop(signal, graceMs);
       },
     };
   } catch (err) {
+    stopping = true;
     await server.stop();
     throw err;
   }
@@ -131,7 +141,7 @@ async function startTemporalProcess(binary: string, profile: StackProfile, quiet
     const server = startProcess('temporal', binary, args, { quiet, capture: output });
     try {
       await waitTemporalReady(profile, server);
-      return { server, uiPort };
+      return { server, uiPort, output };
     } catch (err) {
       await server.stop();
       if (server.child.exitCode === null || attempt === 2) {
