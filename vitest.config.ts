@@ -23,7 +23,12 @@ const withoutServices = [
   'test/web/visible-text.test.ts',
   'test/workflows/import-rule.test.ts',
 ];
-/** Files that stop or disturb a shared service (PostgreSQL, a sweep of every hold): alone, last. */
+/**
+ * Files that stop a service of their own under load and bound every answer in time: after the
+ * others, beside each other only, so that the machine's load is theirs.
+ */
+const outage = ['test/**/*.outage.test.ts'];
+/** Files that disturb what the shared services show others (a sweep of every hold): alone, last. */
 const serial = ['test/**/*.serial.test.ts'];
 /** The services, started once per run (tools/test/services.ts), and each file's wait for them. */
 const services = {
@@ -59,7 +64,7 @@ export default defineConfig({
         test: {
           name: 'services',
           include: ['test/**/*.test.ts'],
-          exclude: [...withoutServices, ...serial],
+          exclude: [...withoutServices, ...outage, ...serial],
           ...services,
           sequence: { groupOrder: 1 },
           // Both cores stay busy while files wait on services: more processes measured no faster.
@@ -69,11 +74,22 @@ export default defineConfig({
       {
         extends: true,
         test: {
+          name: 'outage',
+          include: outage,
+          ...services,
+          sequence: { groupOrder: 2 },
+          // Each file in a process of its own: they mostly wait out their outages.
+          maxWorkers: 3,
+        },
+      },
+      {
+        extends: true,
+        test: {
           name: 'serial',
           include: serial,
           ...services,
           fileParallelism: false,
-          sequence: { groupOrder: 2 },
+          sequence: { groupOrder: 3 },
         },
       },
     ],

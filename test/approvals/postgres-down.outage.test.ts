@@ -1,4 +1,4 @@
-/** Stops PostgreSQL for a moment: a cluster of the file's own, so other files run beside it. */
+/** Stops PostgreSQL for a moment: a cluster of the file's own, so the run's shared one stays up. */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { test } from 'vitest';

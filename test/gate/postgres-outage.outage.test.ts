@@ -1,7 +1,7 @@
 /**
  * PostgreSQL stopped, and separately frozen, under load: calls in flight, approvals pending.
- * The cluster is the file's own (the APIs, the worker and the file's pool on it), so the other
- * files run beside it on the run's shared one.
+ * The cluster is the file's own (the APIs, the worker and the file's pool on it), so the run's
+ * shared one stays up; it bounds every answer in time, so it runs after the other files.
  */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';

@@ -1,7 +1,7 @@
 /**
  * The Temporal frontend away under load: a dev server of this file's own (its SQLite file kept)
- * stopped while calls are in flight and approvals pending, and started again. The other files
- * run beside it on the run's shared server.
+ * stopped while calls are in flight and approvals pending, and started again. It bounds every
+ * answer in time, so it runs after the other files (vitest.config.ts: `outage`).
  */
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
