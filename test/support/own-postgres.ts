@@ -3,11 +3,12 @@
  * The files that stop or freeze PostgreSQL stop theirs, so they run beside the other files while
  * the run's shared cluster stays up.
  */
-import { chmodSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { migrateUp } from '../../src/store/migrate.js';
 import { createPool } from '../../src/store/pool.js';
+import { isRunning } from '../../tools/devstack/child-process.js';
 import { freeLoopbackPort } from '../../tools/devstack/free-port.js';
 import {
   clusterDataDir,
@@ -22,20 +23,33 @@ import {
 
 export type OwnPostgres = Awaited<ReturnType<typeof ownPostgresCluster>>;
 
+/** A cluster's folder is named after the test process that made it. */
+const folderPrefix = 'gate-pg-';
+
+function profileIn(folder: string, port: number): StackProfile {
+  const base = stackProfile(loadStackConfig(), 'test');
+  return { ...base, postgres: { ...base.postgres, port, dataDir: path.join(folder, 'cluster') } };
+}
+
+/** Clusters whose test process is gone (a run interrupted): stopped and removed. */
+async function removeAbandoned(): Promise<void> {
+  for (const name of readdirSync(tmpdir())) {
+    const owner = new RegExp(`^${folderPrefix}(\\d+)-`).exec(name)?.[1];
+    if (owner === undefined || isRunning(Number(owner))) continue;
+    const folder = path.join(tmpdir(), name);
+    if (existsSync(path.join(folder, 'cluster', 'postmaster.pid')))
+      await stopPostgresCluster(profileIn(folder, 0), 'immediate').catch(() => undefined);
+    rmSync(folder, { recursive: true, force: true });
+  }
+}
+
 /** Starts the cluster and applies the migrations; `close` stops it and removes its folder. */
 export async function ownPostgresCluster() {
-  const folder = mkdtempSync(path.join(tmpdir(), 'gate-pg-'));
+  await removeAbandoned();
+  const folder = mkdtempSync(path.join(tmpdir(), `${folderPrefix}${process.pid}-`));
   // The cluster's owner (the postgres user, when tests run as root) enters it.
   chmodSync(folder, 0o755);
-  const base = stackProfile(loadStackConfig(), 'test');
-  const profile: StackProfile = {
-    ...base,
-    postgres: {
-      ...base.postgres,
-      port: await freeLoopbackPort(),
-      dataDir: path.join(folder, 'cluster'),
-    },
-  };
+  const profile = profileIn(folder, await freeLoopbackPort());
   const { url } = await ensurePostgresCluster(profile);
   await migrateUp(url);
   return {

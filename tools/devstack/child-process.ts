@@ -68,6 +68,16 @@ export function run(
 }
 
 /** Whether a tool installed earlier still runs (its `--version`); says so when it does not. */
+/** Whether a process of this pid is running (the owner of something left behind). */
+export function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
 export async function stillRuns(binary: string, what: string): Promise<boolean> {
   try {
     await run(binary, ['--version']);

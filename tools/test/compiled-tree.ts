@@ -14,6 +14,7 @@ import { chmodSync, copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync }
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { build, type Plugin } from 'esbuild';
+import { isRunning } from '../devstack/child-process.js';
 import { projectRoot } from '../devstack/stack-config.js';
 
 /** The folders compiled, from the project's root. */
@@ -27,16 +28,6 @@ function filesUnder(dir: string, keep: (file: string) => boolean): string[] {
   });
 }
 
-/** Whether a process of this pid is running (the owner of a compiled tree left behind). */
-function running(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
 /**
  * An empty folder for run `pid`'s compiled tree: in `.data/` inside the project, where packages
  * resolve, and readable by others (the `nobody` that runs stdio photographs). Trees of runs no
@@ -47,7 +38,7 @@ export function freshCompiledTree(pid: number): string {
   mkdirSync(data, { recursive: true });
   for (const name of readdirSync(data)) {
     const owner = /^test-build-(\d+)$/.exec(name)?.[1];
-    if (owner && (Number(owner) === pid || !running(Number(owner))))
+    if (owner && (Number(owner) === pid || !isRunning(Number(owner))))
       rmSync(path.join(data, name), { recursive: true, force: true });
   }
   const tree = path.join(data, `test-build-${pid}`);

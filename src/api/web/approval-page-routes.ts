@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { decideApproval } from '../../application/decide-approval.js';
@@ -13,8 +13,8 @@ import { latestRunDecisions } from '../../store/run-decisions.js';
 import { findRun } from '../../store/runs.js';
 import { findPolicyVersion } from '../../store/policies.js';
 import type { ApiContext } from '../context.js';
-import { Problem, notFound } from '../problem.js';
-import { empty, media } from '../route-schemas.js';
+import { notFound } from '../problem.js';
+import { media } from '../route-schemas.js';
 import { approvalParams } from '../routes/approvals.js';
 import {
   approvalDetailPage,
@@ -29,10 +29,10 @@ import {
   type ListView,
 } from './approval-list-page.js';
 import { errorPage } from './error-page.js';
-import { admitFormPost, posterOf } from './form-post.js';
+import { admitFormPost, admitPage, toLoginAnswer, visitorOf } from './admission.js';
 import { sendPage, webFormTags as tags } from './layout.js';
 import { findRunSummaries } from './run-summaries.js';
-import { signedIn, type SignedIn } from './session.js';
+import type { SignedIn } from './session.js';
 
 export const decisionForm = z
   .object({
@@ -47,12 +47,6 @@ export const decisionForm = z
 function grantOf(grantFor: keyof typeof grantLengths) {
   if (grantFor === 'none') return {};
   return { grant: { for_s: grantFor === 'run' ? null : Number(grantFor) } };
-}
-
-/** A signed-out visitor is sent to sign in and brought back here afterwards. */
-function toLogin(request: FastifyRequest, reply: FastifyReply) {
-  const path = request.url.split('?')[0] ?? '/approvals';
-  return reply.redirect(`/login?next=${encodeURIComponent(path)}`, 303);
 }
 
 /** Which of the list's views, and which page: `/approvals?view=decided&page=2`. */
@@ -153,15 +147,16 @@ async function showDetail(
 }
 
 const config = { caller: 'browser' } as const;
-const toLoginAnswer = empty('signed out: to the sign-in page, and back here after it');
 
 export function approvalPageRoutes(server: FastifyInstance, ctx: ApiContext) {
   const web = server.withTypeProvider<ZodTypeProvider>();
+  const page = admitPage(ctx);
 
   web.get(
     '/approvals',
     {
       config,
+      preValidation: page,
       schema: {
         operationId: 'approvalsPage',
         summary: 'The approvals, as a page: to decide by me, all pending, or decided',
@@ -171,8 +166,7 @@ export function approvalPageRoutes(server: FastifyInstance, ctx: ApiContext) {
       },
     },
     async (request, reply) => {
-      const session = await signedIn(ctx, request);
-      if (!session) return toLogin(request, reply);
+      const session = visitorOf(request);
       const view = await listView(ctx, session.member, request.query);
       return sendPage(reply, 200, approvalListPage(session, view));
     },
@@ -183,6 +177,7 @@ export function approvalPageRoutes(server: FastifyInstance, ctx: ApiContext) {
     '/approvals/list',
     {
       config,
+      preValidation: admitPage(ctx, 'your sign-in has ended'),
       schema: {
         operationId: 'approvalsListFragment',
         summary: "The list page's rows, refreshed by its script",
@@ -192,9 +187,8 @@ export function approvalPageRoutes(server: FastifyInstance, ctx: ApiContext) {
       },
     },
     async (request, reply) => {
-      const session = await signedIn(ctx, request);
-      if (!session) throw new Problem(401, 'your sign-in has ended');
-      return sendPage(reply, 200, approvalList(await listView(ctx, session.member, request.query)));
+      const { member } = visitorOf(request);
+      return sendPage(reply, 200, approvalList(await listView(ctx, member, request.query)));
     },
   );
 
@@ -202,6 +196,7 @@ export function approvalPageRoutes(server: FastifyInstance, ctx: ApiContext) {
     '/approvals/:session_id/:tool_call_id',
     {
       config,
+      preValidation: page,
       schema: {
         operationId: 'approvalPage',
         summary: 'One approval with Approve / Deny',
@@ -210,11 +205,7 @@ export function approvalPageRoutes(server: FastifyInstance, ctx: ApiContext) {
         response: { 200: media('the page'), 303: toLoginAnswer },
       },
     },
-    async (request, reply) => {
-      const session = await signedIn(ctx, request);
-      if (!session) return toLogin(request, reply);
-      return showDetail(ctx, reply, session, request.params);
-    },
+    async (request, reply) => showDetail(ctx, reply, visitorOf(request), request.params),
   );
 
   web.post(
@@ -241,7 +232,7 @@ export function approvalPageRoutes(server: FastifyInstance, ctx: ApiContext) {
       },
     },
     async (request, reply) => {
-      const session = posterOf(request);
+      const session = visitorOf(request);
       const { params } = request;
       const { decision, reason, grant_for } = request.body;
       // A deny with a standing approval chosen is a deny: the choice is for approving only.

@@ -3,11 +3,11 @@ import { visiblePendingKeys } from '../../store/approval-lists.js';
 import { callerKey } from '../caller-slots.js';
 import type { ApiContext } from '../context.js';
 import { EventStreams, follow } from '../event-stream.js';
-import { Problem } from '../problem.js';
 import { media } from '../route-schemas.js';
 import { pendingVersion } from './approval-list-page.js';
 import { webFormTags as tags } from './layout.js';
-import { sessionMember, signedIn } from './session.js';
+import { admitPage, visitorOf } from './admission.js';
+import { sessionMember } from './session.js';
 
 /**
  * The pending set is read again when PostgreSQL says the workspace's approvals or members
@@ -26,6 +26,7 @@ export function approvalStreamRoute(web: FastifyInstance, ctx: ApiContext) {
 
   const route = {
     config: { caller: 'browser' as const },
+    preValidation: admitPage(ctx, 'your sign-in has ended'),
     schema: {
       operationId: 'approvalsStream',
       summary: 'Wakes the list page when approvals change (Server-Sent Events)',
@@ -34,8 +35,7 @@ export function approvalStreamRoute(web: FastifyInstance, ctx: ApiContext) {
     },
   };
   web.get('/approvals/stream', route, async (request, reply) => {
-    const session = await signedIn(ctx, request);
-    if (!session) throw new Problem(401, 'your sign-in has ended');
+    const session = visitorOf(request);
 
     const release = ctx.slots.take('streams', callerKey({ kind: 'user', member: session.member }));
     const stream = streams.start(request, reply, release);

@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import {
@@ -12,7 +12,7 @@ import {
 } from '../../application/oauth-connections.js';
 import { listConnectionsFor } from '../../store/connections.js';
 import type { ApiContext } from '../context.js';
-import { empty, media } from '../route-schemas.js';
+import { media } from '../route-schemas.js';
 import { idParams } from '../routes/connections.js';
 import type { Notice } from './approval-detail-page.js';
 import {
@@ -22,7 +22,7 @@ import {
   declinedPage,
   finishPage,
 } from './connections-page.js';
-import { admitFormPost, posterOf } from './form-post.js';
+import { admitFormPost, admitPage, toLoginAnswer, visitorOf } from './admission.js';
 import { sendPage, webFormTags as tags } from './layout.js';
 import { signedIn, type SignedIn } from './session.js';
 
@@ -53,12 +53,6 @@ export const callbackQuery = z
 
 export const csrfForm = z.object({ csrf: z.string() }).strict();
 export const callbackForm = z.object({ code, state }).strict();
-
-/** A signed-out visitor is sent to sign in and brought back here afterwards. */
-function toLogin(request: FastifyRequest, reply: FastifyReply) {
-  const path = request.url.split('?')[0] ?? '/connections';
-  return reply.redirect(`/login?next=${encodeURIComponent(path)}`, 303);
-}
 
 async function showList(
   ctx: ApiContext,
@@ -92,7 +86,6 @@ async function finish(
 
 const config = { caller: 'browser' } as const;
 const form = { consumes: ['application/x-www-form-urlencoded'] };
-const toLoginAnswer = empty('signed out: to the sign-in page, and back here after it');
 const signedOut = 'your sign-in has ended; sign in and try again';
 
 export function connectionPageRoutes(server: FastifyInstance, ctx: ApiContext) {
@@ -100,11 +93,13 @@ export function connectionPageRoutes(server: FastifyInstance, ctx: ApiContext) {
   // A button of one connection's form (its CSRF value), or a callback's form (none).
   const connectionFormPost = admitFormPost(ctx, { signedOut, writes: true, csrf: true });
   const callbackFormPost = admitFormPost(ctx, { signedOut, writes: true, csrf: false });
+  const page = admitPage(ctx);
 
   web.get(
     '/connections',
     {
       config,
+      preValidation: page,
       schema: {
         operationId: 'connectionsPage',
         summary: "The signed-in member's connections (an admin's: the workspace's org ones too)",
@@ -112,17 +107,14 @@ export function connectionPageRoutes(server: FastifyInstance, ctx: ApiContext) {
         response: { 200: media('the page'), 303: toLoginAnswer },
       },
     },
-    async (request, reply) => {
-      const session = await signedIn(ctx, request);
-      if (!session) return toLogin(request, reply);
-      return showList(ctx, reply, session);
-    },
+    async (request, reply) => showList(ctx, reply, visitorOf(request)),
   );
 
   web.get(
     '/connections/:id/authorize',
     {
       config,
+      preValidation: page,
       schema: {
         operationId: 'connectionAuthorizePage',
         summary: 'Connect or reconnect an OAuth connection (its owner; an admin for an org one)',
@@ -132,8 +124,7 @@ export function connectionPageRoutes(server: FastifyInstance, ctx: ApiContext) {
       },
     },
     async (request, reply) => {
-      const session = await signedIn(ctx, request);
-      if (!session) return toLogin(request, reply);
+      const session = visitorOf(request);
       const row = await connectionToAuthorize(ctx.pool, session.member, request.params.id);
       return sendPage(reply, 200, authorizePage(session, row));
     },
@@ -155,7 +146,7 @@ export function connectionPageRoutes(server: FastifyInstance, ctx: ApiContext) {
       },
     },
     async (request, reply) => {
-      const session = posterOf(request);
+      const session = visitorOf(request);
       const to = await startAuthorization(ctx, session.member, request.params.id);
       return sendPage(reply, 200, continuePage(session, to));
     },
@@ -201,7 +192,7 @@ export function connectionPageRoutes(server: FastifyInstance, ctx: ApiContext) {
         response: { 200: media('the outcome') },
       },
     },
-    async (request, reply) => finish(ctx, reply, posterOf(request), request.body),
+    async (request, reply) => finish(ctx, reply, visitorOf(request), request.body),
   );
 
   web.post(
@@ -220,7 +211,7 @@ export function connectionPageRoutes(server: FastifyInstance, ctx: ApiContext) {
       },
     },
     async (request, reply) => {
-      const session = posterOf(request);
+      const session = visitorOf(request);
       const { connection, revoked_at_server: atServer } = await disconnectAs(
         ctx,
         session.member,

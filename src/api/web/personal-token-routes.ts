@@ -6,10 +6,9 @@ import { listPersonalTokens, revokePersonalToken } from '../../store/personal-to
 import type { ApiContext } from '../context.js';
 import { notFound } from '../problem.js';
 import { empty, media } from '../route-schemas.js';
-import { admitFormPost, posterOf } from './form-post.js';
+import { admitFormPost, admitPage, toLoginAnswer, visitorOf } from './admission.js';
 import { sendPage, webFormTags as tags } from './layout.js';
 import { personalTokensPage } from './personal-tokens-page.js';
-import { signedIn } from './session.js';
 
 export const personalTokenForm = z
   .object({
@@ -37,16 +36,16 @@ export function personalTokenRoutes(server: FastifyInstance, ctx: ApiContext) {
     '/tokens',
     {
       config,
+      preValidation: admitPage(ctx),
       schema: {
         operationId: 'personalTokensPage',
         summary: "The signed-in member's own API tokens",
         tags,
-        response: { 200: media('the page'), 303: empty('signed out: to the sign-in page') },
+        response: { 200: media('the page'), 303: toLoginAnswer },
       },
     },
     async (request, reply) => {
-      const session = await signedIn(ctx, request);
-      if (!session) return reply.redirect('/login', 303);
+      const session = visitorOf(request);
       const tokens = await listPersonalTokens(ctx.pool, session.member.id);
       return sendPage(reply, 200, personalTokensPage(session, tokens));
     },
@@ -67,7 +66,7 @@ export function personalTokenRoutes(server: FastifyInstance, ctx: ApiContext) {
       },
     },
     async (request, reply) => {
-      const session = posterOf(request);
+      const session = visitorOf(request);
       const { name, days } = request.body;
       const { token } = await mintPersonalToken(ctx.pool, session.member, { name, days });
       const tokens = await listPersonalTokens(ctx.pool, session.member.id);
@@ -92,7 +91,7 @@ export function personalTokenRoutes(server: FastifyInstance, ctx: ApiContext) {
     },
     async (request, reply) => {
       const { id } = request.params;
-      if (!(await revokePersonalToken(ctx.pool, posterOf(request).member.id, id))) {
+      if (!(await revokePersonalToken(ctx.pool, visitorOf(request).member.id, id))) {
         throw notFound(`active token ${id} of yours`);
       }
       return reply.redirect('/tokens', 303);

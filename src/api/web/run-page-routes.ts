@@ -7,14 +7,14 @@ import { grantsOfRun } from '../../store/approval-grants.js';
 import { findRun } from '../../store/runs.js';
 import type { ApiContext } from '../context.js';
 import { notFound } from '../problem.js';
-import { empty, media } from '../route-schemas.js';
+import { media } from '../route-schemas.js';
 import type { Notice } from './approval-detail-page.js';
 import { errorPage } from './error-page.js';
-import { admitFormPost, posterOf } from './form-post.js';
+import { admitFormPost, admitPage, toLoginAnswer, visitorOf } from './admission.js';
 import { sendPage, webFormTags as tags } from './layout.js';
 import { runPage } from './run-page.js';
 import { findRunSummaries } from './run-summaries.js';
-import { signedIn, type SignedIn } from './session.js';
+import type { SignedIn } from './session.js';
 
 export const runPageParams = z.object({ run_id: z.uuid() }).strict();
 export const grantParams = z.object({ run_id: z.uuid(), grant_id: z.uuid() }).strict();
@@ -50,26 +50,16 @@ export function runPageRoutes(server: FastifyInstance, ctx: ApiContext) {
     '/approvals/runs/:run_id',
     {
       config,
+      preValidation: admitPage(ctx),
       schema: {
         operationId: 'runPage',
         summary: "A run's page: its standing approvals, each revocable by a decider",
         tags,
         params: runPageParams,
-        response: {
-          200: media('the page'),
-          303: empty('signed out: to the sign-in page, and back here after it'),
-        },
+        response: { 200: media('the page'), 303: toLoginAnswer },
       },
     },
-    async (request, reply) => {
-      const session = await signedIn(ctx, request);
-      if (!session)
-        return reply.redirect(
-          `/login?next=${encodeURIComponent(request.url.split('?')[0] ?? '')}`,
-          303,
-        );
-      return showRun(ctx, reply, session, request.params.run_id);
-    },
+    async (request, reply) => showRun(ctx, reply, visitorOf(request), request.params.run_id),
   );
 
   web.post(
@@ -95,7 +85,7 @@ export function runPageRoutes(server: FastifyInstance, ctx: ApiContext) {
       },
     },
     async (request, reply) => {
-      const session = posterOf(request);
+      const session = visitorOf(request);
       const { params } = request;
       const result = await revokeRunGrant(ctx.pool, {
         member: session.member,

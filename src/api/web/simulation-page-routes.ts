@@ -11,9 +11,9 @@ import {
   simulationRequest,
   temporalRecordedCalls,
 } from '../routes/policies.js';
-import { empty, media } from '../route-schemas.js';
+import { media } from '../route-schemas.js';
+import { admitPage, toLoginAnswer, visitorOf } from './admission.js';
 import { sendPage, webFormTags as tags } from './layout.js';
-import { signedIn } from './session.js';
 import { simulationPage } from './simulation-page.js';
 
 const simulationFields = z
@@ -42,6 +42,7 @@ export function simulationPageRoutes(server: FastifyInstance, ctx: ApiContext) {
     '/policies/:id/simulate',
     {
       config: { caller: 'browser' },
+      preValidation: admitPage(ctx),
       schema: {
         operationId: 'simulationPage',
         summary:
@@ -49,22 +50,13 @@ export function simulationPageRoutes(server: FastifyInstance, ctx: ApiContext) {
         tags,
         params: policyParams,
         querystring: simulationQuery,
-        response: {
-          200: media('the page'),
-          303: empty('signed out: to the sign-in page, and back here after it'),
-        },
+        response: { 200: media('the page'), 303: toLoginAnswer },
       },
     },
     async (request, reply) => {
       const { id } = request.params;
       const { query } = request;
-      const session = await signedIn(ctx, request);
-      if (!session) {
-        return reply.redirect(
-          `/login?next=${encodeURIComponent(request.url.split('?')[0] ?? '/')}`,
-          303,
-        );
-      }
+      const session = visitorOf(request);
       const { member } = session;
       if (member.role !== 'admin')
         throw new Problem(403, 'only an admin of the workspace simulates its policies');
