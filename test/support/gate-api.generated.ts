@@ -4766,7 +4766,7 @@ export interface operations {
           'text/html': string;
         };
       };
-      /** @description signed out: to the sign-in page */
+      /** @description signed out: to the sign-in page, and back here after it */
       303: {
         headers: {
           [name: string]: unknown;
