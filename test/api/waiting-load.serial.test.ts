@@ -85,6 +85,19 @@ async function untilCapped(probe: () => Promise<Response>): Promise<Response> {
   }
 }
 
+/** Until the API's server holds `count` connections or more (accepted, not in the backlog). */
+async function untilConnections(count: number): Promise<void> {
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const open = await new Promise<number>((resolve, reject) => {
+      api.app.server.getConnections((error, n) => (error ? reject(error) : resolve(n)));
+    });
+    if (open >= count) return;
+    assert.ok(Date.now() < deadline, `the API took ${open} of ${count} connections`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
 async function apiConnections() {
   const { rows } = await db.query<{ total: number; active: number }>(
     `select count(*)::int as total, count(*) filter (where state = 'active')::int as active
@@ -111,13 +124,16 @@ describe('waiting is cheap', { timeout: 180_000 }, () => {
 
     const waitUrl = (id: string, s = 60) =>
       `${api.url}/v1/sessions/${loud.session_id}/tool-calls/${id}?wait=${s}`;
-    // Sent in bursts of 100, so the listen backlog never drops a connection.
+    // Sent in bursts of 100, each once the API has taken the one before: the listen backlog
+    // never overflows (a connection it drops is sent again by TCP seconds later, and the first
+    // waits could end before the last arrive).
     const waits: Promise<Response>[] = [];
     for (let i = 0; i < callerLimits.waits; i += 1) {
-      if (i % 100 === 0) await new Promise((resolve) => setTimeout(resolve, 50));
+      if (i % 100 === 0) await untilConnections(i);
       const id = ids[i % ids.length] as string;
       waits.push(fetch(waitUrl(id), { headers: auth, signal: openedSignal() }));
     }
+    await untilConnections(callerLimits.waits);
     const streamUrl = `${api.url}/v1/sessions/${loud.session_id}/events/stream`;
     const streams = await Promise.all(
       Array.from({ length: callerLimits.streams }, () =>
