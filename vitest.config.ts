@@ -20,6 +20,7 @@ const withoutServices = [
   'test/runner/pre-tool-use-hook.test.ts',
   'test/telemetry/tracing-config.test.ts',
   'test/temporal/payload-codec.test.ts',
+  'test/temporal/recorded-window.test.ts',
   'test/web/visible-text.test.ts',
   'test/workflows/import-rule.test.ts',
 ];

@@ -10,6 +10,7 @@ import type { FrozenTool } from '../domain/tools/tools.js';
 import { findPolicyVersion, type PolicyVersion } from '../store/policies.js';
 import type { Pool } from '../store/pool.js';
 import { findRun } from '../store/runs.js';
+import { sessionsWithCallsOf } from '../store/tool-calls.js';
 import type { RecordedWindow } from '../temporal/recorded-calls.js';
 import { InvalidInputError, NotFoundError } from './errors.js';
 
@@ -130,8 +131,13 @@ export async function simulatePolicy(
     stop.abort();
   }, deadlineMs);
   let stoppedBy: SimulationResult['stopped_by'] = null;
+  // Only the sessions of the policy's own runs are read, not every call of the window.
+  const sessions =
+    request.window.sessions ?? (await sessionsWithCallsOf(pool, request.policy_id, request.window));
   try {
-    for await (const call of recorded(request.window, stop.signal)) {
+    const calls =
+      sessions.length === 0 ? [] : recorded({ ...request.window, sessions }, stop.signal);
+    for await (const call of calls) {
       if (stop.signal.aborted) break;
       const run = await runs.get(call.run_id);
       if (run?.policy_id !== request.policy_id) continue;

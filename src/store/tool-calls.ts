@@ -82,6 +82,25 @@ async function insertToolCall(
   return { row: existing, created: false };
 }
 
+/**
+ * The sessions of a policy's runs that sent a call within the window (a minute wider each side
+ * than the window, which the recorded calls' own start times then narrow).
+ */
+export async function sessionsWithCallsOf(
+  db: Queryable,
+  policyId: string,
+  window: { since: Date; until: Date },
+): Promise<string[]> {
+  const { rows } = await db.query<{ session_id: string }>(
+    `select distinct t.session_id from tool_calls t join runs r on r.id = t.run_id
+     where r.policy_id = $1
+       and t.created_at >= $2::timestamptz - interval '1 minute'
+       and t.created_at < $3::timestamptz + interval '1 minute'`,
+    [policyId, window.since, window.until],
+  );
+  return rows.map((row) => row.session_id);
+}
+
 export async function findToolCall(
   db: Queryable,
   sessionId: SessionId,

@@ -119,15 +119,30 @@ export async function* recordedCallsFromTemporal(
   }
 }
 
+/** Sessions named in one visibility query at most: a long list is read a part at a time. */
+const sessionsPerQuery = 100;
+
+/** The window's queries: one, or one per part of its sessions. */
+export function windowQueries(window: RecordedWindow): string[] {
+  const { sessions } = window;
+  if (!sessions || sessions.length <= sessionsPerQuery) return [windowQuery(window)];
+  const queries: string[] = [];
+  for (let at = 0; at < sessions.length; at += sessionsPerQuery)
+    queries.push(windowQuery({ ...window, sessions: sessions.slice(at, at + sessionsPerQuery) }));
+  return queries;
+}
+
 async function* listedCalls(
   client: Client,
   codec: EncryptionCodec,
   window: RecordedWindow,
   signal: AbortSignal,
 ): AsyncGenerator<RecordedCall> {
-  for await (const { history } of listedHistories(client, windowQuery(window), signal)) {
-    const call = await recordedCallOf(history, codec);
-    if (call) yield call;
+  for (const query of windowQueries(window)) {
+    for await (const { history } of listedHistories(client, query, signal)) {
+      const call = await recordedCallOf(history, codec);
+      if (call) yield call;
+    }
   }
 }
 
