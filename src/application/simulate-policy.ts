@@ -131,10 +131,11 @@ export async function simulatePolicy(
     stop.abort();
   }, deadlineMs);
   let stoppedBy: SimulationResult['stopped_by'] = null;
-  // Only the sessions of the policy's own runs are read, not every call of the window.
-  const sessions =
-    request.window.sessions ?? (await sessionsWithCallsOf(pool, request.policy_id, request.window));
   try {
+    // Only the sessions of the policy's own runs are read, not every call of the window.
+    const sessions =
+      request.window.sessions ??
+      (await sessionsWithCallsOf(pool, request.policy_id, request.window));
     const calls =
       sessions.length === 0 ? [] : recorded({ ...request.window, sessions }, stop.signal);
     for await (const call of calls) {

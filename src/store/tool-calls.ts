@@ -83,8 +83,10 @@ async function insertToolCall(
 }
 
 /**
- * The sessions of a policy's runs that sent a call within the window (a minute wider each side
- * than the window, which the recorded calls' own start times then narrow).
+ * The sessions of a policy's runs with a call live within the window, the latest first: a call
+ * is live from its row to its decision, and its workflow starts in between (a call sent again
+ * after Temporal was away starts it later than the row). A minute wider each side than the
+ * window, which the recorded calls' own start times then narrow.
  */
 export async function sessionsWithCallsOf(
   db: Queryable,
@@ -92,10 +94,12 @@ export async function sessionsWithCallsOf(
   window: { since: Date; until: Date },
 ): Promise<string[]> {
   const { rows } = await db.query<{ session_id: string }>(
-    `select distinct t.session_id from tool_calls t join runs r on r.id = t.run_id
+    `select t.session_id from tool_calls t join runs r on r.id = t.run_id
      where r.policy_id = $1
-       and t.created_at >= $2::timestamptz - interval '1 minute'
-       and t.created_at < $3::timestamptz + interval '1 minute'`,
+       and t.created_at < $3::timestamptz + interval '1 minute'
+       and coalesce(t.decided_at, 'infinity') >= $2::timestamptz - interval '1 minute'
+     group by t.session_id
+     order by max(t.created_at) desc`,
     [policyId, window.since, window.until],
   );
   return rows.map((row) => row.session_id);

@@ -3,7 +3,7 @@
  * The files that stop or freeze PostgreSQL stop theirs, so they run beside the other files while
  * the run's shared cluster stays up.
  */
-import { chmodSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readFileSync, readdirSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { migrateUp } from '../../src/store/migrate.js';
@@ -31,13 +31,26 @@ function profileIn(folder: string, port: number): StackProfile {
   return { ...base, postgres: { ...base.postgres, port, dataDir: path.join(folder, 'cluster') } };
 }
 
+/**
+ * Whether the pid in the cluster's `postmaster.pid` is that cluster's server (its working folder
+ * is the cluster's): a pid left by a killed server may be another process's by now.
+ */
+function postmasterRunsIn(dataDir: string): boolean {
+  try {
+    const pid = readFileSync(path.join(dataDir, 'postmaster.pid'), 'utf8').split('\n')[0];
+    return realpathSync(`/proc/${pid}/cwd`) === realpathSync(dataDir);
+  } catch {
+    return false;
+  }
+}
+
 /** Clusters whose test process is gone (a run interrupted): stopped and removed. */
 async function removeAbandoned(): Promise<void> {
   for (const name of readdirSync(tmpdir())) {
     const owner = new RegExp(`^${folderPrefix}(\\d+)-`).exec(name)?.[1];
     if (owner === undefined || isRunning(Number(owner))) continue;
     const folder = path.join(tmpdir(), name);
-    if (existsSync(path.join(folder, 'cluster', 'postmaster.pid')))
+    if (postmasterRunsIn(path.join(folder, 'cluster')))
       await stopPostgresCluster(profileIn(folder, 0), 'immediate').catch(() => undefined);
     rmSync(folder, { recursive: true, force: true });
   }

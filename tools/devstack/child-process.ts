@@ -67,7 +67,6 @@ export function run(
   });
 }
 
-/** Whether a tool installed earlier still runs (its `--version`); says so when it does not. */
 /** Whether a process of this pid is running (the owner of something left behind). */
 export function isRunning(pid: number): boolean {
   try {
@@ -78,6 +77,7 @@ export function isRunning(pid: number): boolean {
   }
 }
 
+/** Whether a tool installed earlier still runs (its `--version`); says so when it does not. */
 export async function stillRuns(binary: string, what: string): Promise<boolean> {
   try {
     await run(binary, ['--version']);
