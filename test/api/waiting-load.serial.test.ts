@@ -90,7 +90,10 @@ async function untilConnections(count: number): Promise<void> {
   const deadline = Date.now() + 30_000;
   for (;;) {
     const open = await new Promise<number>((resolve, reject) => {
-      api.app.server.getConnections((error, n) => (error ? reject(error) : resolve(n)));
+      api.app.server.getConnections((error, n) => {
+        if (error) reject(error);
+        else resolve(n);
+      });
     });
     if (open >= count) return;
     assert.ok(Date.now() < deadline, `the API took ${open} of ${count} connections`);
