@@ -9,7 +9,7 @@ import { z } from 'zod';
 import { jsonSchemaOf } from './openapi/json-schema.js';
 import { validate } from './validation.js';
 
-const parts = { body: 'body', querystring: 'query', params: 'path' } as const;
+const parts = { body: 'body', querystring: 'query', params: 'path', headers: 'header' } as const;
 
 /** Validates a request part with its zod schema; the refusal is the `validate` 400 as is. */
 export const zodValidatorCompiler: FastifySchemaCompiler<z.ZodType> = ({ schema, httpPart }) => {

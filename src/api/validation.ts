@@ -42,7 +42,7 @@ function fieldErrors(part: string, issues: readonly z.core.$ZodIssue[]): FieldEr
 export function validate<S extends z.ZodType>(
   schema: S,
   value: unknown,
-  part: 'body' | 'query' | 'path',
+  part: 'body' | 'query' | 'path' | 'header',
 ): z.output<S> {
   refuseUnstorable(part, value);
   const result = schema.safeParse(value ?? (part === 'body' ? undefined : {}));

@@ -331,6 +331,15 @@ describe('server-sent events', () => {
       ['tool.decision', 'tool.requested', 'tool.decision', 'tool.requested', 'tool.decision'],
     );
     assert.equal(JSON.parse(resumed[4]!.data).data.source, 'policy');
+
+    // A Last-Event-ID that is no seq is a 400 naming the header, before anything is streamed.
+    const bad = await fetch(url, { headers: { ...auth, 'last-event-id': 'two' } });
+    assert.equal(bad.status, 400);
+    const problem = (await bad.json()) as { errors: { path: string }[] };
+    assert.deepEqual(
+      problem.errors.map((e) => e.path),
+      ['header.last-event-id'],
+    );
   });
 
   test('a live client receives an event as soon as it is appended, and nothing twice', async () => {

@@ -3457,7 +3457,9 @@ export interface operations {
       query?: {
         after?: number;
       };
-      header?: never;
+      header?: {
+        'last-event-id'?: '' | number;
+      };
       path: {
         session_id: string;
       };

@@ -62,6 +62,7 @@ function operation(schema: FastifySchema | undefined, route: RouteOptions): Fast
   const parts = {
     params: requestPart(schema.params),
     querystring: requestPart(schema.querystring),
+    headers: requestPart(schema.headers),
     body: requestPart(schema.body),
   };
   return {

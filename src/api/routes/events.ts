@@ -12,7 +12,7 @@ import type { ApiContext } from '../context.js';
 import { EventStreams, follow } from '../event-stream.js';
 import { notFound } from '../problem.js';
 import { anyObject, json, media } from '../route-schemas.js';
-import { sessionIdParam, validate } from '../validation.js';
+import { sessionIdParam } from '../validation.js';
 
 export const sessionParams = z.object({ session_id: sessionIdParam }).strict();
 const seq = z.coerce.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
@@ -20,6 +20,13 @@ export const pageQuery = z
   .object({ after: seq.default(0), limit: z.coerce.number().int().min(1).max(1000).default(100) })
   .strict();
 export const streamQuery = z.object({ after: seq.optional() }).strict();
+/**
+ * `Last-Event-ID`, as an EventSource sends it when it reconnects: the last seq it read. Other
+ * headers are not copied: Fastify lays the parsed value over the request's own headers.
+ */
+export const streamHeaders = z.object({
+  'last-event-id': z.union([z.literal(''), seq]).optional(),
+});
 
 /** A stream sleeps until an append wakes it; past this, it wakes to send a heartbeat. */
 const idleMs = 15_000;
@@ -110,6 +117,7 @@ export function eventRoutes(server: FastifyInstance, ctx: ApiContext) {
         tags,
         params: sessionParams,
         querystring: streamQuery,
+        headers: streamHeaders,
         response: { 200: media('an event stream', 'text/event-stream') },
       },
     },
@@ -118,14 +126,7 @@ export function eventRoutes(server: FastifyInstance, ctx: ApiContext) {
       const principal = callerPrincipal(request);
       await requireSession(ctx, principal, session_id);
       const lastEventId = request.headers['last-event-id'];
-      let cursor = request.query.after ?? 0;
-      if (typeof lastEventId === 'string' && lastEventId !== '') {
-        cursor = validate(
-          z.object({ 'last-event-id': seq }),
-          { 'last-event-id': lastEventId },
-          'query',
-        )['last-event-id'];
-      }
+      let cursor = typeof lastEventId === 'number' ? lastEventId : (request.query.after ?? 0);
 
       // A cursor past the ledger's end reads from its end: what is appended next, a revocation
       // among it, reaches the reader whatever it claimed to have read.
