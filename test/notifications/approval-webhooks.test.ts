@@ -59,7 +59,11 @@ class Receiver {
     );
   }
 
-  async until(what: string, done: () => boolean, timeoutMs = 30_000): Promise<void> {
+  /**
+   * Until `done`, or a minute: a delivery through two refusals takes about 2 s of retry backoff,
+   * and far longer only on a starved machine; a notice that never comes fails here.
+   */
+  async until(what: string, done: () => boolean, timeoutMs = 60_000): Promise<void> {
     const deadline = Date.now() + timeoutMs;
     while (!done()) {
       if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);

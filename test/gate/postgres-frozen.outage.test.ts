@@ -1,0 +1,26 @@
+/**
+ * PostgreSQL frozen under load (every process paused: a partition, a hung disk): calls in flight,
+ * approvals pending (test/support/postgres-outage.ts).
+ */
+import { test } from 'vitest';
+import { usePostgresOutageStack } from '../support/postgres-outage.js';
+
+const stack = usePostgresOutageStack();
+
+test('PostgreSQL frozen (every process paused) under load: no request hangs, every answer a decision or a 503 within 10 s, then each call decided once on its merits', async () => {
+  let resume: () => void = () => undefined;
+  try {
+    await stack.rideOutPostgres({
+      begin: () => {
+        resume = stack.postgres().pause();
+        return Promise.resolve();
+      },
+      end: () => {
+        resume();
+        return Promise.resolve();
+      },
+    });
+  } finally {
+    resume(); // a failing test leaves PostgreSQL answering for its file's close
+  }
+});
