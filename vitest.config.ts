@@ -80,7 +80,7 @@ export default defineConfig({
           ...services,
           sequence: { groupOrder: 2 },
           // Each file in a process of its own: they mostly wait out their outages.
-          maxWorkers: 4,
+          maxWorkers: 3,
         },
       },
       {

@@ -1,14 +1,146 @@
-/** PostgreSQL stopped under load: calls in flight, approvals pending (test/support/postgres-outage.ts). */
-import { test } from 'vitest';
-import { usePostgresOutageStack } from '../support/postgres-outage.js';
+/**
+ * PostgreSQL stopped, and separately frozen, under load: calls in flight, approvals pending.
+ * The cluster is the file's own (the APIs, the worker and the file's pool on it), so the run's
+ * shared one stays up; it bounds every answer in time, so it runs after the other files.
+ */
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterAll, beforeAll, test } from 'vitest';
+import type { ManagedProcess } from '../../tools/devstack/child-process.js';
+import type { Pool } from '../../src/store/pool.js';
+import { startTestApi, type TestApi } from '../support/api.js';
+import { ownPostgresCluster, type OwnPostgres } from '../support/own-postgres.js';
+import {
+  quietHostedWorkers,
+  readCalls,
+  rideOut,
+  type LoadCall,
+  type Outage,
+  type TimedAnswer,
+} from '../support/outage-load.js';
+import { seedWorkspace, type Seed } from '../support/seed.js';
+import { startWorkerProcess } from '../support/worker-processes.js';
 
-const stack = usePostgresOutageStack();
+let postgres: OwnPostgres;
+const db = {} as { pool: Pool };
+/** How long the worker process holds a call's first stage attempt back: it is in flight. */
+const stageDelayMs = 1500;
+/** The short window of one API: an outage outlasts it. */
+const shortWindowS = 3;
+
+/**
+ * Three APIs: one hosting its worker and starting calls eagerly on it (the default), one whose
+ * calls run on a worker process that holds their first stage attempt back (in flight when
+ * PostgreSQL goes), and one like it with a short window.
+ */
+let eager: TestApi;
+let held: TestApi;
+let shortWindow: TestApi;
+let worker: ManagedProcess;
+let seeds: { eager: Seed; held: Seed };
+
+beforeAll(async () => {
+  quietHostedWorkers();
+  postgres = await ownPostgresCluster();
+  db.pool = postgres.pool(10);
+  const databaseUrl = postgres.url;
+  const heldQueue = `pg-outage-${randomUUID()}`;
+  [eager, held, shortWindow, worker] = await Promise.all([
+    startTestApi({
+      databaseUrl,
+      temporal: { taskQueue: `pg-outage-eager-${randomUUID()}` },
+      eagerStart: true,
+    }),
+    startTestApi({ databaseUrl, temporal: { taskQueue: heldQueue } }),
+    startTestApi({
+      databaseUrl,
+      temporal: { taskQueue: heldQueue },
+      unavailableWindowS: shortWindowS,
+    }),
+    startWorkerProcess(
+      'worker-pg-outage',
+      { GATE_TASK_QUEUE: heldQueue, DATABASE_URL: databaseUrl },
+      { faults: { delayMs: { decide: stageDelayMs } } },
+    ),
+  ]);
+  seeds = { eager: await seedWorkspace(eager), held: await seedWorkspace(held) };
+});
+afterAll(async () => {
+  await worker.stop();
+  await Promise.all([eager.close(), held.close(), shortWindow.close()]);
+  await db.pool.end();
+  await postgres.close();
+});
+
+/** Until every call has its record (the gate has it in flight), for at most the stage delay. */
+async function untilRecorded(calls: LoadCall[]): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const { rows } = await db.pool.query<{ n: number }>(
+      `select count(*)::int as n from tool_calls
+        where (session_id, tool_call_id) in (select * from unnest($1::text[], $2::text[]))
+          and status = 'evaluating'`,
+      [calls.map((c) => c.run.session_id), calls.map((c) => c.id)],
+    );
+    if (rows[0]!.n === calls.length) return;
+    assert.ok(Date.now() < deadline, `only ${rows[0]!.n} of ${calls.length} calls in flight`);
+    await sleep(50);
+  }
+}
+
+/**
+ * Fifty calls in flight and ten approvals pending when PostgreSQL goes away for `outageMs` (see
+ * `rideOut`); once it is back every call is decided on its merits: the reads allowed, the short
+ * window's failed closed as the gate's unavailability.
+ */
+async function rideOutPostgres(outage: Pick<Outage, 'begin' | 'end'>) {
+  const answers: TimedAnswer[] = [];
+  const [eagerCalls, heldCalls, windowCalls] = await Promise.all([
+    readCalls(eager, seeds.eager, 25, 'e', answers),
+    readCalls(held, seeds.held, 20, 'h', answers),
+    readCalls(shortWindow, seeds.held, 5, 'w', answers),
+  ]);
+  const calls = [...eagerCalls, ...heldCalls, ...windowCalls];
+  const { finals } = await rideOut(
+    { calls, approvalsApi: eager, answers, workers: [worker], db: db.pool },
+    { ...outage, inFlight: () => untilRecorded([...heldCalls, ...windowCalls]) },
+  );
+  finals.forEach((answer, n) => {
+    const call = calls[n]!;
+    assert.equal(answer.status, 200, `${call.id}: ${JSON.stringify(answer.body)}`);
+    if (windowCalls.includes(call)) {
+      assert.equal(answer.body.decision, 'deny');
+      assert.equal(answer.body.source, 'unavailable');
+      assert.match(answer.body.reason, /^the gate was unavailable: /);
+    } else {
+      assert.equal(answer.body.decision, 'allow', `${call.id}: ${JSON.stringify(answer.body)}`);
+    }
+  });
+}
 
 test('PostgreSQL stopped (fast) under load: no process exits, every answer a decision or a 503 within 10 s, then each call decided once on its merits, past the window as the gate unavailable', async () => {
-  const postgres = stack.postgres();
   try {
-    await stack.rideOutPostgres({ begin: () => postgres.stop('fast'), end: postgres.start });
+    await rideOutPostgres({ begin: () => postgres.stop('fast'), end: postgres.start });
   } finally {
-    await postgres.start(); // a failing test leaves PostgreSQL running for its file's close
+    await postgres.start(); // a failing test leaves PostgreSQL running for the next
+  }
+});
+
+test('PostgreSQL frozen (every process paused) under load: no request hangs, every answer a decision or a 503 within 10 s, then each call decided once on its merits', async () => {
+  let resume: () => void = () => undefined;
+  try {
+    await rideOutPostgres({
+      begin: () => {
+        resume = postgres.pause();
+        return Promise.resolve();
+      },
+      end: () => {
+        resume();
+        return Promise.resolve();
+      },
+    });
+  } finally {
+    resume(); // a failing test leaves PostgreSQL answering for the next
   }
 });
