@@ -84,6 +84,9 @@ export function createGateWorkerOn(
     taskQueue: config.temporal.taskQueue,
     // Paused calls wait for days; only the ones that move stay in memory (see docs/operations.md).
     maxCachedWorkflows: config.workerCachedWorkflows,
+    // Each call is a new workflow, its first task on the normal queue (when not started eagerly):
+    // the SDK's fixed two pollers there took a burst of calls two at a time on a busy machine.
+    workflowTaskPollerBehavior: { type: 'autoscaling' },
     ...(extra.maxConcurrentWorkflowTaskExecutions !== undefined && {
       maxConcurrentWorkflowTaskExecutions: extra.maxConcurrentWorkflowTaskExecutions,
     }),
