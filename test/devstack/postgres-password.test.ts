@@ -9,6 +9,7 @@ import {
   postgresUrl,
   stopPostgresCluster,
 } from '../../tools/devstack/postgres-cluster.js';
+import { freeLoopbackPort } from '../../tools/devstack/free-port.js';
 import {
   loadStackConfig,
   stackProfile,
@@ -81,29 +82,33 @@ test("the test stack's cluster refuses a connection without its password, over l
   assert.doesNotMatch(rules.replace(/#.*$/gm, ''), /\btrust\b|\bpeer\b|\bmd5\b/);
 });
 
-const legacy: StackProfile = {
-  ...profile,
-  postgres: {
-    ...profile.postgres,
-    // Beside the test cluster: another port (slots are 10 apart) and another folder.
-    port: profile.postgres.port + 5,
-    dataDir: path.join(path.dirname(profile.postgres.dataDir), 'legacy', 'postgres'),
-  },
-};
+/** Beside the test cluster, in another folder, on a port free now. */
+let legacy: StackProfile | undefined;
 afterAll(async () => {
+  if (!legacy) return;
   await stopPostgresCluster(legacy, 'immediate').catch(() => undefined);
   rmSync(path.dirname(legacy.postgres.dataDir), { recursive: true, force: true });
 });
 
 test('a cluster made when the stack trusted local connections takes a password on its next start, and keeps its data', async () => {
-  await ensurePostgresCluster(legacy);
+  // A fixed port near the stack's could be some client's ephemeral port by now: one free now.
+  const cluster: StackProfile = {
+    ...profile,
+    postgres: {
+      ...profile.postgres,
+      port: await freeLoopbackPort(),
+      dataDir: path.join(path.dirname(profile.postgres.dataDir), 'legacy', 'postgres'),
+    },
+  };
+  legacy = cluster;
+  await ensurePostgresCluster(cluster);
   // Made as the stack used to make it: trust for everyone, a superuser without a password.
-  const setUp = new pg.Client({ connectionString: postgresUrl(legacy) });
+  const setUp = new pg.Client({ connectionString: postgresUrl(cluster) });
   await setUp.connect();
   try {
     await setUp.query('create table kept (note text)');
     await setUp.query("insert into kept values ('from before')");
-    const rulesFile = path.join(clusterDataDir(legacy), 'pg_hba.conf');
+    const rulesFile = path.join(clusterDataDir(cluster), 'pg_hba.conf');
     // Written by the server itself, so the file stays the cluster owner's.
     await setUp.query(
       `copy (select 'local all all trust' union all select 'host all all 127.0.0.1/32 trust')
@@ -114,14 +119,14 @@ test('a cluster made when the stack trusted local connections takes a password o
   } finally {
     await setUp.end();
   }
-  rmSync(path.join(path.dirname(legacy.postgres.dataDir), 'postgres.password'));
+  rmSync(path.join(path.dirname(cluster.postgres.dataDir), 'postgres.password'));
   await eventually('the old cluster trusts connections', () =>
-    connects(overTcp(legacy, undefined)),
+    connects(overTcp(cluster, undefined)),
   );
 
-  const started = await ensurePostgresCluster(legacy);
+  const started = await ensurePostgresCluster(cluster);
   await eventually('the old cluster takes its password', () =>
-    assertRefused(overTcp(legacy, undefined), overTcp(legacy, 'wrong-password'), 'tcp'),
+    assertRefused(overTcp(cluster, undefined), overTcp(cluster, 'wrong-password'), 'tcp'),
   );
   await assertRefused(
     withPassword(started.url, undefined),
