@@ -24,10 +24,14 @@ import { startWorkerProcess } from '../support/worker-processes.js';
 
 let postgres: OwnPostgres;
 const db = {} as { pool: Pool };
-/** How long the worker process holds a call's first stage attempt back: it is in flight. */
-const stageDelayMs = 1500;
-/** The short window of one API: an outage outlasts it. */
-const shortWindowS = 3;
+/**
+ * How long the worker process holds a call's first stage attempt back: long enough that every
+ * call is recorded and still in flight when PostgreSQL goes, on a loaded machine too (at 1.5 s,
+ * the first calls were decided before the last were recorded), and well within the outage.
+ */
+const stageDelayMs = 6000;
+/** The short window of one API: longer than the hold, and the outage outlasts it. */
+const shortWindowS = 10;
 
 /**
  * Three APIs: one hosting its worker and starting calls eagerly on it (the default), one whose
