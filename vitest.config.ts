@@ -12,6 +12,7 @@ const withoutServices = [
   'test/api/error-mapping.test.ts',
   'test/api/follow.test.ts',
   'test/api/keyed-waiters.test.ts',
+  'test/broker/address-reach.test.ts',
   'test/broker/photograph.test.ts',
   'test/budget/proxy-metering.test.ts',
   'test/gate/local-answers.test.ts',

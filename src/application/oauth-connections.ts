@@ -265,7 +265,7 @@ export async function oauthAccessToken(
       current.tokens?.access_token !== (stale ?? held.tokens?.access_token);
     if (refreshedMeanwhile && !due(current)) return { custody: current };
     try {
-      const fresh = await refreshCustody(current);
+      const fresh = await refreshCustody(row.url, current);
       await replaceOAuthTokens(tx, row.id, sealer.seal(row.id, fresh).toBytes());
       return { custody: fresh };
     } catch (error) {
@@ -304,7 +304,7 @@ export async function disconnect(
   }
   const custody = deps.sealer.unsealOAuth(id, deps.sealer.fromStored(row.sealed_credential));
   // The gate lets go of the tokens whatever the server answers: custody ends here.
-  const atServer = await revokeCustody(custody).catch(() => false);
+  const atServer = await revokeCustody(row.url, custody).catch(() => false);
   const kept: OAuthCustody = {
     type: 'oauth',
     ...(custody.client && { client: custody.client }),

@@ -2,7 +2,8 @@ import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { Deadline } from './exchange-limits.js';
 import { PhotographError } from './photograph-error.js';
 
-const nullBodyStatuses = new Set([101, 103, 204, 205, 304]);
+/** Statuses whose response has no body. */
+export const nullBodyStatuses = new Set([101, 103, 204, 205, 304]);
 
 /**
  * fetch bounded by the deadline, with every response body cut off past `maxBytes`. Redirects are

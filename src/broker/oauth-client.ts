@@ -19,6 +19,14 @@ import type {
   OAuthTokens,
 } from '@modelcontextprotocol/sdk/shared/auth.js';
 import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { fetch, type RequestInit as UndiciInit } from 'undici';
+import { nullBodyStatuses } from './bounded-fetch.js';
+import {
+  addressesOf,
+  reachAgent,
+  reachOfAddresses,
+  UnreachableAddressError,
+} from './address-reach.js';
 import type { OAuthAttempt, OAuthCustody } from './oauth-custody.js';
 
 /** Bound on each request to an authorization or resource server. */
@@ -34,13 +42,36 @@ export class RefreshRefusedError extends Error {
   override name = 'RefreshRefusedError';
 }
 
-const boundedFetch: FetchLike = (url, init) =>
-  fetch(url, {
-    ...init,
-    signal: init?.signal
+/**
+ * The fetch of one connection's exchanges: bounded in time, and reaching only addresses as public
+ * as the connection's own server (./address-reach.ts), each redirect's too. A refused address is
+ * an OAuthFlowError that names it, never a TypeError the SDK would take for a network failure.
+ */
+async function exchangeFetch(serverUrl: string): Promise<FetchLike> {
+  const dispatcher = reachAgent(
+    reachOfAddresses(await addressesOf(new URL(serverUrl).hostname)),
+    requestTimeoutMs,
+  );
+  return async (url, init) => {
+    const signal = init?.signal
       ? AbortSignal.any([init.signal, AbortSignal.timeout(requestTimeoutMs)])
-      : AbortSignal.timeout(requestTimeoutMs),
-  });
+      : AbortSignal.timeout(requestTimeoutMs);
+    try {
+      const answer = await fetch(url, { ...(init as UndiciInit), signal, dispatcher });
+      // The global Response the SDK expects; a status without a body (204 of a revocation) has none.
+      return new Response(nullBodyStatuses.has(answer.status) ? null : answer.body, {
+        status: answer.status,
+        statusText: answer.statusText,
+        headers: [...answer.headers],
+      });
+    } catch (error) {
+      if (error instanceof TypeError && error.cause instanceof UnreachableAddressError) {
+        throw new OAuthFlowError(error.cause.message);
+      }
+      throw error;
+    }
+  };
+}
 
 function clientMetadata(redirectUrl: string): OAuthClientMetadata {
   return {
@@ -143,7 +174,7 @@ export async function beginAuthorization(
     const result = await auth(provider, {
       serverUrl,
       ...(options.scope && { scope: options.scope }),
-      fetchFn: boundedFetch,
+      fetchFn: await exchangeFetch(serverUrl),
     });
     const { authorizationUrl, verifier, client, discovery } = provider;
     if (result !== 'REDIRECT' || !authorizationUrl || !verifier || !client || !discovery) {
@@ -173,7 +204,7 @@ export async function completeAuthorization(
       serverUrl,
       authorizationCode: options.code,
       ...(options.scope && { scope: options.scope }),
-      fetchFn: boundedFetch,
+      fetchFn: await exchangeFetch(serverUrl),
     });
     if (result !== 'AUTHORIZED' || !provider.saved) {
       throw new OAuthFlowError('the authorization server issued no tokens');
@@ -198,7 +229,10 @@ const resourceOf = (discovery: OAuthDiscoveryState) => discovery.resourceMetadat
  * New tokens for a custody's refresh token. A server that refuses the grant (`invalid_grant`),
  * or a custody with no refresh token, is `RefreshRefusedError`: the owner must reconnect.
  */
-export async function refreshCustody(custody: OAuthCustody): Promise<OAuthCustody> {
+export async function refreshCustody(
+  serverUrl: string,
+  custody: OAuthCustody,
+): Promise<OAuthCustody> {
   const { client, discovery, tokens } = custody;
   if (!client || !discovery || !tokens?.refresh_token) {
     throw new RefreshRefusedError('the server issued no refresh token');
@@ -213,7 +247,7 @@ export async function refreshCustody(custody: OAuthCustody): Promise<OAuthCustod
       clientInformation: client,
       refreshToken: tokens.refresh_token,
       ...(resource !== undefined && { resource: new URL(resource) }),
-      fetchFn: boundedFetch,
+      fetchFn: await exchangeFetch(serverUrl),
     });
     const expiresAt = expiry(fresh, now);
     return {
@@ -241,7 +275,7 @@ interface RevocationMetadata {
  * Revokes a custody's tokens at the authorization server (RFC 7009), the refresh token first
  * (which ends the grant at most servers). Answers false when the server offers no revocation.
  */
-export async function revokeCustody(custody: OAuthCustody): Promise<boolean> {
+export async function revokeCustody(serverUrl: string, custody: OAuthCustody): Promise<boolean> {
   // RFC 8414 metadata may name a revocation endpoint; OpenID discovery documents have none.
   const metadata: RevocationMetadata | undefined = custody.discovery?.authorizationServerMetadata;
   const endpoint = metadata?.revocation_endpoint;
@@ -253,6 +287,7 @@ export async function revokeCustody(custody: OAuthCustody): Promise<boolean> {
       metadata.token_endpoint_auth_methods_supported ??
       [],
   );
+  const send = await exchangeFetch(serverUrl);
   const tokens: [string, string][] = [
     ...(custody.tokens.refresh_token
       ? [[custody.tokens.refresh_token, 'refresh_token'] as [string, string]]
@@ -270,7 +305,7 @@ export async function revokeCustody(custody: OAuthCustody): Promise<boolean> {
       if (method === 'client_secret_post' && client.client_secret)
         body.set('client_secret', client.client_secret);
     }
-    const response = await boundedFetch(endpoint, { method: 'POST', headers, body });
+    const response = await send(endpoint, { method: 'POST', headers, body });
     await response.body?.cancel().catch(() => undefined);
     if (!response.ok) {
       throw new OAuthFlowError(`the revocation endpoint answered HTTP ${response.status}`);
