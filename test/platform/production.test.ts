@@ -46,6 +46,7 @@ function startBuilt(
   return child;
 }
 
+// The first run after the lock file changes installs production dependencies, then builds.
 beforeAll(async () => {
   const dir = productionBuild();
   const config = testConfig();
@@ -95,7 +96,7 @@ beforeAll(async () => {
     }),
   );
   apis = started.map((s) => s.caller);
-});
+}, 300_000);
 afterAll(async () => {
   await Promise.all(processes.map((p) => p.stop()));
 });
