@@ -13,29 +13,51 @@ import { Agent, buildConnector } from 'undici';
 export type Reach = 'loopback' | 'private' | 'public';
 type AddressClass = Reach | 'never';
 
-function subnets(list: [string, number][]): BlockList {
+type Subnet = [network: string, prefix: number];
+
+/**
+ * IPv6 forms that carry an IPv4 address in their last 32 bits, each reaching (or translated to)
+ * that IPv4 address: IPv4-mapped, SIIT, NAT64's well-known prefix, and IPv4-compatible.
+ */
+const carriesIpv4 = ['::ffff:', '::ffff:0:', '64:ff9b::', '::'];
+
+function subnets(list: Subnet[]): BlockList {
   const block = new BlockList();
   for (const [network, prefix] of list) {
-    block.addSubnet(network, prefix, isIP(network) === 6 ? 'ipv6' : 'ipv4');
+    if (isIP(network) === 6) {
+      block.addSubnet(network, prefix, 'ipv6');
+      continue;
+    }
+    block.addSubnet(network, prefix, 'ipv4');
+    for (const form of carriesIpv4) block.addSubnet(`${form}${network}`, 96 + prefix, 'ipv6');
   }
   return block;
 }
 
-// IPv4-mapped IPv6 addresses (::ffff:a.b.c.d) are checked against the IPv4 subnets by BlockList.
-const never = subnets([
-  ['0.0.0.0', 8], // "this network", and 0.0.0.0 which reaches the local host
-  ['169.254.0.0', 16], // link-local: cloud metadata services
-  ['224.0.0.0', 4], // multicast
-  ['240.0.0.0', 4], // reserved, and broadcast
-  ['100.100.100.200', 32], // a cloud metadata service inside the shared address space
+/** This host, whatever it listens on: "this network" and the unspecified address. */
+const thisHost: Subnet[] = [
+  ['0.0.0.0', 8],
   ['::', 128],
-  ['fe80::', 10], // link-local
-  ['ff00::', 8], // multicast
-  ['fd00:ec2::254', 128], // a cloud metadata service inside the unique local range
-]);
+];
+const thisHostBlock = subnets(thisHost);
 const loopback = subnets([
   ['127.0.0.0', 8],
   ['::1', 128],
+]);
+const never = subnets([
+  ...thisHost,
+  ['169.254.0.0', 16], // link-local: cloud metadata services
+  ['168.63.129.16', 32], // a cloud's host agent
+  ['100.100.100.200', 32], // a cloud metadata service inside the shared address space
+  ['192.0.0.0', 24], // protocol assignments
+  ['224.0.0.0', 4], // multicast
+  ['240.0.0.0', 4], // reserved, and broadcast
+  ['fe80::', 10], // link-local
+  ['ff00::', 8], // multicast
+  ['fd00:ec2::254', 128], // a cloud metadata service inside the unique local range
+  ['100::', 64], // discard
+  ['2001::', 32], // Teredo: an IPv4 address behind it
+  ['2002::', 16], // 6to4: an IPv4 address inside it
 ]);
 const privateRanges = subnets([
   ['10.0.0.0', 8],
@@ -44,6 +66,8 @@ const privateRanges = subnets([
   ['100.64.0.0', 10], // shared address space (carrier-grade NAT)
   ['198.18.0.0', 15], // network benchmarking
   ['fc00::', 7], // unique local
+  ['fec0::', 10], // site-local, deprecated but routed by some
+  ['64:ff9b:1::', 48], // local-use IPv4/IPv6 translation
 ]);
 
 /** Where an IP address is; anything not named above is public. */
@@ -51,8 +75,9 @@ export function addressClass(address: string): AddressClass {
   const family = isIP(address);
   if (family === 0) throw new TypeError(`not an IP address: ${address}`);
   const type = family === 6 ? 'ipv6' : 'ipv4';
-  if (never.check(address, type)) return 'never';
+  // Loopback first: ::1 is also inside the IPv4-compatible form of 0.0.0.0/8.
   if (loopback.check(address, type)) return 'loopback';
+  if (never.check(address, type)) return 'never';
   if (privateRanges.check(address, type)) return 'private';
   return 'public';
 }
@@ -65,28 +90,21 @@ export function mayReach(reach: Reach, address: string): boolean {
   return where !== 'never' && depth[where] >= depth[reach];
 }
 
-/** The reach of a connection's own addresses: the most inside of them (the operator chose it). */
-export function reachOfAddresses(addresses: string[]): Reach {
-  let reach: Reach = 'public';
-  for (const address of addresses) {
-    const where = addressClass(address);
-    // A connection the operator placed on an odd address still speaks for an inside network.
-    const inside: Reach = where === 'never' ? 'private' : where;
-    if (depth[inside] < depth[reach]) reach = inside;
-  }
-  return reach;
-}
+const unbracketed = (host: string) => host.replace(/^\[(.*)\]$/, '$1');
 
-/** A host's addresses: an IP literal itself, else what the resolver answers. */
-export function addressesOf(host: string): Promise<string[]> {
-  const literal = host.replace(/^\[(.*)\]$/, '$1');
-  if (isIP(literal) !== 0) return Promise.resolve([literal]);
-  return new Promise((resolve, reject) => {
-    systemLookup(literal, { all: true }, (err, found) => {
-      if (err) reject(err);
-      else resolve(found.map((entry) => entry.address));
-    });
-  });
+/**
+ * A connection's reach, from its URL as the operator wrote it, never from a resolver: a name's
+ * owner answers its DNS, and could answer an inside address to widen what its server may name.
+ * An inside IP address, or `localhost`, is inside; every other name is public.
+ */
+export function connectionReach(serverUrl: string): Reach {
+  const host = unbracketed(new URL(serverUrl).hostname.toLowerCase()).replace(/\.$/, '');
+  if (host === 'localhost' || host.endsWith('.localhost')) return 'loopback';
+  if (isIP(host) === 0) return 'public';
+  const where = addressClass(host);
+  if (where !== 'never') return where;
+  // 0.0.0.0 and :: reach this very host; other odd addresses the operator chose are inside.
+  return thisHostBlock.check(host, isIP(host) === 6 ? 'ipv6' : 'ipv4') ? 'loopback' : 'private';
 }
 
 /** A URL an exchange was not allowed to reach: the message names the host and why. */
@@ -94,10 +112,11 @@ export class UnreachableAddressError extends Error {
   override name = 'UnreachableAddressError';
   constructor(host: string, address: string, reach: Reach) {
     const where = addressClass(address);
+    const at = host === address ? address : `${host} is at ${address},`;
     super(
       where === 'never'
-        ? `${host} is at ${address}, a link-local, multicast or reserved address: the gate never connects there`
-        : `${host} is at ${address}, a ${where} address, while the connection's own server is ${reach === 'public' ? 'public' : `on a ${reach} address`}: a server may name only addresses as public as its own`,
+        ? `${at} a link-local, multicast or reserved address: the gate never connects there`
+        : `${at} a ${where} address, while the connection's own server is ${reach === 'public' ? 'public' : `on a ${reach} address`}: a server may name only addresses as public as its own`,
     );
   }
 }
@@ -141,14 +160,15 @@ export function reachableLookup(
   };
 }
 
-const agents = new Map<Reach, Agent>();
+const agents = new Map<string, Agent>();
 
 /**
  * An HTTP agent that connects only where `reach` allows: a name through `reachableLookup`, an IP
  * literal (which the resolver never sees) checked here. One per reach, its connections kept.
  */
 export function reachAgent(reach: Reach, connectTimeoutMs: number): Agent {
-  let agent = agents.get(reach);
+  const key = `${reach}/${connectTimeoutMs}`;
+  let agent = agents.get(key);
   if (!agent) {
     // The options reach net.connect and tls.connect, whose `lookup` this is.
     const connect = buildConnector({
@@ -157,7 +177,7 @@ export function reachAgent(reach: Reach, connectTimeoutMs: number): Agent {
     });
     agent = new Agent({
       connect: (options, callback) => {
-        const host = options.hostname.replace(/^\[(.*)\]$/, '$1');
+        const host = unbracketed(options.hostname);
         if (isIP(host) !== 0 && !mayReach(reach, host)) {
           callback(new UnreachableAddressError(host, host, reach), null);
           return;
@@ -165,7 +185,7 @@ export function reachAgent(reach: Reach, connectTimeoutMs: number): Agent {
         connect(options, callback);
       },
     });
-    agents.set(reach, agent);
+    agents.set(key, agent);
   }
   return agent;
 }

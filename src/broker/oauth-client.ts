@@ -21,12 +21,7 @@ import type {
 import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { fetch, type RequestInit as UndiciInit } from 'undici';
 import { nullBodyStatuses } from './bounded-fetch.js';
-import {
-  addressesOf,
-  reachAgent,
-  reachOfAddresses,
-  UnreachableAddressError,
-} from './address-reach.js';
+import { connectionReach, reachAgent, UnreachableAddressError } from './address-reach.js';
 import type { OAuthAttempt, OAuthCustody } from './oauth-custody.js';
 
 /** Bound on each request to an authorization or resource server. */
@@ -47,23 +42,24 @@ export class RefreshRefusedError extends Error {
  * as the connection's own server (./address-reach.ts), each redirect's too. A refused address is
  * an OAuthFlowError that names it, never a TypeError the SDK would take for a network failure.
  */
-async function exchangeFetch(serverUrl: string): Promise<FetchLike> {
-  const dispatcher = reachAgent(
-    reachOfAddresses(await addressesOf(new URL(serverUrl).hostname)),
-    requestTimeoutMs,
-  );
+function exchangeFetch(serverUrl: string): FetchLike {
+  const dispatcher = reachAgent(connectionReach(serverUrl), requestTimeoutMs);
   return async (url, init) => {
     const signal = init?.signal
       ? AbortSignal.any([init.signal, AbortSignal.timeout(requestTimeoutMs)])
       : AbortSignal.timeout(requestTimeoutMs);
     try {
+      // undici's RequestInit is the global one's superset (it adds the dispatcher).
       const answer = await fetch(url, { ...(init as UndiciInit), signal, dispatcher });
       // The global Response the SDK expects; a status without a body (204 of a revocation) has none.
-      return new Response(nullBodyStatuses.has(answer.status) ? null : answer.body, {
+      const response = new Response(nullBodyStatuses.has(answer.status) ? null : answer.body, {
         status: answer.status,
         statusText: answer.statusText,
         headers: [...answer.headers],
       });
+      // The SDK names the URL of an answer it cannot use (a redirect it does not follow).
+      Object.defineProperty(response, 'url', { value: answer.url });
+      return response;
     } catch (error) {
       if (error instanceof TypeError && error.cause instanceof UnreachableAddressError) {
         throw new OAuthFlowError(error.cause.message);
@@ -174,7 +170,7 @@ export async function beginAuthorization(
     const result = await auth(provider, {
       serverUrl,
       ...(options.scope && { scope: options.scope }),
-      fetchFn: await exchangeFetch(serverUrl),
+      fetchFn: exchangeFetch(serverUrl),
     });
     const { authorizationUrl, verifier, client, discovery } = provider;
     if (result !== 'REDIRECT' || !authorizationUrl || !verifier || !client || !discovery) {
@@ -204,7 +200,7 @@ export async function completeAuthorization(
       serverUrl,
       authorizationCode: options.code,
       ...(options.scope && { scope: options.scope }),
-      fetchFn: await exchangeFetch(serverUrl),
+      fetchFn: exchangeFetch(serverUrl),
     });
     if (result !== 'AUTHORIZED' || !provider.saved) {
       throw new OAuthFlowError('the authorization server issued no tokens');
@@ -247,7 +243,7 @@ export async function refreshCustody(
       clientInformation: client,
       refreshToken: tokens.refresh_token,
       ...(resource !== undefined && { resource: new URL(resource) }),
-      fetchFn: await exchangeFetch(serverUrl),
+      fetchFn: exchangeFetch(serverUrl),
     });
     const expiresAt = expiry(fresh, now);
     return {
@@ -287,7 +283,7 @@ export async function revokeCustody(serverUrl: string, custody: OAuthCustody): P
       metadata.token_endpoint_auth_methods_supported ??
       [],
   );
-  const send = await exchangeFetch(serverUrl);
+  const send = exchangeFetch(serverUrl);
   const tokens: [string, string][] = [
     ...(custody.tokens.refresh_token
       ? [[custody.tokens.refresh_token, 'refresh_token'] as [string, string]]
@@ -305,7 +301,8 @@ export async function revokeCustody(serverUrl: string, custody: OAuthCustody): P
       if (method === 'client_secret_post' && client.client_secret)
         body.set('client_secret', client.client_secret);
     }
-    const response = await send(endpoint, { method: 'POST', headers, body });
+    // A redirect would send the tokens on to wherever it points: none is followed.
+    const response = await send(endpoint, { method: 'POST', headers, body, redirect: 'manual' });
     await response.body?.cancel().catch(() => undefined);
     if (!response.ok) {
       throw new OAuthFlowError(`the revocation endpoint answered HTTP ${response.status}`);

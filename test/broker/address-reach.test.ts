@@ -10,14 +10,18 @@ import { afterAll, beforeAll, describe, test } from 'vitest';
 import { fetch } from 'undici';
 import {
   addressClass,
+  connectionReach,
   mayReach,
   reachAgent,
-  reachOfAddresses,
   reachableLookup,
   UnreachableAddressError,
   type Reach,
 } from '../../src/broker/address-reach.js';
-import { beginAuthorization, OAuthFlowError } from '../../src/broker/oauth-client.js';
+import {
+  beginAuthorization,
+  OAuthFlowError,
+  revokeCustody,
+} from '../../src/broker/oauth-client.js';
 
 test('each address is where its range says, IPv4-mapped IPv6 as its IPv4', () => {
   const table: [string, ReturnType<typeof addressClass>][] = [
@@ -46,6 +50,18 @@ test('each address is where its range says, IPv4-mapped IPv6 as its IPv4', () =>
     ['93.184.216.34', 'public'],
     ['2606:2800:220:1::', 'public'],
     ['8.8.8.8', 'public'],
+    // IPv4 carried in IPv6: SIIT, NAT64, IPv4-compatible, as the IPv4 address.
+    ['::ffff:0:a9fe:a9fe', 'never'],
+    ['64:ff9b::a00:1', 'private'],
+    ['64:ff9b::169.254.169.254', 'never'],
+    ['64:ff9b::8.8.8.8', 'public'],
+    ['::7f00:1', 'loopback'],
+    ['64:ff9b:1::1', 'private'],
+    ['fec0::1', 'private'],
+    ['2002:7f00:1::1', 'never'],
+    ['2001:0:4136:e378::1', 'never'],
+    ['168.63.129.16', 'never'],
+    ['192.0.0.170', 'never'],
   ];
   for (const [address, where] of table) assert.equal(addressClass(address), where, address);
   assert.throws(() => addressClass('localhost'), TypeError);
@@ -69,9 +85,24 @@ test('a connection reaches its own class and anything more public, never a link-
   for (const [reach, address, allowed] of cases) {
     assert.equal(mayReach(reach, address), allowed, `${reach} -> ${address}`);
   }
-  assert.equal(reachOfAddresses(['93.184.216.34']), 'public');
-  assert.equal(reachOfAddresses(['93.184.216.34', '10.0.0.2']), 'private');
-  assert.equal(reachOfAddresses(['::1', '10.0.0.2']), 'loopback');
+});
+
+test("a connection's reach is its URL as the operator wrote it: an inside address or localhost, else public", () => {
+  const cases: [string, Reach][] = [
+    ['https://mcp.example.com/mcp', 'public'],
+    // A name is public whatever it resolves to: its owner answers its DNS.
+    ['https://intranet.corp/mcp', 'public'],
+    ['http://localhost:3000/mcp', 'loopback'],
+    ['http://notes.localhost:3000/mcp', 'loopback'],
+    ['http://127.0.0.1:3000/mcp', 'loopback'],
+    ['http://[::1]:3000/mcp', 'loopback'],
+    ['http://10.0.0.5/mcp', 'private'],
+    ['http://[fd00::5]/mcp', 'private'],
+    ['http://0.0.0.0:3000/mcp', 'loopback'],
+    ['http://169.254.1.1/mcp', 'private'],
+    ['https://93.184.216.34/mcp', 'public'],
+  ];
+  for (const [url, reach] of cases) assert.equal(connectionReach(url), reach, url);
 });
 
 describe('the resolver a connection dials through', () => {
@@ -136,6 +167,11 @@ describe('over real connections', () => {
     server = createServer((request, response) => {
       received.push(request);
       const here = `http://127.0.0.1:${port}`;
+      if (request.url === '/revoke') {
+        response.writeHead(307, { location: `${here}/elsewhere` });
+        response.end();
+        return;
+      }
       if (request.url?.startsWith('/.well-known/oauth-protected-resource')) {
         response.writeHead(200, { 'content-type': 'application/json' });
         response.end(
@@ -198,5 +234,39 @@ describe('over real connections', () => {
       );
       assert.ok(!asked.some((url) => url?.includes('oauth-authorization-server')), named);
     }
+  });
+
+  test('a revocation endpoint that redirects is a failure: the tokens are not sent on', async () => {
+    const here = `http://127.0.0.1:${port}`;
+    const before = received.length;
+    const error = await revokeCustody(`${here}/mcp`, {
+      type: 'oauth',
+      client: { client_id: 'gate' },
+      discovery: {
+        authorizationServerUrl: here,
+        authorizationServerMetadata: {
+          issuer: here,
+          authorization_endpoint: `${here}/authorize`,
+          token_endpoint: `${here}/token`,
+          response_types_supported: ['code'],
+          revocation_endpoint: `${here}/revoke`,
+        },
+      },
+      tokens: {
+        access_token: 'access-canary',
+        refresh_token: 'refresh-canary',
+        token_type: 'bearer',
+      },
+    }).then(
+      () => undefined,
+      (err: unknown) => err,
+    );
+    assert.ok(error instanceof OAuthFlowError, String(error));
+    assert.match(error.message, /HTTP 307/);
+    assert.deepEqual(
+      received.slice(before).map((request) => request.url),
+      ['/revoke'],
+      'the redirect was not followed',
+    );
   });
 });
