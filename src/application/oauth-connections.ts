@@ -7,6 +7,7 @@ import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import {
   beginAuthorization,
   completeAuthorization,
+  custodyReach,
   OAuthFlowError,
   refreshCustody,
   RefreshRefusedError,
@@ -55,6 +56,7 @@ export interface OAuthCredentialRequest {
   scopes?: string[] | undefined;
   client_id?: string | undefined;
   client_secret?: string | undefined;
+  private_network?: boolean | undefined;
 }
 
 /** Ten minutes from starting an authorization to coming back with its code. */
@@ -88,6 +90,7 @@ export async function registerOAuthConnection(
   const id = randomUUID();
   const custody: OAuthCustody = {
     type: 'oauth',
+    ...(request.credential.private_network === true && { private_network: true }),
     ...(clientId !== undefined && {
       client: {
         client_id: clientId,
@@ -167,6 +170,7 @@ export async function startAuthorization(
     state,
     scope: row.scopes ?? undefined,
     client: custody.client,
+    reach: custodyReach(row.url, custody),
   });
   const hash = stateHash(state);
   await insertOAuthAuthorization(deps.pool, {
@@ -215,11 +219,17 @@ export async function finishAuthorization(
     hash.toString('base64url'),
     deps.sealer.fromStored(started.sealed_attempt),
   );
-  const custody = await completeAuthorization(row.url, attempt, {
+  const held = deps.sealer.unsealOAuth(row.id, deps.sealer.fromStored(row.sealed_credential));
+  const completed = await completeAuthorization(row.url, attempt, {
     redirectUrl: redirectUrl(deps),
     code: callback.code,
     scope: row.scopes ?? undefined,
+    reach: custodyReach(row.url, held),
   });
+  const custody: OAuthCustody = {
+    ...completed,
+    ...(held.private_network && { private_network: true }),
+  };
   const shot = photographMcpTools(row.name, await photographHttp(row.url, bearerOf(custody)));
   const activated = await activateOAuthConnection(deps.pool, row.id, {
     sealed_credential: deps.sealer.seal(row.id, custody).toBytes(),
@@ -265,7 +275,7 @@ export async function oauthAccessToken(
       current.tokens?.access_token !== (stale ?? held.tokens?.access_token);
     if (refreshedMeanwhile && !due(current)) return { custody: current };
     try {
-      const fresh = await refreshCustody(row.url, current);
+      const fresh = await refreshCustody(custodyReach(row.url, current), current);
       await replaceOAuthTokens(tx, row.id, sealer.seal(row.id, fresh).toBytes());
       return { custody: fresh };
     } catch (error) {
@@ -304,9 +314,10 @@ export async function disconnect(
   }
   const custody = deps.sealer.unsealOAuth(id, deps.sealer.fromStored(row.sealed_credential));
   // The gate lets go of the tokens whatever the server answers: custody ends here.
-  const atServer = await revokeCustody(row.url, custody).catch(() => false);
+  const atServer = await revokeCustody(custodyReach(row.url, custody), custody).catch(() => false);
   const kept: OAuthCustody = {
     type: 'oauth',
+    ...(custody.private_network && { private_network: true }),
     ...(custody.client && { client: custody.client }),
     ...(custody.discovery && { discovery: custody.discovery }),
   };

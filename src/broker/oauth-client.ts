@@ -21,7 +21,12 @@ import type {
 import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { fetch, type RequestInit as UndiciInit } from 'undici';
 import { nullBodyStatuses } from './bounded-fetch.js';
-import { connectionReach, reachAgent, UnreachableAddressError } from './address-reach.js';
+import {
+  connectionReach,
+  reachAgent,
+  UnreachableAddressError,
+  type Reach,
+} from './address-reach.js';
 import type { OAuthAttempt, OAuthCustody } from './oauth-custody.js';
 
 /** Bound on each request to an authorization or resource server. */
@@ -42,8 +47,8 @@ export class RefreshRefusedError extends Error {
  * as the connection's own server (./address-reach.ts), each redirect's too. A refused address is
  * an OAuthFlowError that names it, never a TypeError the SDK would take for a network failure.
  */
-function exchangeFetch(serverUrl: string): FetchLike {
-  const dispatcher = reachAgent(connectionReach(serverUrl), requestTimeoutMs);
+function exchangeFetch(reach: Reach): FetchLike {
+  const dispatcher = reachAgent(reach, requestTimeoutMs);
   return async (url, init) => {
     const signal = init?.signal
       ? AbortSignal.any([init.signal, AbortSignal.timeout(requestTimeoutMs)])
@@ -67,6 +72,15 @@ function exchangeFetch(serverUrl: string): FetchLike {
       throw error;
     }
   };
+}
+
+/**
+ * How far a connection's exchanges may reach: from its URL (./address-reach.ts), or private where
+ * the operator said its server, named by a host, is on the private network.
+ */
+export function custodyReach(serverUrl: string, custody: Pick<OAuthCustody, 'private_network'>) {
+  const reach = connectionReach(serverUrl);
+  return custody.private_network && reach === 'public' ? 'private' : reach;
 }
 
 function clientMetadata(redirectUrl: string): OAuthClientMetadata {
@@ -159,6 +173,7 @@ export async function beginAuthorization(
     state: string;
     scope?: string | undefined;
     client?: OAuthClientInformationMixed | undefined;
+    reach: Reach;
   },
 ): Promise<{ authorizationUrl: URL; attempt: OAuthAttempt }> {
   const provider = new ExchangeProvider(
@@ -170,7 +185,7 @@ export async function beginAuthorization(
     const result = await auth(provider, {
       serverUrl,
       ...(options.scope && { scope: options.scope }),
-      fetchFn: exchangeFetch(serverUrl),
+      fetchFn: exchangeFetch(options.reach),
     });
     const { authorizationUrl, verifier, client, discovery } = provider;
     if (result !== 'REDIRECT' || !authorizationUrl || !verifier || !client || !discovery) {
@@ -191,7 +206,7 @@ function expiry(tokens: OAuthTokens, now: number): number | undefined {
 export async function completeAuthorization(
   serverUrl: string,
   attempt: OAuthAttempt,
-  options: { redirectUrl: string; code: string; scope?: string | undefined },
+  options: { redirectUrl: string; code: string; scope?: string | undefined; reach: Reach },
 ): Promise<OAuthCustody> {
   const provider = new ExchangeProvider(options.redirectUrl, attempt);
   const now = Date.now();
@@ -200,7 +215,7 @@ export async function completeAuthorization(
       serverUrl,
       authorizationCode: options.code,
       ...(options.scope && { scope: options.scope }),
-      fetchFn: exchangeFetch(serverUrl),
+      fetchFn: exchangeFetch(options.reach),
     });
     if (result !== 'AUTHORIZED' || !provider.saved) {
       throw new OAuthFlowError('the authorization server issued no tokens');
@@ -225,10 +240,7 @@ const resourceOf = (discovery: OAuthDiscoveryState) => discovery.resourceMetadat
  * New tokens for a custody's refresh token. A server that refuses the grant (`invalid_grant`),
  * or a custody with no refresh token, is `RefreshRefusedError`: the owner must reconnect.
  */
-export async function refreshCustody(
-  serverUrl: string,
-  custody: OAuthCustody,
-): Promise<OAuthCustody> {
+export async function refreshCustody(reach: Reach, custody: OAuthCustody): Promise<OAuthCustody> {
   const { client, discovery, tokens } = custody;
   if (!client || !discovery || !tokens?.refresh_token) {
     throw new RefreshRefusedError('the server issued no refresh token');
@@ -243,7 +255,7 @@ export async function refreshCustody(
       clientInformation: client,
       refreshToken: tokens.refresh_token,
       ...(resource !== undefined && { resource: new URL(resource) }),
-      fetchFn: exchangeFetch(serverUrl),
+      fetchFn: exchangeFetch(reach),
     });
     const expiresAt = expiry(fresh, now);
     return {
@@ -252,6 +264,7 @@ export async function refreshCustody(
       discovery,
       tokens: fresh,
       ...(expiresAt !== undefined && { expires_at: expiresAt }),
+      ...(custody.private_network && { private_network: true }),
     };
   } catch (error) {
     if (error instanceof InvalidGrantError) {
@@ -271,7 +284,7 @@ interface RevocationMetadata {
  * Revokes a custody's tokens at the authorization server (RFC 7009), the refresh token first
  * (which ends the grant at most servers). Answers false when the server offers no revocation.
  */
-export async function revokeCustody(serverUrl: string, custody: OAuthCustody): Promise<boolean> {
+export async function revokeCustody(reach: Reach, custody: OAuthCustody): Promise<boolean> {
   // RFC 8414 metadata may name a revocation endpoint; OpenID discovery documents have none.
   const metadata: RevocationMetadata | undefined = custody.discovery?.authorizationServerMetadata;
   const endpoint = metadata?.revocation_endpoint;
@@ -283,7 +296,7 @@ export async function revokeCustody(serverUrl: string, custody: OAuthCustody): P
       metadata.token_endpoint_auth_methods_supported ??
       [],
   );
-  const send = exchangeFetch(serverUrl);
+  const send = exchangeFetch(reach);
   const tokens: [string, string][] = [
     ...(custody.tokens.refresh_token
       ? [[custody.tokens.refresh_token, 'refresh_token'] as [string, string]]

@@ -16,6 +16,8 @@ export interface OAuthCustody {
   tokens?: OAuthTokens;
   /** When the access token expires (epoch ms); absent when the server did not say. */
   expires_at?: number;
+  /** The operator said the server, named by a host, is on a private network (see address-reach). */
+  private_network?: true;
 }
 
 /** One authorization a person started: the PKCE verifier and the client it was started with. */

@@ -19,6 +19,7 @@ import {
 } from '../../src/broker/address-reach.js';
 import {
   beginAuthorization,
+  custodyReach,
   OAuthFlowError,
   revokeCustody,
 } from '../../src/broker/oauth-client.js';
@@ -103,6 +104,10 @@ test("a connection's reach is its URL as the operator wrote it: an inside addres
     ['https://93.184.216.34/mcp', 'public'],
   ];
   for (const [url, reach] of cases) assert.equal(connectionReach(url), reach, url);
+  // The operator may say a named server is on the private network: private, never loopback.
+  assert.equal(custodyReach('https://mcp.corp/mcp', { private_network: true }), 'private');
+  assert.equal(custodyReach('https://mcp.corp/mcp', {}), 'public');
+  assert.equal(custodyReach('http://localhost:3000/mcp', { private_network: true }), 'loopback');
 });
 
 describe('the resolver a connection dials through', () => {
@@ -220,6 +225,7 @@ describe('over real connections', () => {
       const error = await beginAuthorization(`http://127.0.0.1:${port}/mcp`, {
         redirectUrl: 'http://127.0.0.1:9/callback',
         state: 'state',
+        reach: custodyReach(`http://127.0.0.1:${port}/mcp`, {}),
       }).then(
         () => undefined,
         (err: unknown) => err,
@@ -239,7 +245,7 @@ describe('over real connections', () => {
   test('a revocation endpoint that redirects is a failure: the tokens are not sent on', async () => {
     const here = `http://127.0.0.1:${port}`;
     const before = received.length;
-    const error = await revokeCustody(`${here}/mcp`, {
+    const error = await revokeCustody('loopback', {
       type: 'oauth',
       client: { client_id: 'gate' },
       discovery: {

@@ -3782,6 +3782,8 @@ export interface operations {
                 scopes?: string[];
                 client_id?: string;
                 client_secret?: string;
+                /** @description the server is on the operator's private network though its URL names a host: what its metadata names may be on a private address too */
+                private_network?: boolean;
               };
         } & (
           | {

@@ -24,6 +24,7 @@ import {
 } from '../support/seed.js';
 import { payloadsOf, storedHistory } from '../support/temporal.js';
 import { asSessionId, asToolCallId, gateWorkflowId } from '../../src/domain/gate/ids.js';
+import { CredentialSealer } from '../../src/broker/sealing.js';
 
 const policy = {
   ...defaultPolicy,
@@ -227,7 +228,8 @@ describe('OAuth connections', () => {
           kind: 'personal',
           owner_user_id: owner.user_id,
           url: upstream.url,
-          credential: { type: 'oauth', scopes: ['notes'] },
+          // Kept through every exchange (checked after a refresh); on localhost it changes nothing.
+          credential: { type: 'oauth', scopes: ['notes'], private_network: true },
         },
       }),
       201,
@@ -254,6 +256,23 @@ describe('OAuth connections', () => {
     assert.ok(
       bad.body.errors.some((e: { path: string }) => e.path.endsWith('client_secret')),
       JSON.stringify(bad.body),
+    );
+    const notABoolean = await call('POST', '/v1/connections', {
+      ...op(),
+      body: {
+        workspace: seed.workspace,
+        name: 'other',
+        kind: 'org',
+        url: upstream.url,
+        credential: { type: 'oauth', private_network: 'yes' },
+      },
+    });
+    assert.equal(notABoolean.status, 400);
+    assert.ok(
+      notABoolean.body.errors.some(
+        (e: { path: string }) => e.path === 'body.credential.private_network',
+      ),
+      JSON.stringify(notABoolean.body),
     );
   });
 
@@ -343,6 +362,14 @@ describe('OAuth connections', () => {
     assert.equal(upstream.refreshes, refreshes + 1);
     assert.equal(upstream.calls.at(-1)!.token, upstream.accessTokens.at(-1));
     assert.equal((await connection()).auth_generation, 1);
+    // The operator's word on the server's network outlives the authorization and the refresh.
+    const { rows } = await db.query<{ sealed_credential: Buffer }>(
+      'select sealed_credential from connections where id = $1',
+      [connectionId],
+    );
+    const sealer = CredentialSealer.fromBase64(testConfig().sealingKey);
+    const custody = sealer.unsealOAuth(connectionId, sealer.fromStored(rows[0]!.sealed_credential));
+    assert.equal(custody.private_network, true);
   });
 
   test('two calls finding the token expired at once never spend the single-use refresh token twice', async () => {

@@ -42,6 +42,10 @@ export const oauthCredential = z
     scopes: z.array(scopeToken).max(50).optional(),
     client_id: z.string().min(1).max(512).optional(),
     client_secret: z.string().min(1).max(2048).optional(),
+    private_network: z.boolean().optional().meta({
+      description:
+        "the server is on the operator's private network though its URL names a host: what its metadata names may be on a private address too",
+    }),
   })
   .strict()
   .refine((c) => c.client_secret === undefined || c.client_id !== undefined, {
