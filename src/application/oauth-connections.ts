@@ -35,6 +35,7 @@ import {
   lockOAuthConnection,
   markNeedsReauthorization,
   replaceOAuthTokens,
+  resealOAuthCustody,
 } from '../store/oauth-connections.js';
 import { withTransaction, type Pool } from '../store/pool.js';
 import {
@@ -122,15 +123,29 @@ async function oauthConnection(pool: Pool, id: string): Promise<ConnectionRow> {
   return row;
 }
 
-/** A new authorize page for a connection: success there moves its generation on. */
+/**
+ * A new authorize page for a connection: success there moves its generation on. The operator may
+ * say again whether its server is on the private network; the custody keeps the answer.
+ */
 export async function requestReauthorization(
   deps: OAuthConnectionDeps,
   id: string,
+  privateNetwork?: boolean,
 ): Promise<AwaitingAuthorization> {
   const row = await findConnection(deps.pool, id);
   if (!row || row.status === 'revoked') throw new NotFoundError(`connection ${id}`);
   if (row.credential_type !== 'oauth') {
     throw new ConflictError('a bearer connection is reauthorized with a new token');
+  }
+  if (privateNetwork !== undefined) {
+    const { sealer } = deps;
+    const resealed = await resealOAuthCustody(deps.pool, id, (sealed) => {
+      const held: OAuthCustody = sealer.unsealOAuth(id, sealer.fromStored(sealed));
+      delete held.private_network;
+      if (privateNetwork) held.private_network = true;
+      return sealer.seal(id, held).toBytes();
+    });
+    if (!resealed) throw new NotFoundError(`connection ${id}`);
   }
   return { connection: row, authorize_url: authorizeUrl(deps, id) };
 }

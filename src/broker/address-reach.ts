@@ -34,18 +34,13 @@ function subnets(list: Subnet[]): BlockList {
   return block;
 }
 
-/** This host, whatever it listens on: "this network" and the unspecified address. */
-const thisHost: Subnet[] = [
-  ['0.0.0.0', 8],
-  ['::', 128],
-];
-const thisHostBlock = subnets(thisHost);
 const loopback = subnets([
   ['127.0.0.0', 8],
   ['::1', 128],
 ]);
 const never = subnets([
-  ...thisHost,
+  ['0.0.0.0', 8], // "this network", and 0.0.0.0 which reaches this very host
+  ['::', 128],
   ['169.254.0.0', 16], // link-local: cloud metadata services
   ['168.63.129.16', 32], // a cloud's host agent
   ['100.100.100.200', 32], // a cloud metadata service inside the shared address space
@@ -58,6 +53,7 @@ const never = subnets([
   ['100::', 64], // discard
   ['2001::', 32], // Teredo: an IPv4 address behind it
   ['2002::', 16], // 6to4: an IPv4 address inside it
+  ['64:ff9b:1::', 48], // local-use IPv4/IPv6 translation, to any IPv4 address
 ]);
 const privateRanges = subnets([
   ['10.0.0.0', 8],
@@ -67,7 +63,6 @@ const privateRanges = subnets([
   ['198.18.0.0', 15], // network benchmarking
   ['fc00::', 7], // unique local
   ['fec0::', 10], // site-local, deprecated but routed by some
-  ['64:ff9b:1::', 48], // local-use IPv4/IPv6 translation
 ]);
 
 /** Where an IP address is; anything not named above is public. */
@@ -95,16 +90,15 @@ const unbracketed = (host: string) => host.replace(/^\[(.*)\]$/, '$1');
 /**
  * A connection's reach, from its URL as the operator wrote it, never from a resolver: a name's
  * owner answers its DNS, and could answer an inside address to widen what its server may name.
- * An inside IP address, or `localhost`, is inside; every other name is public.
+ * An inside IP address, or `localhost`, is inside; every other name is public. (A server on a
+ * never-dialled address gets `public`: its exchange fails at its own first request.)
  */
 export function connectionReach(serverUrl: string): Reach {
   const host = unbracketed(new URL(serverUrl).hostname.toLowerCase()).replace(/\.$/, '');
-  if (host === 'localhost' || host.endsWith('.localhost')) return 'loopback';
+  if (host === 'localhost') return 'loopback';
   if (isIP(host) === 0) return 'public';
   const where = addressClass(host);
-  if (where !== 'never') return where;
-  // 0.0.0.0 and :: reach this very host; other odd addresses the operator chose are inside.
-  return thisHostBlock.check(host, isIP(host) === 6 ? 'ipv6' : 'ipv4') ? 'loopback' : 'private';
+  return where === 'never' ? 'public' : where;
 }
 
 /** A URL an exchange was not allowed to reach: the message names the host and why. */

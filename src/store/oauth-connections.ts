@@ -1,5 +1,5 @@
 import { connectionColumns as columns, type ConnectionRow } from './connections.js';
-import type { Queryable } from './pool.js';
+import { withTransaction, type Pool, type Queryable } from './pool.js';
 
 /**
  * An OAuth connection's custody changes: each one a single statement, so a connection never
@@ -58,6 +58,31 @@ export async function replaceOAuthTokens(
     `update connections set sealed_credential = $2 where id = $1 and status = 'active'`,
     [id, sealedCredential],
   );
+}
+
+/**
+ * The custody sealed anew by `reseal` (an operator's setting changed), under the lock a refresh
+ * takes, so a refresh meanwhile neither loses the change nor is lost. False when revoked or gone.
+ */
+export async function resealOAuthCustody(
+  pool: Pool,
+  id: string,
+  reseal: (sealed: Buffer) => Buffer,
+): Promise<boolean> {
+  return withTransaction(pool, async (tx) => {
+    const { rows } = await tx.query<Pick<ConnectionRow, 'sealed_credential'>>(
+      `select sealed_credential from connections
+        where id = $1 and credential_type = 'oauth' and status <> 'revoked' for update`,
+      [id],
+    );
+    const row = rows[0];
+    if (!row) return false;
+    await tx.query(`update connections set sealed_credential = $2 where id = $1`, [
+      id,
+      reseal(row.sealed_credential),
+    ]);
+    return true;
+  });
 }
 
 /** The server refused the refresh: the connection waits for its owner, saying why. */

@@ -57,7 +57,7 @@ test('each address is where its range says, IPv4-mapped IPv6 as its IPv4', () =>
     ['64:ff9b::169.254.169.254', 'never'],
     ['64:ff9b::8.8.8.8', 'public'],
     ['::7f00:1', 'loopback'],
-    ['64:ff9b:1::1', 'private'],
+    ['64:ff9b:1::a9fe:a9fe', 'never'],
     ['fec0::1', 'private'],
     ['2002:7f00:1::1', 'never'],
     ['2001:0:4136:e378::1', 'never'],
@@ -94,13 +94,14 @@ test("a connection's reach is its URL as the operator wrote it: an inside addres
     // A name is public whatever it resolves to: its owner answers its DNS.
     ['https://intranet.corp/mcp', 'public'],
     ['http://localhost:3000/mcp', 'loopback'],
-    ['http://notes.localhost:3000/mcp', 'loopback'],
+    // Only localhost itself: a subdomain goes to DNS (and its search domains).
+    ['http://notes.localhost:3000/mcp', 'public'],
     ['http://127.0.0.1:3000/mcp', 'loopback'],
     ['http://[::1]:3000/mcp', 'loopback'],
     ['http://10.0.0.5/mcp', 'private'],
     ['http://[fd00::5]/mcp', 'private'],
-    ['http://0.0.0.0:3000/mcp', 'loopback'],
-    ['http://169.254.1.1/mcp', 'private'],
+    // Never dialled: the exchange fails at the server's own first request.
+    ['http://0.0.0.0:3000/mcp', 'public'],
     ['https://93.184.216.34/mcp', 'public'],
   ];
   for (const [url, reach] of cases) assert.equal(connectionReach(url), reach, url);

@@ -4046,6 +4046,8 @@ export interface operations {
             | {
                 /** @constant */
                 type: 'oauth';
+                /** @description the server is on the operator's private network though its URL names a host: what its metadata names may be on a private address too */
+                private_network?: boolean;
               };
         };
       };

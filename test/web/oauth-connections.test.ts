@@ -60,6 +60,16 @@ async function call<T = any>(
 }
 const op = () => ({ token: api.operatorKey });
 
+/** The connection's custody as sealed in its row. */
+async function heldCustody() {
+  const { rows } = await db.query<{ sealed_credential: Buffer }>(
+    'select sealed_credential from connections where id = $1',
+    [connectionId],
+  );
+  const sealer = CredentialSealer.fromBase64(testConfig().sealingKey);
+  return sealer.unsealOAuth(connectionId, sealer.fromStored(rows[0]!.sealed_credential));
+}
+
 async function addMember(name: string, role: 'member' | 'admin') {
   const created = await expectStatus(
     call('POST', `/v1/workspaces/${seed.workspace}/members`, { ...op(), body: { name, role } }),
@@ -242,38 +252,27 @@ describe('OAuth connections', () => {
     assert.equal(created.auth_generation, 1);
     assert.equal(upstream.registrations, 0, 'nothing happens at the server until the owner comes');
 
-    const bad = await call('POST', '/v1/connections', {
-      ...op(),
-      body: {
-        workspace: seed.workspace,
-        name: 'other',
-        kind: 'org',
-        url: upstream.url,
-        credential: { type: 'oauth', client_secret: 's' },
-      },
-    });
-    assert.equal(bad.status, 400);
-    assert.ok(
-      bad.body.errors.some((e: { path: string }) => e.path.endsWith('client_secret')),
-      JSON.stringify(bad.body),
-    );
-    const notABoolean = await call('POST', '/v1/connections', {
-      ...op(),
-      body: {
-        workspace: seed.workspace,
-        name: 'other',
-        kind: 'org',
-        url: upstream.url,
-        credential: { type: 'oauth', private_network: 'yes' },
-      },
-    });
-    assert.equal(notABoolean.status, 400);
-    assert.ok(
-      notABoolean.body.errors.some(
-        (e: { path: string }) => e.path === 'body.credential.private_network',
-      ),
-      JSON.stringify(notABoolean.body),
-    );
+    // A bad OAuth credential is a 400 naming its field.
+    for (const [credential, field] of [
+      [{ type: 'oauth', client_secret: 's' }, 'body.credential.client_secret'],
+      [{ type: 'oauth', private_network: 'yes' }, 'body.credential.private_network'],
+    ] as const) {
+      const bad = await call('POST', '/v1/connections', {
+        ...op(),
+        body: {
+          workspace: seed.workspace,
+          name: 'other',
+          kind: 'org',
+          url: upstream.url,
+          credential,
+        },
+      });
+      assert.equal(bad.status, 400);
+      assert.ok(
+        bad.body.errors.some((e: { path: string }) => e.path === field),
+        JSON.stringify(bad.body),
+      );
+    }
   });
 
   test("only the owner may authorize a personal connection: an admin's and another member's pages are refused", async () => {
@@ -363,13 +362,7 @@ describe('OAuth connections', () => {
     assert.equal(upstream.calls.at(-1)!.token, upstream.accessTokens.at(-1));
     assert.equal((await connection()).auth_generation, 1);
     // The operator's word on the server's network outlives the authorization and the refresh.
-    const { rows } = await db.query<{ sealed_credential: Buffer }>(
-      'select sealed_credential from connections where id = $1',
-      [connectionId],
-    );
-    const sealer = CredentialSealer.fromBase64(testConfig().sealingKey);
-    const custody = sealer.unsealOAuth(connectionId, sealer.fromStored(rows[0]!.sealed_credential));
-    assert.equal(custody.private_network, true);
+    assert.equal((await heldCustody()).private_network, true);
   });
 
   test('two calls finding the token expired at once never spend the single-use refresh token twice', async () => {
@@ -409,6 +402,20 @@ describe('OAuth connections', () => {
     assert.equal(again.authorize_url, authorizeUrl);
     assert.equal(again.auth_generation, 1);
     assert.equal(again.status, 'active');
+    assert.equal((await heldCustody()).private_network, true, 'unchanged when not said');
+    // The operator may take back, or give again, the word on the server's network: tokens stay.
+    for (const privateNetwork of [false, true]) {
+      await expectStatus(
+        call('POST', `/v1/connections/${connectionId}/reauthorize`, {
+          ...op(),
+          body: { credential: { type: 'oauth', private_network: privateNetwork } },
+        }),
+        200,
+      );
+      const custody = await heldCustody();
+      assert.equal(custody.private_network, privateNetwork || undefined);
+      assert.ok(custody.tokens?.refresh_token, 'the tokens are kept');
+    }
     const bearer = await call('POST', `/v1/connections/${connectionId}/reauthorize`, {
       ...op(),
       body: { credential: { type: 'bearer', token: 'pasted' } },

@@ -36,16 +36,18 @@ const bearerCredential = z
 /** An OAuth scope token (RFC 6749 section 3.3): printable ASCII without spaces, quotes or "\\". */
 const scopeToken = z.string().regex(/^[\x21\x23-\x5b\x5d-\x7e]{1,200}$/, 'not an OAuth scope');
 
+const privateNetwork = z.boolean().optional().meta({
+  description:
+    "the server is on the operator's private network though its URL names a host: what its metadata names may be on a private address too",
+});
+
 export const oauthCredential = z
   .object({
     type: z.literal('oauth'),
     scopes: z.array(scopeToken).max(50).optional(),
     client_id: z.string().min(1).max(512).optional(),
     client_secret: z.string().min(1).max(2048).optional(),
-    private_network: z.boolean().optional().meta({
-      description:
-        "the server is on the operator's private network though its URL names a host: what its metadata names may be on a private address too",
-    }),
+    private_network: privateNetwork,
   })
   .strict()
   .refine((c) => c.client_secret === undefined || c.client_id !== undefined, {
@@ -81,7 +83,7 @@ export const reauthorizeBody = z
   .object({
     credential: z.discriminatedUnion('type', [
       bearerCredential,
-      z.object({ type: z.literal('oauth') }).strict(),
+      z.object({ type: z.literal('oauth'), private_network: privateNetwork }).strict(),
     ]),
   })
   .strict();
@@ -268,7 +270,7 @@ export function connectionRoutes(server: FastifyInstance, ctx: ApiContext) {
       const { id } = request.params;
       const { credential } = request.body;
       if (credential.type === 'oauth') {
-        const awaiting = await requestReauthorization(ctx, id);
+        const awaiting = await requestReauthorization(ctx, id, credential.private_network);
         const { auth_generation, status } = awaiting.connection;
         return { id, auth_generation, status, authorize_url: awaiting.authorize_url };
       }
