@@ -3,8 +3,15 @@
  * its web UI, migrations, a worker and the API. Ctrl-C stops everything it started; the data
  * stays in .data/dev, so a restart keeps every run, approval and workflow history.
  */
-import { StackConfigError } from './devstack/stack-config.js';
-import { startNodeProcess, startStack, waitHttpOk, type Stack } from './devstack/stack.js';
+import { portSetting, StackConfigError } from './devstack/stack-config.js';
+import { requireFreePort } from './devstack/free-port.js';
+import {
+  planStack,
+  startNodeProcess,
+  startStack,
+  waitHttpOk,
+  type Stack,
+} from './devstack/stack.js';
 import { devPeople } from './devstack/dev-people.js';
 import {
   startDevIdentityProvider,
@@ -13,7 +20,19 @@ import {
 
 let stack: Stack;
 try {
-  stack = await startStack('dev');
+  const plan = planStack('dev');
+  // The API and the development identity provider beside it start last: their ports are
+  // checked first, so a taken one stops the stack before anything else has started.
+  const { host, port } = plan.profile.api;
+  await requireFreePort(host, port, 'The API', portSetting(plan.profile, 'api'));
+  if (!process.env.GATE_OIDC_ISSUER)
+    await requireFreePort(
+      host,
+      port + 1,
+      'The development identity provider',
+      `${portSetting(plan.profile, 'api')} (it listens on the port after the API's)`,
+    );
+  stack = await startStack('dev', { plan });
 } catch (err) {
   process.stderr.write(
     `${err instanceof StackConfigError ? err.message : String((err as Error).stack ?? err)}\n`,

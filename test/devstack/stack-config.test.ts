@@ -1,9 +1,13 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import path from 'node:path';
 import { test } from 'vitest';
+import { requireFreePort } from '../../tools/devstack/free-port.js';
 import {
+  ephemeralPorts,
   parseStackConfig,
+  portSetting,
   projectRoot,
   StackConfigError,
   stackProfile,
@@ -23,6 +27,16 @@ test('the committed temporal-dev.yaml is valid, and dev and test stacks do not s
     p.api.port,
   ];
   for (const port of ports(tst)) assert.equal(ports(dev).includes(port), false);
+  // Every slot's ports too stay below the range the system lends to clients' connections.
+  const slot = process.env.GATE_TEST_SLOT;
+  process.env.GATE_TEST_SLOT = '9';
+  try {
+    for (const port of [...ports(dev), ...ports(stackProfile(config, 'test'))])
+      assert.ok(port < ephemeralPorts.first, `port ${port}`);
+  } finally {
+    if (slot === undefined) delete process.env.GATE_TEST_SLOT;
+    else process.env.GATE_TEST_SLOT = slot;
+  }
   assert.notEqual(dev.postgres.dataDir, tst.postgres.dataDir);
   assert.notEqual(dev.temporal.sqliteFile, tst.temporal.sqliteFile);
 });
@@ -36,6 +50,8 @@ test('a wrong value stops start-up with a message naming the key', () => {
     ['data_dir: .data/dev/postgres', 'data_dir: ../elsewhere', /postgres\.data_dir/],
     ['  GateTool: Keyword', '  GateTool: Blob', /temporal\.search_attributes\.GateTool/],
     ['api:\n', 'api:\n  extra: 1\n', /api/],
+    ['  port: 15432', '  port: 55432', /postgres\.port: must be outside 32768–60999/],
+    ['  postgres_port: 15433', '  postgres_port: 32768', /test\.postgres_port: must be outside/],
   ];
   for (const [from, to, key] of cases) {
     assert.ok(text.includes(from), from);
@@ -62,4 +78,32 @@ test('the dev server is started with every value the file describes', () => {
   assert.match(joined, /--dynamic-config-value frontend\.enableExecuteMultiOperation=true/);
   assert.match(joined, /--search-attribute GateSessionId=Keyword/);
   assert.match(joined, /--db-filename \S+temporal\.sqlite/);
+});
+
+test('a port the stack needs that another process holds is named, with the setting that moves it', async () => {
+  const holder = createServer();
+  await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
+  const { port } = holder.address() as AddressInfo;
+  try {
+    const dev = stackProfile(parseStackConfig(text), 'dev');
+    await assert.rejects(
+      requireFreePort('127.0.0.1', port, 'PostgreSQL', portSetting(dev, 'postgres')),
+      (err: unknown) => {
+        assert.ok(err instanceof StackConfigError);
+        assert.equal(
+          err.message,
+          `PostgreSQL cannot listen on 127.0.0.1:${port}: another process holds that port. Stop it, or set postgres.port in temporal-dev.yaml.`,
+        );
+        return true;
+      },
+    );
+    assert.match(
+      portSetting({ name: 'test' }, 'temporal'),
+      /test\.temporal_port .* GATE_TEST_SLOT/,
+    );
+  } finally {
+    await new Promise((resolve) => holder.close(resolve));
+  }
+  // Once the holder is gone, the same port passes.
+  await requireFreePort('127.0.0.1', port, 'PostgreSQL', 'x');
 });

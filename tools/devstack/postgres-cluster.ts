@@ -17,6 +17,8 @@ import pg from 'pg';
 import { run, waitFor } from './child-process.js';
 import type { StackProfile } from './stack-config.js';
 import { keptSecret } from './stack-keys.js';
+import { requireFreePort } from './free-port.js';
+import { portSetting } from './stack-config.js';
 
 const binDir = process.env.PG_BIN_DIR ?? '/usr/lib/postgresql/15/bin';
 
@@ -128,7 +130,11 @@ async function requirePassword(profile: StackProfile): Promise<void> {
   process.stderr.write(
     'the PostgreSQL cluster trusted local connections: it takes a password now\n',
   );
-  const client = new pg.Client({ connectionString: postgresUrl(profile, 'postgres') });
+  // Bounded: whatever else listens on the port may accept and never answer.
+  const client = new pg.Client({
+    connectionString: postgresUrl(profile, 'postgres'),
+    connectionTimeoutMillis: 5000,
+  });
   await client.connect();
   try {
     // Sent once, over the socket or loopback; stored by the server as a SCRAM verifier.
@@ -201,7 +207,11 @@ export interface PostgresCluster {
 }
 
 async function isReady(profile: StackProfile): Promise<boolean> {
-  const client = new pg.Client({ connectionString: postgresUrl(profile, 'postgres') });
+  // Bounded: whatever else listens on the port may accept and never answer.
+  const client = new pg.Client({
+    connectionString: postgresUrl(profile, 'postgres'),
+    connectionTimeoutMillis: 5000,
+  });
   try {
     await client.connect();
     await client.query('select 1');
@@ -233,6 +243,7 @@ export async function ensurePostgresCluster(profile: StackProfile): Promise<Post
   prepareDataDir(dataDir);
   let startedHere = false;
   if (!(await isReady(profile))) {
+    await requireFreePort('127.0.0.1', port, 'PostgreSQL', portSetting(profile, 'postgres'));
     const socket = socketPath(profile);
     const socketDirectory = socket === undefined ? '' : path.dirname(socket);
     await run(
@@ -273,7 +284,11 @@ export async function stopPostgresCluster(
 }
 
 async function createDatabase(profile: StackProfile) {
-  const client = new pg.Client({ connectionString: postgresUrl(profile, 'postgres') });
+  // Bounded: whatever else listens on the port may accept and never answer.
+  const client = new pg.Client({
+    connectionString: postgresUrl(profile, 'postgres'),
+    connectionTimeoutMillis: 5000,
+  });
   await client.connect();
   try {
     const { rowCount } = await client.query('select 1 from pg_database where datname = $1', [

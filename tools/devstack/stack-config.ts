@@ -7,7 +7,19 @@ import { z } from 'zod';
 /** The project's root: every relative path in temporal-dev.yaml is relative to it. */
 export const projectRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
-const port = z.number().int().min(1).max(65535);
+/**
+ * Linux hands ports 32768–60999 to clients' outgoing connections: a server port there can be
+ * some client's local port at the moment the stack starts, and then the server cannot bind.
+ */
+export const ephemeralPorts = { first: 32768, last: 60999 };
+const port = z
+  .number()
+  .int()
+  .min(1)
+  .max(65535)
+  .refine((p) => p < ephemeralPorts.first || p > ephemeralPorts.last, {
+    error: `must be outside ${ephemeralPorts.first}–${ephemeralPorts.last}, the range the system lends to clients' connections`,
+  });
 const relativePath = z
   .string()
   .min(1)
@@ -82,6 +94,29 @@ export interface StackProfile {
 
 export class StackConfigError extends Error {
   override name = 'StackConfigError';
+}
+
+/** The setting that moves each port of a profile: what a person changes when one is taken. */
+export function portSetting(
+  profile: Pick<StackProfile, 'name'>,
+  port: 'postgres' | 'temporal' | 'temporal_ui' | 'api',
+): string {
+  if (profile.name === 'test') {
+    const key = {
+      postgres: 'postgres_port',
+      temporal: 'temporal_port',
+      temporal_ui: 'temporal_ui_port',
+      api: 'api_port',
+    }[port];
+    return `test.${key} in temporal-dev.yaml, or another GATE_TEST_SLOT`;
+  }
+  const key = {
+    postgres: 'postgres.port',
+    temporal: 'temporal.port',
+    temporal_ui: 'temporal.ui_port',
+    api: 'api.port',
+  }[port];
+  return `${key} in temporal-dev.yaml`;
 }
 
 export function parseStackConfig(text: string, source = 'temporal-dev.yaml'): StackConfig {

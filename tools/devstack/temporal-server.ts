@@ -2,8 +2,8 @@ import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { Connection } from '@temporalio/client';
 import { run, startProcess, stillRuns, waitFor, type ManagedProcess } from './child-process.js';
-import { projectRoot, type StackProfile } from './stack-config.js';
-import { freeLoopbackPort } from './free-port.js';
+import { portSetting, projectRoot, type StackProfile } from './stack-config.js';
+import { freeLoopbackPort, requireFreePort } from './free-port.js';
 import { startTemporalUiProxy } from './temporal-ui-proxy.js';
 
 export const toolsDir = path.join(projectRoot, '.tools');
@@ -97,6 +97,9 @@ export async function startTemporalServer(
   { quiet = false } = {},
 ): Promise<ManagedProcess> {
   mkdirSync(path.dirname(profile.temporal.sqliteFile), { recursive: true });
+  const { ip, port, uiPort: shownUiPort } = profile.temporal;
+  await requireFreePort(ip, port, 'The Temporal dev server', portSetting(profile, 'temporal'));
+  await requireFreePort(ip, shownUiPort, 'The Temporal UI', portSetting(profile, 'temporal_ui'));
   const { server, uiPort, output } = await startTemporalProcess(binary, profile, quiet);
   // A server that exits unasked says so with its last words: whatever used it fails next.
   let stopping = false;
@@ -107,7 +110,6 @@ export async function startTemporalServer(
     );
   });
   try {
-    const { ip } = profile.temporal;
     const proxy = await startTemporalUiProxy(
       { host: ip, port: profile.temporal.uiPort },
       { host: ip, port: uiPort },
