@@ -65,7 +65,6 @@ const attemptLifetimeS = 600;
 
 export const authorizePath = (id: string) => `/connections/${id}/authorize`;
 export const callbackPath = '/connections/oauth/callback';
-export const connectionsPath = '/connections';
 
 const authorizeUrl = (deps: OAuthConnectionDeps, id: string) => deps.publicUrl + authorizePath(id);
 const redirectUrl = (deps: OAuthConnectionDeps) => deps.publicUrl + callbackPath;

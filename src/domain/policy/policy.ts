@@ -189,11 +189,6 @@ export function ruleOutcome(
   return allOf((match.args ?? []).map((p) => predicateOutcome(p, input.arguments, mode, analyses)));
 }
 
-/** True when the rule surely matches. */
-export function ruleMatches(rule: Rule, input: PolicyInput): boolean {
-  return ruleOutcome(rule, input) === 'match';
-}
-
 /** An uncertain rule never allows: it yields its `uncertain` verdict, deny unless it says so. */
 export function uncertainVerdict(rule: Rule): Verdict {
   return rule.uncertain ?? (rule.verdict === 'require_approval' ? 'require_approval' : 'deny');
