@@ -64,6 +64,13 @@ describe('which grant covers a call', () => {
       );
   });
 
+  test('a call the gate is not sure a grant covers is not covered: $NPM test, FOO=1 npm test', () => {
+    const script = grantFor('Bash', { command: 'npm test' }, {}, 'script_arguments');
+    assert.ok(coveringGrant([script], bashCall('npm test -- --reporter=dot')));
+    for (const line of ['$NPM test', 'FOO=1 npm test', 'npm test -- $X', 'npm test -- "a b"'])
+      assert.equal(coveringGrant([script], bashCall(line)), undefined, line);
+  });
+
   test('a grant answers only the rule and policy version that asked when it was given', () => {
     const grant = grantOf('npm test');
     const byDefault = { rule_id: null, policy_version: 3 };
