@@ -157,6 +157,7 @@ describe('standing approvals for a run', () => {
     const wider = await page.locator('#grant-scope-script_arguments-what').innerText();
     for (const words of ['Allows', 'Stays free', 'Would let through', 'npm test -- --reporter=dot'])
       assert.ok(wider.includes(words), `the wider scope says ${words}: ${wider}`);
+    await screenshots(page, 'grant-offers');
     await page.check('#grant-scope-script_arguments');
     await page.selectOption('#grant_for', 'run');
     await assertAccessible(page, 'the detail with a grant offer');

@@ -14,7 +14,7 @@ export interface ScopeExplanation {
   example: string;
 }
 
-const listed = (names: readonly string[]) => names.map((n) => `\`${n}\``).join(' and ');
+const listed = (names: readonly string[]) => names.join(' and ');
 
 /** The file an any-content scope names (only offered for a path given as a string). */
 function pathOf(scope: GrantScope): string {
@@ -64,11 +64,11 @@ export function explainScope(scope: GrantScope): ScopeExplanation {
     case 'script_arguments': {
       const words = (scope.words ?? []).join(' ');
       return {
-        allows: `\`${words}\` alone, or followed by \`--\` and any plain words, which it hands to the script`,
+        allows: `“${words}” alone, or followed by “--” and any plain words, which it hands to the script`,
         free:
-          'the words after `--` (a filter, a reporter, a configuration file of the script’s program); ' +
-          'the words before `--`, the program, the other arguments stay as they are, and a line ' +
-          'with another command, a quote, `$`, a redirection or a variable asks again',
+          'the words after “--” (a filter, a reporter, a configuration file of the script’s program); ' +
+          'the words before “--”, the program and the other arguments stay as they are, and a line ' +
+          'with another command, a quote, “$”, a redirection or a variable asks again',
         example: `${words} -- ${exampleWords(scope.words ?? [])}`,
       };
     }
