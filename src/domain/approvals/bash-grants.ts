@@ -103,8 +103,13 @@ export function scriptWords(line: string): string[] | undefined {
   return end < 0 ? words : words.slice(0, end);
 }
 
+/** A word after `--` naming a place outside the working tree: an absolute path, or `..`. */
+const leavesTree = (word: string) =>
+  /(^|[=:,])\//.test(word) || /(^|[=:,/])\.\.(\/|$|[=:,])/.test(word);
+
 /**
- * Whether a line is the approved script with only other words after `--`: `match` when surely,
+ * Whether a line is the approved script with only other words after `--`, none of them naming a
+ * place outside the working tree (`--outputFile=/etc/x`, `../x`): `match` when surely,
  * `uncertain` when it may be but the gate cannot be sure (a variable, a quote, a redirection, a
  * program that may be another), `no` when it surely is not.
  */
@@ -119,6 +124,7 @@ export function scriptOutcome(fixed: readonly string[], line: string): MatchOutc
   if (prefix.some((word, i) => word.known && word.value !== fixed[i])) return 'no';
   const rest = words.slice(fixed.length);
   if (rest[0]?.known && rest[0].value !== '--') return 'no';
+  if (rest.some((word) => word.known && leavesTree(word.value))) return 'no';
   const sure =
     plainLine.test(line) &&
     analysis.doubt === null &&

@@ -64,7 +64,7 @@ export function explainScope(scope: GrantScope): ScopeExplanation {
     case 'script_arguments': {
       const words = (scope.words ?? []).join(' ');
       return {
-        allows: `“${words}” alone, or followed by “--” and any plain words, which it hands to the script`,
+        allows: `“${words}” alone, or followed by “--” and any plain words, which it hands to the script; none may be an absolute path or go up with “..”`,
         free:
           'the words after “--” (a filter, a reporter, a configuration file of the script’s program); ' +
           'the words before “--”, the program and the other arguments stay as they are, and a line ' +

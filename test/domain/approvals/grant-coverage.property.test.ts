@@ -38,6 +38,9 @@ const words = [
   '--reporter=dot',
   '--prefix',
   '--script-shell=/tmp/x',
+  '--outputFile=/etc/x',
+  '../up',
+  'src/a.ts',
   '-C',
   '.',
 ];
@@ -176,6 +179,8 @@ function assertOnlyWhatWasApproved(approved: Call, scope: GrantScope, covered: C
   assert.deepEqual(read.slice(0, fixed.length), fixed, 'the words before -- unchanged');
   const rest = read.slice(fixed.length);
   assert.ok(rest.length === 0 || rest[0] === '--', 'only words after --');
+  for (const word of rest)
+    assert.ok(!/(^|[=:,])\/|(^|[=:,/])\.\.(\/|$)/.test(word), `${word} stays in the tree`);
 }
 
 const settings = { seed: 31_0417, numRuns: 4000 };

@@ -82,6 +82,9 @@ const rows: Row[] = [
       ],
       script_arguments: [
         bash('npm publish'),
+        bash('npm test -- --outputFile=/etc/x'),
+        bash('npm test -- ../../elsewhere'),
+        bash('npm test -- --root /'),
         bash('npm test --prefix /x'),
         bash('npm run test'),
         bash('npm test -- "a b"'),
@@ -128,7 +131,13 @@ const rows: Row[] = [
   {
     call: bash('npm test -- --ci'),
     offers: script('npm test -- --ci', 'npm test'),
-    covers: { script_arguments: [bash('npm test'), bash('npm test -- --ci --bail')] },
+    covers: {
+      script_arguments: [
+        bash('npm test'),
+        bash('npm test -- --ci --bail'),
+        bash('npm test -- src/a.test.ts'),
+      ],
+    },
     not: { script_arguments: [bash('npm test --ci'), bash('npm test --silent -- --ci')] },
   },
   {
@@ -147,7 +156,7 @@ const rows: Row[] = [
   {
     call: bash('cargo test'),
     offers: script('cargo test', 'cargo test'),
-    covers: { script_arguments: [bash('cargo test -- --nocapture')] },
+    covers: { script_arguments: [bash('cargo test -- --nocapture'), bash('cargo test -- a::b')] },
     not: {
       script_arguments: [bash('cargo test --manifest-path /x/Cargo.toml'), bash('cargo run')],
     },
