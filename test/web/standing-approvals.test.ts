@@ -158,7 +158,11 @@ describe('standing approvals for a run', () => {
     for (const words of ['Allows', 'Stays free', 'Would let through', 'npm test -- --reporter=dot'])
       assert.ok(wider.includes(words), `the wider scope says ${words}: ${wider}`);
     await screenshots(page, 'grant-offers');
-    await page.check('#grant-scope-script_arguments');
+    await assertKeyboardReachable(page, 'the detail with grant offers');
+    // The scopes are one group: the keyboard moves from the exact one to the wider one.
+    await page.focus('#grant-scope-exact');
+    await page.keyboard.press('ArrowDown');
+    assert.ok(await page.locator('#grant-scope-script_arguments').isChecked());
     await page.selectOption('#grant_for', 'run');
     await assertAccessible(page, 'the detail with a grant offer');
     await Promise.all([
