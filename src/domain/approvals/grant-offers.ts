@@ -58,7 +58,10 @@ export function explainScope(scope: GrantScope): ScopeExplanation {
         allows: `this same call again: the same tool, every argument the same${
           scope.tool === 'Bash' ? ', the command line word for word' : ''
         }`,
-        free: inertNote || 'nothing: any other argument or value asks again',
+        free:
+          scope.tool === 'Bash'
+            ? `${inertNote}; the files the line runs or reads (a script, package.json) are read as they are when it runs`
+            : inertNote || 'nothing: any other argument or value asks again',
         example: callSummary(scope.tool, scope.arguments),
       };
     case 'script_arguments': {
