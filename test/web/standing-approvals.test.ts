@@ -101,7 +101,10 @@ describe('standing approvals for a run', () => {
       page.waitForURL(/\/decision$/),
       page.getByRole('button', { name: 'Approve' }).click(),
     ]);
-    await page.locator('.notice.ok').waitFor();
+    assert.match(
+      await page.locator('.notice.ok').innerText(),
+      /Nothing more is allowed without asking/,
+    );
     const grants = await h.db.query('select 1 from approval_grants where session_id = $1', [
       run.session_id,
     ]);
@@ -131,7 +134,10 @@ describe('standing approvals for a run', () => {
         page.waitForURL(/\/decision$/),
         page.getByRole('button', { name: 'Approve' }).click(),
       ]);
-      await page.locator('.notice.ok').waitFor();
+      assert.match(
+        await page.locator('.notice.ok').innerText(),
+        new RegExp(`allowed without asking ${text}, as you chose`),
+      );
       const { rows } = await h.db.query<{ length: number | null; left: number | null }>(
         `select extract(epoch from expires_at - created_at)::int as length,
            extract(epoch from expires_at - now())::int as left

@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { decideApproval } from '../../application/decide-approval.js';
-import { grantLengths } from '../../domain/approvals/grant-lengths.js';
+import { grantLengths, lengthText } from '../../domain/approvals/grant-lengths.js';
 import { explainScope, scopeText } from '../../domain/approvals/grant-offers.js';
 import { offeredScopes, scopeKinds, type ScopeKind } from '../../domain/approvals/grant-scopes.js';
 import { offeredTo, seesArguments } from '../../domain/gate/approval.js';
@@ -275,11 +275,15 @@ export function approvalPageRoutes(server: FastifyInstance, ctx: ApiContext) {
           text: 'This call was already decided; your decision was not recorded.',
         });
       }
+      const more =
+        decision === 'deny'
+          ? ''
+          : grant.grant && result.grant
+            ? ` The same is allowed without asking ${lengthText(grant.grant.for_s)}, as you chose.`
+            : ' Nothing more is allowed without asking.';
       return showDetail(ctx, reply, session, params, 200, {
         kind: 'ok',
-        text: `You ${decision === 'approve' ? 'approved' : 'denied'} this call. The runner has its answer.${
-          result.grant ? ' The same is allowed without asking, as you chose.' : ''
-        }`,
+        text: `You ${decision === 'approve' ? 'approved' : 'denied'} this call. The runner has its answer.${more}`,
       });
     },
   );
