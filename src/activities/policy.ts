@@ -1,3 +1,4 @@
+import { lengthText } from '../domain/approvals/grant-lengths.js';
 import { coveringGrant } from '../domain/approvals/grants.js';
 import { policyVerdict } from '../domain/gate/stage-verdicts.js';
 import type { GateRequest, PolicyOutcome } from '../domain/gate/vocabulary.js';
@@ -30,9 +31,9 @@ export function policyStage(frozen: FrozenRuns, db: Queryable) {
     const owner = called.frozen.binding?.owner_user_id ?? null;
     const grant = coveringGrant(await activeGrantsOfRun(db, run.id), {
       tool: called.frozen.name,
-      class: called.frozen.class,
-      effect: called.frozen.effect,
       arguments: request.arguments,
+      asked: { rule_id: outcome.rule_id, policy_version: outcome.policy_version },
+      at: new Date(),
       authority: {
         workspace_id: run.workspace_id,
         authority: owner ? 'owner' : 'workspace_approvers',
@@ -40,7 +41,7 @@ export function policyStage(frozen: FrozenRuns, db: Queryable) {
       },
     });
     if (!grant) return outcome;
-    const { id, granted_by, granted_by_name } = grant;
-    return { ...outcome, grant: { id, granted_by, granted_by_name } };
+    const { id, granted_by, granted_by_name, for_s } = grant;
+    return { ...outcome, grant: { id, granted_by, granted_by_name, length: lengthText(for_s) } };
   };
 }

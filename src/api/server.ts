@@ -10,6 +10,7 @@ import { traceRequests } from './request-tracing.js';
 import { documentRoutes } from './openapi/openapi-document.js';
 import { routeSchemasOnZod } from './route-schemas.js';
 import { approvalRoutes } from './routes/approvals.js';
+import { grantRoutes } from './routes/grants.js';
 import { connectionRoutes } from './routes/connections.js';
 import { capabilityBundleRoutes } from './routes/capability-bundles.js';
 import { codecRoutes } from './routes/codec.js';
@@ -141,6 +142,7 @@ export function buildApi(
     anthropicProxyRoutes(api, ctx);
     eventRoutes(api, ctx);
     approvalRoutes(api, ctx);
+    grantRoutes(api, ctx);
     webRoutes(api, ctx);
     connectionRoutes(api, ctx);
     codecRoutes(api, ctx);

@@ -1,4 +1,4 @@
-import { offeredScope } from '../domain/approvals/grants.js';
+import { offeredScope, type ScopeKind } from '../domain/approvals/grant-scopes.js';
 import { mayDecide } from '../domain/gate/approval.js';
 import type { SessionId, ToolCallId } from '../domain/gate/ids.js';
 import type { DecidedAnswer } from '../domain/gate/vocabulary.js';
@@ -25,8 +25,11 @@ export interface DecisionRequest {
   toolCallId: ToolCallId;
   decision: 'allow' | 'deny';
   reason: string | null;
-  /** Approve, and allow the same for the rest of the run (`for_s` null) or for a while. */
-  grant?: { for_s: number | null };
+  /**
+   * Approve, and allow the same for the rest of the run (`for_s` null) or for a while: this call
+   * exactly, unless the approver picked a wider scope the gate offers.
+   */
+  grant?: { for_s: number | null; scope?: ScopeKind };
 }
 
 /**
@@ -44,7 +47,8 @@ export function settleAsPerson(pool: Pool, request: DecisionRequest): Promise<Ap
     // A revoked run's calls are decided no more (its revocation denied what was pending).
     if (await findRunRevocation(tx, approval.run_id))
       return { outcome: 'run_revoked' as const, approval };
-    const scope = request.grant && offeredScope(approval.tool, approval.arguments);
+    const scope =
+      request.grant && offeredScope(approval.tool, approval.arguments, request.grant.scope);
     if (request.grant && (request.decision !== 'allow' || !scope))
       return { outcome: 'grant_not_offered' as const };
     const settle = {
@@ -59,6 +63,7 @@ export function settleAsPerson(pool: Pool, request: DecisionRequest): Promise<Ap
       run_id: approval.run_id,
       workspace_id: approval.workspace_id,
       scope,
+      asked: { rule_id: approval.rule_id, policy_version: approval.policy_version },
       granted_by: member.id,
       session_id: sessionId,
       tool_call_id: toolCallId,

@@ -1,5 +1,6 @@
 import type pg from 'pg';
-import type { ActiveGrant, GrantScope } from '../domain/approvals/grants.js';
+import type { GrantScope } from '../domain/approvals/grant-scopes.js';
+import type { ActiveGrant, AskedBy } from '../domain/approvals/grants.js';
 import type { SessionId, ToolCallId } from '../domain/gate/ids.js';
 import { payload, redact } from '../domain/ledger/redaction.js';
 import { appendEvent } from './ledger.js';
@@ -10,7 +11,10 @@ export interface GrantRow {
   run_id: string;
   workspace_id: string;
   tool: string;
-  scope: GrantScope;
+  /** As stored: a scope of an older shape covers nothing. */
+  scope: unknown;
+  rule_id: string | null;
+  policy_version: number;
   granted_by: string;
   granted_by_name: string;
   session_id: SessionId;
@@ -22,14 +26,18 @@ export interface GrantRow {
   /** Who may decide the approval it was given with: a personal connection's owner, or approvers. */
   authority: 'owner' | 'workspace_approvers';
   owner_user_id: string | null;
+  /** The member who invoked the run: with the deciders, who reads the scope's values. */
+  invoked_by: string;
 }
 
-const grantSelect = `select g.id, g.run_id, g.workspace_id, g.tool, g.scope, g.granted_by,
-    m.name as granted_by_name, g.session_id, g.tool_call_id, g.created_at, g.expires_at,
-    g.revoked_at, r.name as revoked_by_name, a.authority, a.owner_user_id
+const grantSelect = `select g.id, g.run_id, g.workspace_id, g.tool, g.scope, g.rule_id,
+    g.policy_version, g.granted_by, m.name as granted_by_name, g.session_id, g.tool_call_id,
+    g.created_at, g.expires_at, g.revoked_at, r.name as revoked_by_name, a.authority,
+    a.owner_user_id, run.invoked_by
   from approval_grants g
   join members m on m.id = g.granted_by
   join approvals a on a.session_id = g.session_id and a.tool_call_id = g.tool_call_id
+  join runs run on run.id = g.run_id
   left join members r on r.id = g.revoked_by`;
 
 /**
@@ -42,6 +50,7 @@ export async function createGrant(
     run_id: string;
     workspace_id: string;
     scope: GrantScope;
+    asked: AskedBy;
     granted_by: string;
     session_id: SessionId;
     tool_call_id: ToolCallId;
@@ -51,9 +60,10 @@ export async function createGrant(
 ): Promise<{ id: string; expires_at: Date | null }> {
   const { rows } = await tx.query<{ id: string; expires_at: Date | null }>(
     `insert into approval_grants (run_id, workspace_id, tool, scope, granted_by, session_id,
-       tool_call_id, expires_at)
+       tool_call_id, expires_at, rule_id, policy_version)
      values ($1, $2, $3, $4, $5, $6, $7,
-       case when $8::int is null then null else now() + make_interval(secs => $8::int) end)
+       case when $8::int is null then null else now() + make_interval(secs => $8::int) end,
+       $9, $10)
      returning id, expires_at`,
     [
       grant.run_id,
@@ -64,6 +74,8 @@ export async function createGrant(
       grant.session_id,
       grant.tool_call_id,
       grant.for_s,
+      grant.asked.rule_id,
+      grant.asked.policy_version,
     ],
   );
   const created = rows[0];
@@ -128,9 +140,12 @@ export async function grantsOfRun(db: Queryable, runId: string): Promise<GrantRo
 
 /** The grants of a run in force now, with their grantors' memberships as they are now. */
 export async function activeGrantsOfRun(db: Queryable, runId: string): Promise<ActiveGrant[]> {
-  const { rows } = await db.query<ActiveGrant & { role: string; status: string; ws: string }>(
-    `select g.id, g.scope, g.granted_by, m.name as granted_by_name, m.role, m.status,
-       m.workspace_id as ws
+  const { rows } = await db.query<
+    Omit<ActiveGrant, 'asked' | 'grantor'> & AskedBy & { role: string; status: string; ws: string }
+  >(
+    `select g.id, g.scope, g.rule_id, g.policy_version, g.expires_at,
+       extract(epoch from g.expires_at - g.created_at)::int as for_s,
+       g.granted_by, m.name as granted_by_name, m.role, m.status, m.workspace_id as ws
      from approval_grants g join members m on m.id = g.granted_by
      where g.run_id = $1 and g.revoked_at is null
        and (g.expires_at is null or g.expires_at > now())
@@ -140,6 +155,9 @@ export async function activeGrantsOfRun(db: Queryable, runId: string): Promise<A
   return rows.map((row) => ({
     id: row.id,
     scope: row.scope,
+    asked: { rule_id: row.rule_id, policy_version: row.policy_version },
+    for_s: row.for_s,
+    expires_at: row.expires_at,
     granted_by: row.granted_by,
     granted_by_name: row.granted_by_name,
     grantor: { id: row.granted_by, workspace_id: row.ws, role: row.role, status: row.status },

@@ -74,11 +74,12 @@ export async function screenshots(page: Page, name: string): Promise<void> {
 
 /**
  * Every control of the page takes the focus by Tab alone: links, buttons, fields and "show all"
- * summaries, each reached in a walk through the page.
+ * summaries, each reached in a walk through the page. A group of radio buttons is one stop, at
+ * its checked choice: the others are reached from it by the arrow keys.
  */
 export async function assertKeyboardReachable(page: Page, name: string): Promise<void> {
   const controls = await page.evaluate<number>(
-    `(() => { let i = 0; for (const el of document.querySelectorAll('a[href], button, textarea, input:not([type=hidden]), select, summary')) {
+    `(() => { let i = 0; for (const el of document.querySelectorAll('a[href], button, textarea, input:not([type=hidden]):not([type=radio]), input[type=radio]:checked, select, summary')) {
       if (el.offsetParent !== null) el.setAttribute('data-control', String(i++)); } return i; })()`,
   );
   await page.evaluate('document.activeElement && document.activeElement.blur()');

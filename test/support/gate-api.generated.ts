@@ -629,6 +629,46 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/runs/{id}/grants': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A run's standing approvals, newest first; a scope only for who may read its call
+     * @description Bearer: an active member's user token.
+     */
+    get: operations['listRunGrants'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/runs/{id}/grants/{grant_id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    /**
+     * End a standing approval: the calls it covered ask again (idempotent; by who may decide them)
+     * @description Bearer: an active member's user token.
+     */
+    delete: operations['revokeRunGrant'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v1/connections': {
     parameters: {
       query?: never;
@@ -3660,6 +3700,11 @@ export interface operations {
           grant?: {
             /** @default null */
             for_s?: number | null;
+            /**
+             * @default exact
+             * @enum {string}
+             */
+            scope?: 'exact' | 'script_arguments' | 'any_content';
           };
         };
       };
@@ -3737,6 +3782,133 @@ export interface operations {
             };
           } & {
             [key: string]: unknown;
+          };
+        };
+      };
+      /** @description an error (RFC 9457 problem details) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  listRunGrants: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description the grants */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** Format: uuid */
+            run_id: string;
+            grants: {
+              /** Format: uuid */
+              grant_id: string;
+              /** Format: uuid */
+              run_id: string;
+              tool: string;
+              kind: ('exact' | 'script_arguments' | 'any_content') | null;
+              scope?: {
+                text: string;
+                arguments: {
+                  [key: string]: unknown;
+                };
+                words?: string[];
+              } | null;
+              /** @constant */
+              scope_hidden?: true;
+              rule_id: string | null;
+              policy_version: number;
+              session_id: string;
+              tool_call_id: string;
+              /** Format: uuid */
+              granted_by: string;
+              granted_by_name: string;
+              /** Format: date-time */
+              created_at: string;
+              expires_at: string | null;
+              revoked_at: string | null;
+              /** @enum {string} */
+              state: 'active' | 'expired' | 'revoked';
+              may_revoke: boolean;
+            }[];
+          };
+        };
+      };
+      /** @description an error (RFC 9457 problem details) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  revokeRunGrant: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+        grant_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description revoked, or already ended */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** Format: uuid */
+            grant_id: string;
+            /** Format: uuid */
+            run_id: string;
+            tool: string;
+            kind: ('exact' | 'script_arguments' | 'any_content') | null;
+            scope?: {
+              text: string;
+              arguments: {
+                [key: string]: unknown;
+              };
+              words?: string[];
+            } | null;
+            /** @constant */
+            scope_hidden?: true;
+            rule_id: string | null;
+            policy_version: number;
+            session_id: string;
+            tool_call_id: string;
+            /** Format: uuid */
+            granted_by: string;
+            granted_by_name: string;
+            /** Format: date-time */
+            created_at: string;
+            expires_at: string | null;
+            revoked_at: string | null;
+            /** @enum {string} */
+            state: 'active' | 'expired' | 'revoked';
+            may_revoke: boolean;
           };
         };
       };
@@ -4994,6 +5166,11 @@ export interface operations {
            * @enum {string}
            */
           grant_for?: '900' | '3600' | '28800' | 'none' | 'run';
+          /**
+           * @default exact
+           * @enum {string}
+           */
+          grant_scope?: 'exact' | 'script_arguments' | 'any_content';
         };
       };
     };

@@ -1,6 +1,7 @@
 /**
- * Standing approvals in real Chromium: "approve, and allow the same for this run" lets the next
- * matching call through with no pause while a different one pauses; a revoked grant stops
+ * Standing approvals in real Chromium: Approve pressed alone grants nothing; each length chosen
+ * gives exactly that length; "approve, and allow the same" lets the next call its scope covers
+ * through with no pause while a different one pauses; a revoked grant stops
  * applying; an owner-only call offers no grant to anyone but its owner. And who reads a personal
  * connection's call: its owner and the run's invoker, not the admin or the approvers, in the
  * list, the detail, the stream and the decided view.
@@ -91,10 +92,83 @@ describe('standing approvals for a run', () => {
     await upstream?.close();
   });
 
+  test("Approve pressed alone grants nothing: the run's next similar call asks again", async () => {
+    await expectStatus(call(run, 'a1', 'Bash', { command: 'npm run lint' }), 202);
+    await page.goto(`${h.api.url}/approvals/${run.session_id}/a1`);
+    assert.equal(await page.locator('#grant_for').inputValue(), 'none');
+    assert.ok(await page.locator('#grant-scope-exact').isChecked(), 'this call exactly, if any');
+    await Promise.all([
+      page.waitForURL(/\/decision$/),
+      page.getByRole('button', { name: 'Approve' }).click(),
+    ]);
+    assert.match(
+      await page.locator('.notice.ok').innerText(),
+      /Nothing more is allowed without asking/,
+    );
+    const grants = await h.db.query('select 1 from approval_grants where session_id = $1', [
+      run.session_id,
+    ]);
+    assert.equal(grants.rowCount, 0, 'no grant is recorded');
+    for (const [id, command] of [
+      ['a2', 'npm run lint'],
+      ['a3', 'npm run lint -- --fix'],
+    ] as const) {
+      const again = await call(run, id, 'Bash', { command });
+      assert.equal(again.status, 202, `${command} asks again`);
+    }
+  });
+
+  test('each length chosen gives exactly that length, and the covered call names it', async () => {
+    const lengths = [
+      ['run', null, 'for the rest of this run'],
+      ['900', 900, 'for 15 minutes'],
+      ['3600', 3600, 'for 1 hour'],
+      ['28800', 28_800, 'for 8 hours'],
+    ] as const;
+    for (const [value, seconds, text] of lengths) {
+      const command = `make check-${value}`;
+      await expectStatus(call(run, `len-${value}`, 'Bash', { command }), 202);
+      await page.goto(`${h.api.url}/approvals/${run.session_id}/len-${value}`);
+      await page.selectOption('#grant_for', value);
+      await Promise.all([
+        page.waitForURL(/\/decision$/),
+        page.getByRole('button', { name: 'Approve' }).click(),
+      ]);
+      assert.match(
+        await page.locator('.notice.ok').innerText(),
+        new RegExp(`allowed without asking ${text}, as you chose`),
+      );
+      const { rows } = await h.db.query<{ length: number | null; left: number | null }>(
+        `select extract(epoch from expires_at - created_at)::int as length,
+           extract(epoch from expires_at - now())::int as left
+         from approval_grants where tool_call_id = $1`,
+        [`len-${value}`],
+      );
+      assert.equal(rows[0]?.length, seconds, `${value}: the grant's length`);
+      if (seconds !== null)
+        assert.ok(Number(rows.at(0)?.left) > seconds - 120, `${value}: from now`);
+      const covered = await expectStatus(call(run, `len-${value}-again`, 'Bash', { command }), 200);
+      assert.match(String(covered.reason), new RegExp(`allowed the same ${text}\\)`));
+    }
+  });
+
   test('a grant lets the next matching call through with no pause, naming the grant; a different one pauses', async () => {
     await expectStatus(call(run, 'g1', 'Bash', { command: 'npm test -- --ci' }), 202);
     await page.goto(`${h.api.url}/approvals/${run.session_id}/g1`);
-    assert.equal(await page.locator('#grant-scope code').innerText(), 'Bash: npm test **');
+    const offers = await page.locator('.scope-offer label code').allInnerTexts();
+    assert.deepEqual(offers, [
+      'Bash: exactly npm test -- --ci',
+      'Bash: npm test, with any words after --',
+    ]);
+    const wider = await page.locator('#grant-scope-script_arguments-what').innerText();
+    for (const words of ['Allows', 'Stays free', 'Would let through', 'npm test -- --reporter=dot'])
+      assert.ok(wider.includes(words), `the wider scope says ${words}: ${wider}`);
+    await screenshots(page, 'grant-offers');
+    await assertKeyboardReachable(page, 'the detail with grant offers');
+    // The scopes are one group: the keyboard moves from the exact one to the wider one.
+    await page.focus('#grant-scope-exact');
+    await page.keyboard.press('ArrowDown');
+    assert.ok(await page.locator('#grant-scope-script_arguments').isChecked());
     await page.selectOption('#grant_for', 'run');
     await assertAccessible(page, 'the detail with a grant offer');
     await Promise.all([
@@ -102,20 +176,22 @@ describe('standing approvals for a run', () => {
       page.getByRole('button', { name: 'Approve' }).click(),
     ]);
     const { rows } = await h.db.query<{ id: string }>(
-      'select id from approval_grants where session_id = $1',
-      [run.session_id],
+      'select id from approval_grants where tool_call_id = $1',
+      ['g1'],
     );
     const grantId = rows[0]?.id;
     assert.ok(grantId, 'the grant is recorded');
 
     const covered = await expectStatus(
-      call(run, 'g2', 'Bash', { command: 'npm test --watch=false' }),
+      call(run, 'g2', 'Bash', { command: 'npm test -- --reporter=dot' }),
       200,
     );
     assert.equal(covered.decision, 'allow');
     assert.match(String(covered.reason), new RegExp(`approved by grant ${grantId}`));
     const other = await call(run, 'g3', 'Bash', { command: 'npm publish' });
     assert.equal(other.status, 202, 'a call the grant does not cover pauses');
+    const before = await call(run, 'g3b', 'Bash', { command: 'npm test --watch=false' });
+    assert.equal(before.status, 202, 'a word before -- asks again');
     const denied = await expectStatus(
       call(run, 'g4', 'Bash', { command: 'npm test && rm -rf /' }),
       200,
@@ -140,14 +216,20 @@ describe('standing approvals for a run', () => {
       `the run's latest decisions name the grant: ${decided.join(' / ')}`,
     );
     await page.goto(`${h.api.url}/approvals/runs/${run.run_id}`);
-    assert.equal(await page.locator('#grants tbody tr').count(), 1);
+    assert.equal(await page.locator('#grants tbody tr').count(), 5);
     await assertAccessible(page, 'the run page');
     await assertKeyboardReachable(page, 'the run page');
     await screenshots(page, 'run-grants');
-    await page.getByRole('button', { name: /Revoke/ }).click();
+    const { rows } = await h.db.query<{ id: string }>(
+      'select id from approval_grants where tool_call_id = $1',
+      ['g1'],
+    );
+    await page.getByRole('button', { name: `Revoke the grant ${rows[0]!.id}` }).click();
     await page.locator('.notice.ok').waitFor();
-    assert.ok((await page.locator('#grants').innerText()).includes('revoked'));
-    const after = await call(run, 'g5', 'Bash', { command: 'npm test' });
+    assert.ok(
+      (await page.locator(`tr[data-grant="${rows[0]!.id}"]`).innerText()).includes('revoked'),
+    );
+    const after = await call(run, 'g5', 'Bash', { command: 'npm test -- --ci' });
     assert.equal(after.status, 202, 'a revoked grant stops applying');
     const revoked = await h.db.query(
       "select 1 from ledger_events where stream_id = $1 and type = 'grant.revoked'",
@@ -158,8 +240,8 @@ describe('standing approvals for a run', () => {
 
   test('a revocation posted without the CSRF token or from another site changes nothing', async () => {
     const { rows } = await h.db.query<{ id: string }>(
-      'select id from approval_grants where session_id = $1',
-      [run.session_id],
+      'select id from approval_grants where tool_call_id = $1',
+      ['len-run'],
     );
     const url = `${h.api.url}/approvals/runs/${run.run_id}/grants/${rows[0]!.id}/revoke`;
     const cookie = (await signInOverHttp(h.api.url, h.seed.admin.token))!;

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { decideApproval } from '../../application/decide-approval.js';
 import { offeredTo, seesArguments } from '../../domain/gate/approval.js';
 import { callSummary } from '../../domain/approvals/call-reading.js';
+import { scopeKinds, type ScopeKind } from '../../domain/approvals/grant-scopes.js';
 import { pullRequestUrl } from '../../domain/approvals/run-source-link.js';
 import { listApprovals, type ApprovalListScope } from '../../store/approval-lists.js';
 import { findApproval, type ApprovalRow } from '../../store/approvals.js';
@@ -34,16 +35,20 @@ export type ListQuery = z.infer<typeof listQuery>;
 /** The scope a list query means, its default depending on the status. */
 export const scopeOf = (query: ListQuery): ApprovalListScope =>
   query.scope ?? (query.status === 'pending' ? 'mine' : 'all');
-/** A standing approval's length: null for the rest of the run. */
+/**
+ * A standing approval: its length (null for the rest of the run) and its scope, this call exactly
+ * unless a wider one the gate offers is named.
+ */
 export const grantBody = z
   .object({
     for_s: z
       .number()
       .int()
-      .min(60)
+      .min(10)
       .max(7 * 24 * 3600)
       .nullable()
       .default(null),
+    scope: z.enum(scopeKinds as [ScopeKind, ...ScopeKind[]]).default('exact'),
   })
   .strict();
 export const decisionBody = z

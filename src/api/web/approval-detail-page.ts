@@ -1,4 +1,7 @@
 import { callSummary, readCall } from '../../domain/approvals/call-reading.js';
+import { grantLengths, lengthText } from '../../domain/approvals/grant-lengths.js';
+import type { ScopeExplanation } from '../../domain/approvals/grant-offers.js';
+import type { ScopeKind } from '../../domain/approvals/grant-scopes.js';
 import type { Rule } from '../../domain/policy/policy.js';
 import type { FrozenTool } from '../../domain/tools/tools.js';
 import type { ApprovalRow } from '../../store/approvals.js';
@@ -21,8 +24,15 @@ export interface ApprovalDetail extends RunContext {
   mayDecide: boolean;
   /** Deciders and the run's invoker read the arguments; other members see that they exist. */
   showArguments: boolean;
-  /** The standing approval the gate offers this decider, as a person reads its scope. */
-  grantOffer: string | undefined;
+  /** The standing approvals the gate offers this decider, the exact one first. */
+  grantOffers: readonly GrantOffer[];
+}
+
+/** A scope the gate offers, as a person reads it. */
+export interface GrantOffer {
+  kind: ScopeKind;
+  text: string;
+  explanation: ScopeExplanation;
 }
 
 export interface Notice {
@@ -80,29 +90,64 @@ function outcome(detail: ApprovalDetail): SafeHtml {
     </dd>`;
 }
 
-/** Lengths a standing approval may have, by form value (seconds; `run`: the rest of the run). */
-export const grantLengths = {
-  none: 'no: only this call',
-  run: 'for the rest of this run',
-  '900': 'for 15 minutes',
-  '3600': 'for 1 hour',
-  '28800': 'for 8 hours',
-} as const;
+const scopeLabels: Record<ScopeKind, string> = {
+  exact: 'This call exactly',
+  script_arguments: 'The same script, any words after --',
+  any_content: 'This path, any content',
+};
 
-function grantChoice(offer: string | undefined): SafeHtml {
-  if (!offer) return html``;
-  return html`<div class="grant">
-    <label for="grant_for">When approving, also allow the same without asking</label>
-    <p class="meta" id="grant-scope">Same means: <code>${visibleText(offer).text}</code></p>
-    <select id="grant_for" name="grant_for" aria-describedby="grant-scope">
-      ${Object.entries(grantLengths).map(
-        ([value, text]) => html`<option value="${value}">${text}</option>`,
-      )}
-    </select>
+function scopeChoice(offer: GrantOffer, first: boolean): SafeHtml {
+  const id = `grant-scope-${offer.kind}`;
+  const { allows, free, example } = offer.explanation;
+  return html`<div class="scope-offer">
+    <input
+      type="radio"
+      id="${id}"
+      name="grant_scope"
+      value="${offer.kind}"
+      ${first ? html`checked` : html``}
+      aria-describedby="${id}-what"
+    />
+    <label for="${id}"
+      >${scopeLabels[offer.kind]}: <code>${visibleText(offer.text).text}</code></label
+    >
+    <dl id="${id}-what">
+      <dt>Allows</dt>
+      <dd>${visibleText(allows).text}</dd>
+      <dt>Stays free</dt>
+      <dd>${visibleText(free).text}</dd>
+      <dt>Would let through</dt>
+      <dd><code>${visibleText(example).text}</code></dd>
+    </dl>
   </div>`;
 }
 
-function decisionForm(approval: ApprovalRow, csrf: string, offer: string | undefined): SafeHtml {
+function grantChoice(offers: readonly GrantOffer[]): SafeHtml {
+  if (offers.length === 0)
+    return html`<p class="meta" id="no-grant">
+      The gate offers no standing approval for this call: approving allows it once.
+    </p>`;
+  return html`<fieldset class="grant">
+    <legend>When approving, also allow the same without asking?</legend>
+    <label for="grant_for">How long</label>
+    <select id="grant_for" name="grant_for">
+      ${grantLengths.map(
+        ({ value, for_s }, i) =>
+          html`<option value="${value}" ${i === 0 ? html`selected` : html``}>
+            ${lengthText(for_s)}
+          </option>`,
+      )}
+    </select>
+    <p class="meta">What the same is, if you choose a length:</p>
+    ${offers.map((offer, i) => scopeChoice(offer, i === 0))}
+  </fieldset>`;
+}
+
+function decisionForm(
+  approval: ApprovalRow,
+  csrf: string,
+  offers: readonly GrantOffer[],
+): SafeHtml {
   return html`<form class="decide" method="post" action="${detailPath(approval)}/decision">
     <input type="hidden" name="csrf" value="${csrf}" />
     <label for="reason">Message to the agent</label>
@@ -116,7 +161,7 @@ function decisionForm(approval: ApprovalRow, csrf: string, offer: string | undef
       aria-describedby="reason-hint"
       placeholder="No, and instead…"
     ></textarea>
-    ${grantChoice(offer)}
+    ${grantChoice(offers)}
     <div class="actions">
       <button class="approve" type="submit" name="decision" value="approve" aria-keyshortcuts="a">
         Approve
@@ -189,7 +234,7 @@ export function approvalDetailPage(
 
         ${
           detail.mayDecide
-            ? decisionForm(approval, session.csrf, detail.grantOffer)
+            ? decisionForm(approval, session.csrf, detail.grantOffers)
             : html`<p class="meta" id="no-authority">${noDecisionReason(approval)}</p>`
         }
       </section>

@@ -2,7 +2,9 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { decideApproval } from '../../application/decide-approval.js';
-import { offeredScope, scopeText } from '../../domain/approvals/grants.js';
+import { grantLengths, lengthText } from '../../domain/approvals/grant-lengths.js';
+import { explainScope, scopeText } from '../../domain/approvals/grant-offers.js';
+import { offeredScopes, scopeKinds, type ScopeKind } from '../../domain/approvals/grant-scopes.js';
 import { offeredTo, seesArguments } from '../../domain/gate/approval.js';
 import type { SessionId, ToolCallId } from '../../domain/gate/ids.js';
 import { findMember, type Member } from '../../store/members.js';
@@ -16,12 +18,7 @@ import type { ApiContext } from '../context.js';
 import { notFound } from '../problem.js';
 import { media } from '../route-schemas.js';
 import { approvalParams } from '../routes/approvals.js';
-import {
-  approvalDetailPage,
-  grantLengths,
-  type ApprovalDetail,
-  type Notice,
-} from './approval-detail-page.js';
+import { approvalDetailPage, type ApprovalDetail, type Notice } from './approval-detail-page.js';
 import {
   approvalList,
   approvalListPage,
@@ -39,14 +36,18 @@ export const decisionForm = z
     csrf: z.string(),
     decision: z.enum(['approve', 'deny']),
     reason: z.string().trim().max(1000).optional(),
-    grant_for: z.enum(Object.keys(grantLengths) as [keyof typeof grantLengths]).default('none'),
+    grant_for: z
+      .enum(grantLengths.map((length) => length.value) as [string, ...string[]])
+      .default('none'),
+    grant_scope: z.enum(scopeKinds as [ScopeKind, ...ScopeKind[]]).default('exact'),
   })
   .strict();
 
-/** The standing approval a form asks for: none, the rest of the run, or some seconds. */
-function grantOf(grantFor: keyof typeof grantLengths) {
-  if (grantFor === 'none') return {};
-  return { grant: { for_s: grantFor === 'run' ? null : Number(grantFor) } };
+/** The standing approval a form asks for: none, or a scope for the rest of the run or a while. */
+function grantOf(grantFor: string, scope: ScopeKind) {
+  const length = grantLengths.find((l) => l.value === grantFor);
+  if (length?.for_s === undefined) return {};
+  return { grant: { for_s: length.for_s, scope } };
 }
 
 /** Which of the list's views, and which page: `/approvals?view=decided&page=2`. */
@@ -109,7 +110,6 @@ async function loadDetail(
   const run = summaries.get(approval.run_id);
   // Past its expiry a pending approval can only expire: offer no buttons for it.
   const mayDecide = offeredTo(approval, member) && approval.expires_at.getTime() > Date.now();
-  const offer = offeredScope(approval.tool, approval.arguments);
   const version =
     run && (await findPolicyVersion(ctx.pool, run.policy_id, approval.policy_version));
   const decidedBy =
@@ -129,7 +129,13 @@ async function loadDetail(
     decidedByName: decidedBy?.name,
     showArguments: seesArguments(approval, member, run?.invoked_by),
     mayDecide,
-    grantOffer: mayDecide ? offer && scopeText(offer) : undefined,
+    grantOffers: mayDecide
+      ? offeredScopes(approval.tool, approval.arguments).map((scope) => ({
+          kind: scope.kind,
+          text: scopeText(scope),
+          explanation: explainScope(scope),
+        }))
+      : [],
   };
 }
 
@@ -234,9 +240,9 @@ export function approvalPageRoutes(server: FastifyInstance, ctx: ApiContext) {
     async (request, reply) => {
       const session = visitorOf(request);
       const { params } = request;
-      const { decision, reason, grant_for } = request.body;
+      const { decision, reason, grant_for, grant_scope } = request.body;
       // A deny with a standing approval chosen is a deny: the choice is for approving only.
-      const grant = decision === 'approve' ? grantOf(grant_for) : {};
+      const grant = decision === 'approve' ? grantOf(grant_for, grant_scope) : {};
       const result = await decideApproval(ctx, {
         member: session.member,
         sessionId: params.session_id,
@@ -269,11 +275,15 @@ export function approvalPageRoutes(server: FastifyInstance, ctx: ApiContext) {
           text: 'This call was already decided; your decision was not recorded.',
         });
       }
+      const more =
+        decision === 'deny'
+          ? ''
+          : grant.grant && result.grant
+            ? ` The same is allowed without asking ${lengthText(grant.grant.for_s)}, as you chose.`
+            : ' Nothing more is allowed without asking.';
       return showDetail(ctx, reply, session, params, 200, {
         kind: 'ok',
-        text: `You ${decision === 'approve' ? 'approved' : 'denied'} this call. The runner has its answer.${
-          result.grant ? ' The same is allowed without asking, as you chose.' : ''
-        }`,
+        text: `You ${decision === 'approve' ? 'approved' : 'denied'} this call. The runner has its answer.${more}`,
       });
     },
   );

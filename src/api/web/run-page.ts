@@ -1,4 +1,5 @@
-import { mayDecide } from '../../domain/gate/approval.js';
+import { grantScopeShown } from '../../domain/approvals/grant-offers.js';
+import { mayDecide, seesArguments } from '../../domain/gate/approval.js';
 import type { GrantRow } from '../../store/approval-grants.js';
 import type { Member } from '../../store/members.js';
 import { badge, repository, when } from './approval-fields.js';
@@ -10,7 +11,6 @@ import { pullRequest, runPath } from './run-context.js';
 import type { RunSummary } from './run-summaries.js';
 import type { SignedIn } from './session.js';
 import { visibleText } from './visible-text.js';
-import { scopeText } from '../../domain/approvals/grants.js';
 
 export interface RunPage {
   run: RunSummary;
@@ -33,7 +33,14 @@ function revokeForm(grant: GrantRow, csrf: string): SafeHtml {
 function grantRow(grant: GrantRow, view: RunPage, member: Member, csrf: string): SafeHtml {
   const now = state(grant, view.now);
   return html`<tr data-grant="${grant.id}">
-    <td><code>${visibleText(scopeText(grant.scope)).text}</code></td>
+    <td>
+      ${
+        seesArguments(grant, member, grant.invoked_by)
+          ? html`<code>${visibleText(grantScopeShown(grant.tool, grant.scope)).text}</code>`
+          : html`${visibleText(grant.tool).text}
+              <span class="meta scope-withheld">(its values are withheld from you)</span>`
+      }
+    </td>
     <td>
       ${grant.granted_by_name},
       <a href="${detailPath(grant)}">approving ${visibleText(grant.tool).text}</a>

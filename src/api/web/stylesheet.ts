@@ -59,6 +59,10 @@ pre {
 .notice.info { background: #e7eefb; border-color: #b7c8ee; }
 form.decide { display: grid; gap: 0.75rem; margin-top: 1rem; }
 form.decide .actions { display: flex; gap: 0.75rem; }
+fieldset.grant { border: 1px solid var(--line); border-radius: 8px; padding: 0.75rem 1rem; }
+fieldset.grant legend { font-weight: 600; padding: 0 0.3rem; }
+.scope-offer { border-top: 1px solid var(--line); padding-top: 0.6rem; margin-top: 0.6rem; }
+.scope-offer dl { margin-top: 0.4rem; }
 label { font-weight: 600; font-size: 0.9rem; }
 input[type="password"], input[type="text"], input[type="number"], textarea {
   width: 100%; padding: 0.55rem 0.7rem; border: 1px solid var(--line); border-radius: 6px;

@@ -1,87 +1,52 @@
 /**
- * Standing approvals: "approve, and allow the same for this run". A grant's scope is offered by
- * the gate, never written by the approver: the same tool with the same value at the arguments
- * that identify the call, or for `Bash` a `command` pattern built from the parsed commands. A
- * grant covers a later call only where an allow rule of that scope would surely match.
+ * Standing approvals: "approve, and allow the same without asking". A grant's scope is the
+ * gate's offer, never written by the approver (grant-scopes.ts); it answers only what asked the
+ * way the approved call asked (the same rule of the same policy version) and only while its
+ * grantor still has authority over the call.
  */
-import { analyseCommand, type SimpleCommand } from '../policy/shell-command.js';
-import { ruleOutcome, type ArgPredicate, type PolicyInput } from '../policy/policy.js';
-import { anyWords } from '../policy/command-match.js';
 import { mayDecide, type Authority } from '../gate/approval.js';
+import { isGrantScope, scopeOutcome } from './grant-scopes.js';
 
-export interface GrantScope {
-  tool: string;
-  args: ArgPredicate[];
-}
-
-/** Arguments that say which file, page or search a call acts on. */
-const identifyingArguments = ['file_path', 'notebook_path', 'path', 'url', 'pattern', 'query'];
-
-const isPlainWord = (word: string) => !word.startsWith('-') && !word.includes('=');
-
-/** `npm test **`: the program, its subcommand when it has a plain one, then any arguments. */
-function commandPattern(command: SimpleCommand): string[] | undefined {
-  // Code the gate cannot see, a changed environment or a written file: an allow never covers it.
-  if (
-    !command.program.known ||
-    command.opaque !== null ||
-    command.environment ||
-    command.writesFile
-  )
-    return undefined;
-  const [first] = command.args;
-  const sub = first?.known && isPlainWord(first.value) ? [first.value] : [];
-  const pattern = [command.program.value, ...sub];
-  // A word that reads as a glob would cover more than what the approver saw: nothing offered.
-  if (pattern.some((word) => /[*?[\]\\{}]/.test(word))) return undefined;
-  return [...pattern, anyWords];
-}
-
-function bashScope(line: string): GrantScope | undefined {
-  const analysis = analyseCommand(line);
-  // What the gate is unsure of, it does not offer to allow again unseen.
-  if (analysis.doubt !== null || analysis.allowDoubt !== null) return undefined;
-  const patterns = analysis.commands
-    .filter((c) => c.role !== 'transparent-wrapper')
-    .map(commandPattern);
-  if (patterns.length === 0 || patterns.some((p) => p === undefined)) return undefined;
-  const unique = [...new Map(patterns.map((p) => [JSON.stringify(p), p as string[]])).values()];
-  return { tool: 'Bash', args: [{ path: '/command', op: 'command', value: unique }] };
-}
-
-/** The scope the gate offers for a standing approval of this call, if any. */
-export function offeredScope(tool: string, args: Record<string, unknown>): GrantScope | undefined {
-  if (tool === 'Bash')
-    return typeof args.command === 'string' ? bashScope(args.command) : undefined;
-  const keys = identifyingArguments.filter((key) => args[key] !== undefined);
-  // A call that names nothing identifying is the same call only with the same arguments.
-  if (keys.length === 0) return { tool, args: [{ path: '', op: 'eq', value: args }] };
-  return {
-    tool,
-    args: keys.map((key) => ({ path: `/${key}`, op: 'eq' as const, value: args[key] })),
-  };
-}
-
-/** The scope as a person reads it: `Bash: npm test **`, `Write: file_path = /repo/a.yaml`. */
-export function scopeText(scope: GrantScope): string {
-  const parts = scope.args.map((predicate) => {
-    if (predicate.op === 'command') return predicate.value.map((p) => p.join(' ')).join(' ; ');
-    if (predicate.op === 'eq')
-      return predicate.path === ''
-        ? 'exactly these arguments'
-        : `${predicate.path.slice(1)} = ${JSON.stringify(predicate.value)}`;
-    return predicate.op;
-  });
-  return `${scope.tool}: ${parts.join(', ')}`;
+/** What sent a call to a person: the rule (null: the policy's default) and its version. */
+export interface AskedBy {
+  rule_id: string | null;
+  policy_version: number;
 }
 
 export interface ActiveGrant {
   id: string;
-  scope: GrantScope;
+  /** As stored: a scope of an older shape covers nothing. */
+  scope: unknown;
+  asked: AskedBy;
+  /** Its length in seconds, null for the rest of the run. */
+  for_s: number | null;
+  /** Its end, null for the rest of the run: from then it covers nothing. */
+  expires_at: Date | null;
   granted_by: string;
   granted_by_name: string;
   /** The grantor's membership now: a grant lives no longer than its grantor's authority. */
   grantor: { id: string; workspace_id: string; role: string; status: string };
+}
+
+export interface AskingCall {
+  tool: string;
+  arguments: Record<string, unknown>;
+  asked: AskedBy;
+  authority: { workspace_id: string; authority: Authority; owner_user_id: string | null };
+  /** When it asks. */
+  at: Date;
+}
+
+/** Whether one grant surely covers the call. */
+export function grantCovers(grant: ActiveGrant, call: AskingCall): boolean {
+  return (
+    isGrantScope(grant.scope) &&
+    (grant.expires_at === null || grant.expires_at > call.at) &&
+    grant.asked.rule_id === call.asked.rule_id &&
+    grant.asked.policy_version === call.asked.policy_version &&
+    mayDecide(call.authority, grant.grantor) &&
+    scopeOutcome(grant.scope, call) === 'match'
+  );
 }
 
 /**
@@ -90,15 +55,7 @@ export interface ActiveGrant {
  */
 export function coveringGrant(
   grants: readonly ActiveGrant[],
-  call: PolicyInput & {
-    authority: { workspace_id: string; authority: Authority; owner_user_id: string | null };
-  },
+  call: AskingCall,
 ): ActiveGrant | undefined {
-  return grants.find(
-    (grant) =>
-      grant.scope.tool === call.tool &&
-      mayDecide(call.authority, grant.grantor) &&
-      ruleOutcome({ id: 'grant', match: { args: grant.scope.args }, verdict: 'allow' }, call) ===
-        'match',
-  );
+  return grants.find((grant) => grantCovers(grant, call));
 }

@@ -102,7 +102,7 @@ export function decisionFromGrant(
   ruling: PolicyRuling & { grant: NonNullable<PolicyRuling['grant']> },
 ): GateDecision {
   const { grant } = ruling;
-  const reason = `approved by grant ${grant.id} (${grant.granted_by_name} allowed the same for this run)`;
+  const reason = `approved by grant ${grant.id} (${grant.granted_by_name} allowed the same ${grant.length})`;
   return {
     answer: {
       status: 'decided',

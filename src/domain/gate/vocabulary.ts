@@ -67,7 +67,13 @@ export interface PolicyRuling extends PolicyTrail {
   policy_version: number;
   approval: { timeout_s: number; on_timeout: 'allow' | 'deny' };
   /** A standing approval of the run that covers this call: the approval stage asks nobody. */
-  grant?: { id: string; granted_by: string; granted_by_name: string };
+  grant?: {
+    id: string;
+    granted_by: string;
+    granted_by_name: string;
+    /** How long it was given for, as its grantor chose it: `for 15 minutes`. */
+    length: string;
+  };
 }
 
 /** What the runner asked for: the workflow's input. */

@@ -1,81 +1,140 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'vitest';
+import { offeredScope, type ScopeKind } from '../../../src/domain/approvals/grant-scopes.js';
 import {
   coveringGrant,
-  offeredScope,
-  scopeText,
   type ActiveGrant,
+  type AskingCall,
 } from '../../../src/domain/approvals/grants.js';
+import { lengthText } from '../../../src/domain/approvals/grant-lengths.js';
 
 const ws = 'ws-1';
+const now = new Date('2026-01-01T12:00:00Z');
+const asked = { rule_id: 'ask-bash', policy_version: 3 };
 const grantor = (id: string, role: string) => ({ id, workspace_id: ws, role, status: 'active' });
-const bashCall = (command: string, owner: string | null = null) => ({
-  tool: 'Bash',
-  class: 'sandbox' as const,
-  effect: 'write' as const,
-  arguments: { command },
+const callOf = (
+  tool: string,
+  args: Record<string, unknown>,
+  more: Partial<AskingCall> = {},
+  owner: string | null = null,
+): AskingCall => ({
+  tool,
+  arguments: args,
+  asked,
+  at: now,
   authority: {
     workspace_id: ws,
-    authority: owner ? ('owner' as const) : ('workspace_approvers' as const),
+    authority: owner ? 'owner' : 'workspace_approvers',
     owner_user_id: owner,
   },
+  ...more,
 });
-const grantOf = (command: string, by = grantor('admin', 'admin')): ActiveGrant => ({
+const bashCall = (command: string, owner: string | null = null) =>
+  callOf('Bash', { command }, {}, owner);
+const grantFor = (
+  tool: string,
+  args: Record<string, unknown>,
+  more: Partial<ActiveGrant> = {},
+  kind: ScopeKind = 'exact',
+): ActiveGrant => ({
   id: 'g1',
-  scope: offeredScope('Bash', { command })!,
-  granted_by: by.id,
-  granted_by_name: by.id,
-  grantor: by,
+  scope: offeredScope(tool, args, kind),
+  asked,
+  for_s: null,
+  expires_at: null,
+  granted_by: 'admin',
+  granted_by_name: 'admin',
+  grantor: grantor('admin', 'admin'),
+  ...more,
 });
+const grantOf = (command: string, more: Partial<ActiveGrant> = {}) =>
+  grantFor('Bash', { command }, more);
 
-describe('standing approval scopes', () => {
-  test('a Bash call is offered a pattern built from its parsed commands', () => {
+describe('which grant covers a call', () => {
+  test('a grant covers the same call only: the same tool, the same arguments', () => {
+    assert.ok(coveringGrant([grantOf('npm test')], bashCall('npm test')));
+    assert.equal(coveringGrant([grantOf('npm test')], bashCall('npm test -- --ci')), undefined);
+    const write = grantFor('Write', { file_path: '/r/a', content: 'ok' }, {}, 'any_content');
+    assert.ok(coveringGrant([write], callOf('Write', { file_path: '/r/a', content: 'other' })));
+    for (const tool of ['Edit', 'mcp__fs__delete_file'])
+      assert.equal(
+        coveringGrant([write], callOf(tool, { file_path: '/r/a' })),
+        undefined,
+        `a Write grant does not cover ${tool}`,
+      );
+  });
+
+  test('a call the gate is not sure a grant covers is not covered: $NPM test, FOO=1 npm test', () => {
+    const script = grantFor('Bash', { command: 'npm test' }, {}, 'script_arguments');
+    assert.ok(coveringGrant([script], bashCall('npm test -- --reporter=dot')));
+    for (const line of ['$NPM test', 'FOO=1 npm test', 'npm test -- $X', 'npm test -- "a b"'])
+      assert.equal(coveringGrant([script], bashCall(line)), undefined, line);
+  });
+
+  test('a grant answers only the rule and policy version that asked when it was given', () => {
+    const grant = grantOf('npm test');
+    const byDefault = { rule_id: null, policy_version: 3 };
     assert.equal(
-      scopeText(offeredScope('Bash', { command: 'npm test -- --ci' })!),
-      'Bash: npm test **',
+      coveringGrant([grantOf('npm test', { asked: byDefault })], bashCall('npm test')),
+      undefined,
+      "a grant earned under the policy's default does not answer a specific rule",
     );
     assert.equal(
-      scopeText(offeredScope('Bash', { command: 'npm ci && npm test' })!),
-      'Bash: npm ci ** ; npm test **',
+      coveringGrant([grant], callOf('Bash', { command: 'npm test' }, { asked: byDefault })),
+      undefined,
+    );
+    assert.equal(
+      coveringGrant(
+        [grant],
+        callOf('Bash', { command: 'npm test' }, { asked: { ...asked, policy_version: 4 } }),
+      ),
+      undefined,
     );
   });
 
-  test('what the parser is unsure of, or a word that reads as a glob, is offered no grant', () => {
-    assert.equal(offeredScope('Bash', { command: 'eval "$X"' }), undefined);
-    assert.equal(offeredScope('Bash', { command: '"np*" test' }), undefined);
-    assert.equal(offeredScope('Bash', { command: 'FOO=1 npm test' }), undefined);
+  test('a timed grant covers until its end and nothing from then', () => {
+    const grant = grantOf('npm test', { for_s: 900, expires_at: new Date(now.getTime() + 1000) });
+    assert.ok(coveringGrant([grant], bashCall('npm test')));
+    const later = callOf('Bash', { command: 'npm test' }, { at: new Date(now.getTime() + 1000) });
+    assert.equal(coveringGrant([grant], later), undefined);
   });
 
-  test('a file tool is offered the same path; a tool naming nothing, the same arguments', () => {
-    assert.deepEqual(offeredScope('Write', { file_path: '/r/a', content: 'x' })?.args, [
-      { path: '/file_path', op: 'eq', value: '/r/a' },
-    ]);
-    assert.deepEqual(offeredScope('mcp__x__y', { a: 1 })?.args, [
-      { path: '', op: 'eq', value: { a: 1 } },
-    ]);
-  });
-
-  test('a grant covers every command of a line only when each is in its scope', () => {
-    const grants = [grantOf('npm test')];
-    assert.ok(coveringGrant(grants, bashCall('npm test --watch=false')));
-    assert.equal(coveringGrant(grants, bashCall('npm publish')), undefined);
-    assert.equal(coveringGrant(grants, bashCall('npm test && curl x | sh')), undefined);
-    assert.equal(coveringGrant(grants, bashCall('npm test $(whoami)')), undefined);
+  test('a scope of an older shape covers nothing', () => {
+    const old = grantOf('npm test', {
+      scope: { tool: 'Bash', args: [{ path: '/command', op: 'command', value: [['npm', '**']] }] },
+    });
+    assert.equal(coveringGrant([old], bashCall('npm test')), undefined);
   });
 
   test("a personal connection's call is covered only by its owner's grant; a grantor who lost authority covers nothing", () => {
     assert.equal(coveringGrant([grantOf('npm test')], bashCall('npm test', 'olive')), undefined);
+    const olive = grantor('olive', 'member');
     assert.ok(
       coveringGrant(
-        [grantOf('npm test', grantor('olive', 'member'))],
+        [grantOf('npm test', { granted_by: 'olive', grantor: olive })],
         bashCall('npm test', 'olive'),
       ),
     );
     const suspended = { ...grantor('april', 'approver'), status: 'suspended' };
-    assert.equal(coveringGrant([grantOf('npm test', suspended)], bashCall('npm test')), undefined);
     assert.equal(
-      coveringGrant([grantOf('npm test', grantor('mo', 'member'))], bashCall('npm test')),
+      coveringGrant([grantOf('npm test', { grantor: suspended })], bashCall('npm test')),
       undefined,
     );
+    assert.equal(
+      coveringGrant(
+        [grantOf('npm test', { grantor: grantor('mo', 'member') })],
+        bashCall('npm test'),
+      ),
+      undefined,
+    );
+  });
+
+  test("a grant's length reads as the approver chose it", () => {
+    assert.equal(lengthText(undefined), 'no: only this call');
+    assert.equal(lengthText(null), 'for the rest of this run');
+    assert.equal(lengthText(900), 'for 15 minutes');
+    assert.equal(lengthText(3600), 'for 1 hour');
+    assert.equal(lengthText(28_800), 'for 8 hours');
+    assert.equal(lengthText(90), 'for 90 seconds');
   });
 });
