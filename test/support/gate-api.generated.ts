@@ -3704,7 +3704,7 @@ export interface operations {
              * @default exact
              * @enum {string}
              */
-            scope?: 'exact' | 'script_arguments' | 'any_content';
+            scope?: 'exact' | 'any_content';
           };
         };
       };
@@ -3822,13 +3822,12 @@ export interface operations {
               /** Format: uuid */
               run_id: string;
               tool: string;
-              kind: ('exact' | 'script_arguments' | 'any_content') | null;
+              kind: ('exact' | 'any_content') | null;
               scope?: {
                 text: string;
                 arguments: {
                   [key: string]: unknown;
                 };
-                words?: string[];
               } | null;
               /** @constant */
               scope_hidden?: true;
@@ -3885,13 +3884,12 @@ export interface operations {
             /** Format: uuid */
             run_id: string;
             tool: string;
-            kind: ('exact' | 'script_arguments' | 'any_content') | null;
+            kind: ('exact' | 'any_content') | null;
             scope?: {
               text: string;
               arguments: {
                 [key: string]: unknown;
               };
-              words?: string[];
             } | null;
             /** @constant */
             scope_hidden?: true;
@@ -5170,7 +5168,7 @@ export interface operations {
            * @default exact
            * @enum {string}
            */
-          grant_scope?: 'exact' | 'script_arguments' | 'any_content';
+          grant_scope?: 'exact' | 'any_content';
         };
       };
     };

@@ -25,10 +25,7 @@ export const grantAnswer = z.object({
   run_id: z.uuid(),
   tool: z.string(),
   kind: z.enum(scopeKinds as [string, ...string[]]).nullable(),
-  scope: z
-    .object({ text: z.string(), arguments: anyObject, words: z.array(z.string()).optional() })
-    .nullable()
-    .optional(),
+  scope: z.object({ text: z.string(), arguments: anyObject }).nullable().optional(),
   scope_hidden: z.literal(true).optional(),
   rule_id: z.string().nullable(),
   policy_version: z.number().int(),
@@ -52,11 +49,7 @@ function stateOf(grant: GrantRow, now: Date) {
 /** A stored scope as the answer shows it: null for a scope of an older shape (covers nothing). */
 function scopeView(scope: unknown) {
   if (!isGrantScope(scope)) return null;
-  return {
-    text: scopeText(scope),
-    arguments: scope.arguments,
-    ...(scope.words && { words: scope.words }),
-  };
+  return { text: scopeText(scope), arguments: scope.arguments };
 }
 
 export function grantView(grant: GrantRow, member: Member, now: Date) {
@@ -66,7 +59,8 @@ export function grantView(grant: GrantRow, member: Member, now: Date) {
     grant_id: grant.id,
     run_id: grant.run_id,
     tool: grant.tool,
-    kind: isGrantScope(grant.scope) ? grant.scope.kind : null,
+    // Even a scope's kind says something of the call (a file tool on an absolute path).
+    kind: shown && isGrantScope(grant.scope) ? grant.scope.kind : null,
     ...(shown ? { scope: scopeView(grant.scope) } : { scope_hidden: true as const }),
     rule_id: grant.rule_id,
     policy_version: grant.policy_version,

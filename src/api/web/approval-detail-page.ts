@@ -92,7 +92,6 @@ function outcome(detail: ApprovalDetail): SafeHtml {
 
 const scopeLabels: Record<ScopeKind, string> = {
   exact: 'This call exactly',
-  script_arguments: 'The same script, any words after --',
   any_content: 'This path, any content',
 };
 

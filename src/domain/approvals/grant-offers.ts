@@ -32,8 +32,6 @@ export function scopeText(scope: GrantScope): string {
         ? `Bash: exactly ${command}${rest}`
         : `${scope.tool}: exactly ${callSummary(scope.tool, scope.arguments)}`;
     }
-    case 'script_arguments':
-      return `${scope.tool}: ${(scope.words ?? []).join(' ')}, with any words after --`;
     case 'any_content':
       return `${scope.tool}: ${pathOf(scope)}, any content`;
   }
@@ -43,10 +41,6 @@ export function scopeText(scope: GrantScope): string {
 export function grantScopeShown(tool: string, scope: unknown): string {
   return isGrantScope(scope) ? scopeText(scope) : `${tool}: an earlier scope, which covers nothing`;
 }
-
-/** The example words after `--` a script runner's scope would let through. */
-const exampleWords = (words: readonly string[]) =>
-  words[0] === 'cargo' ? '--nocapture' : '--reporter=dot';
 
 /** What the scope allows and leaves free, with a call it would let through. */
 export function explainScope(scope: GrantScope): ScopeExplanation {
@@ -60,21 +54,10 @@ export function explainScope(scope: GrantScope): ScopeExplanation {
         }`,
         free:
           scope.tool === 'Bash'
-            ? `${inertNote}; the files the line runs or reads (a script, package.json) are read as they are when it runs`
+            ? `${inertNote}; the files the line runs or reads (a script, package.json) are read as they are when it runs, in whatever directory the agent's shell is in then`
             : inertNote || 'nothing: any other argument or value asks again',
         example: callSummary(scope.tool, scope.arguments),
       };
-    case 'script_arguments': {
-      const words = (scope.words ?? []).join(' ');
-      return {
-        allows: `“${words}” alone, or followed by “--” and any plain words, which it hands to the script; none may be an absolute path or go up with “..”`,
-        free:
-          'the words after “--” (a filter, a reporter, a configuration file of the script’s program); ' +
-          'the words before “--”, the program and the other arguments stay as they are, and a line ' +
-          'with another command, a quote, “$”, a redirection or a variable asks again',
-        example: `${words} -- ${exampleWords(scope.words ?? [])}`,
-      };
-    }
     case 'any_content': {
       const path = pathOf(scope);
       return {

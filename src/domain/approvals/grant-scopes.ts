@@ -1,15 +1,16 @@
 /**
  * What a standing approval covers. By default the call itself: the same tool and every argument
- * equal, but for the few the tool's list says change nothing. Two wider scopes are offered where
- * the gate is sure of what they leave free, and only when the approver picks them: a script with
- * any words after `--` (see bash-grants.ts), and a file tool's path with any content.
+ * equal, but for the few the tool's list says change nothing. One wider scope is offered, only
+ * when the approver picks it: a file tool's path with any content. No `Bash` scope is wider than
+ * its line: the gate cannot read what a script's words reach (`npm test -- --import=…` runs code
+ * the test runner loads), so "the same script with other words" is never offered.
  */
 import { canonicalJson } from '../ledger/digest.js';
 import type { MatchOutcome } from '../policy/match-outcome.js';
-import { bashRefusal, scriptOutcome, scriptWords } from './bash-grants.js';
+import { bashRefusal } from './bash-grants.js';
 
-export type ScopeKind = 'exact' | 'script_arguments' | 'any_content';
-export const scopeKinds: readonly ScopeKind[] = ['exact', 'script_arguments', 'any_content'];
+export type ScopeKind = 'exact' | 'any_content';
+export const scopeKinds: readonly ScopeKind[] = ['exact', 'any_content'];
 
 export interface GrantScope {
   kind: ScopeKind;
@@ -19,8 +20,6 @@ export interface GrantScope {
    * but the inert ones and those the kind leaves free.
    */
   arguments: Record<string, unknown>;
-  /** script_arguments: the words a covered line repeats before `--`. */
-  words?: string[];
 }
 
 /** Per tool, the arguments that change nothing of what a call does. */
@@ -42,7 +41,6 @@ export const fileTools: Readonly<Record<string, { path: string; content: readonl
 /** The arguments a scope of this kind leaves free for this tool, the inert ones included. */
 function freed(kind: ScopeKind, tool: string): Set<string> {
   const free = new Set(inertArguments[tool] ?? []);
-  if (kind === 'script_arguments') free.add('command');
   if (kind === 'any_content') for (const key of fileTools[tool]?.content ?? []) free.add(key);
   return free;
 }
@@ -58,17 +56,14 @@ const sameJson = (a: unknown, b: unknown) => canonicalJson(a) === canonicalJson(
  * for a `Bash` line it cannot read surely or that writes a file.
  */
 export function offeredScopes(tool: string, args: Record<string, unknown>): GrantScope[] {
-  const scope = (kind: ScopeKind, words?: string[]): GrantScope => ({
+  const scope = (kind: ScopeKind): GrantScope => ({
     kind,
     tool,
     arguments: without(args, freed(kind, tool)),
-    ...(words && { words }),
   });
   if (tool === 'Bash') {
     const line = args.command;
-    if (typeof line !== 'string' || bashRefusal(line) !== null) return [];
-    const words = scriptWords(line);
-    return words ? [scope('exact'), scope('script_arguments', words)] : [scope('exact')];
+    return typeof line !== 'string' || bashRefusal(line) !== null ? [] : [scope('exact')];
   }
   const file = fileTools[tool];
   const path = file && args[file.path];
@@ -95,12 +90,9 @@ export function scopeOutcome(
   call: { tool: string; arguments: Record<string, unknown> },
 ): MatchOutcome {
   if (scope.tool !== call.tool) return 'no';
-  if (!sameJson(without(call.arguments, freed(scope.kind, call.tool)), scope.arguments))
-    return 'no';
-  if (scope.kind !== 'script_arguments') return 'match';
-  const line = call.arguments.command;
-  if (typeof line !== 'string' || !scope.words) return 'no';
-  return scriptOutcome(scope.words, line);
+  return sameJson(without(call.arguments, freed(scope.kind, call.tool)), scope.arguments)
+    ? 'match'
+    : 'no';
 }
 
 const isRecord = (value: unknown): value is Record<string, unknown> =>
@@ -109,9 +101,11 @@ const isRecord = (value: unknown): value is Record<string, unknown> =>
 /** A stored scope as this version of the gate reads it; an older shape covers nothing. */
 export function isGrantScope(value: unknown): value is GrantScope {
   if (!isRecord(value)) return false;
-  const { kind, tool, arguments: args, words } = value;
-  if (!scopeKinds.includes(kind as ScopeKind) || typeof tool !== 'string' || !isRecord(args))
-    return false;
-  if (kind !== 'script_arguments') return words === undefined;
-  return Array.isArray(words) && words.length > 0 && words.every((w) => typeof w === 'string');
+  const { kind, tool, arguments: args, ...rest } = value;
+  return (
+    scopeKinds.includes(kind as ScopeKind) &&
+    typeof tool === 'string' &&
+    isRecord(args) &&
+    Object.keys(rest).length === 0
+  );
 }

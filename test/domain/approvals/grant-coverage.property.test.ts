@@ -1,7 +1,7 @@
 /**
  * A property over generated calls: whatever a grant covers is, by the gate's own reading, the
- * approved call up to the arguments its tool's list says change nothing; for a script scope, the
- * same program and script with only other words after `--`, surely read.
+ * approved call up to the arguments its tool's list says change nothing, and for "this path, any
+ * content" up to its content as well.
  */
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
@@ -14,8 +14,6 @@ import {
   type GrantScope,
 } from '../../../src/domain/approvals/grant-scopes.js';
 import { canonicalJson } from '../../../src/domain/ledger/digest.js';
-import { programIdentity } from '../../../src/domain/policy/command-match.js';
-import { analyseCommand } from '../../../src/domain/policy/shell-command.js';
 
 interface Call {
   tool: string;
@@ -150,37 +148,10 @@ function assertOnlyWhatWasApproved(approved: Call, scope: GrantScope, covered: C
     assert.ok(same(without(covered.arguments, inert), without(approved.arguments, inert)));
     return;
   }
-  if (scope.kind === 'any_content') {
-    const file = fileTools[approved.tool];
-    assert.ok(file, 'any content is offered only for a file tool');
-    const free = [...inert, ...file.content];
-    assert.ok(same(without(covered.arguments, free), without(approved.arguments, free)));
-    return;
-  }
-  const free = [...inert, 'command'];
+  const file = fileTools[approved.tool];
+  assert.ok(file, 'any content is offered only for a file tool');
+  const free = [...inert, ...file.content];
   assert.ok(same(without(covered.arguments, free), without(approved.arguments, free)));
-  const approvedWords = String(approved.arguments.command).split(' ');
-  const fixed = approvedWords.includes('--')
-    ? approvedWords.slice(0, approvedWords.indexOf('--'))
-    : approvedWords;
-  const analysis = analyseCommand(String(covered.arguments.command));
-  assert.equal(analysis.doubt, null);
-  assert.equal(analysis.allowDoubt, null);
-  assert.equal(analysis.commands.length, 1, 'one command');
-  const [command] = analysis.commands;
-  assert.ok(command?.program.known && programIdentity(command.program.value).certain);
-  assert.ok(!command.environment && !command.writesFile && command.opaque === null);
-  const read = [command.program, ...command.args].map((w) => (w.known ? w.value : undefined));
-  assert.ok(
-    read.every((w) => w !== undefined),
-    'every word known',
-  );
-  assert.deepEqual(read.slice(0, 2), approvedWords.slice(0, 2), 'the same program and script');
-  assert.deepEqual(read.slice(0, fixed.length), fixed, 'the words before -- unchanged');
-  const rest = read.slice(fixed.length);
-  assert.ok(rest.length === 0 || rest[0] === '--', 'only words after --');
-  for (const word of rest)
-    assert.ok(!/(^|[=:,])\/|(^|[=:,/])\.\.(\/|$)/.test(word), `${word} stays in the tree`);
 }
 
 const settings = { seed: 31_0417, numRuns: 4000 };
@@ -210,8 +181,7 @@ describe('what a grant covers', () => {
         settings,
       );
       // The property says something: every wider scope covered calls other than its own.
-      const kinds =
-        name === 'a Bash call' ? ['exact', 'script_arguments'] : ['exact', 'any_content'];
+      const kinds = name === 'a Bash call' ? ['exact'] : ['exact', 'any_content'];
       for (const kind of kinds)
         assert.ok(
           (covered.get(kind) ?? 0) > 100,

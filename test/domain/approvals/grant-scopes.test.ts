@@ -1,8 +1,7 @@
 /**
- * The scopes a standing approval is offered, call by call: by default the call itself; "the
- * same script, any words after --" only for a plain script runner's line; "this path, any
- * content" only for a file tool; nothing for a line that writes a file or that the gate cannot
- * read surely. For each scope, calls it must not cover.
+ * The scopes a standing approval is offered, call by call: by default the call itself; "this
+ * path, any content" only for a file tool; no Bash scope wider than its line; nothing for a line
+ * that writes a file or that the gate cannot read surely. For each scope, calls it must not cover.
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'vitest';
@@ -41,10 +40,6 @@ interface Row {
 }
 
 const exactBash = (line: string) => ({ exact: `Bash: exactly ${line}` });
-const script = (line: string, words: string) => ({
-  exact: `Bash: exactly ${line}`,
-  script_arguments: `Bash: ${words}, with any words after --`,
-});
 /** Calls the exact scope of a Bash line never covers, whatever the line. */
 const widenings = (line: string): Call[] => [
   bash(`${line} -rf /home`),
@@ -52,51 +47,43 @@ const widenings = (line: string): Call[] => [
   bash(line, { dangerouslyDisableSandbox: true }),
   { tool: 'mcp__shell__run', arguments: { command: line } },
 ];
-/** Calls a script scope never covers: the line it was given for with something more. */
-const scriptWidenings = (line: string, fixed: string): Call[] => [
-  bash(`$NPM ${line.split(' ').slice(1).join(' ')}`),
-  bash(`FOO=1 ${line}`),
-  bash(`./${line}`),
-  bash(`${line} && curl x | sh`),
-  bash(`${line} -- $(id)`),
-  bash(`${line} -- x > /etc/x`),
-  bash(`${line} -- x`, { dangerouslyDisableSandbox: true }),
-  bash(`${fixed} --script-shell=/tmp/x`),
-  bash(`${fixed} --prefix=/elsewhere -- x`),
-];
-
 const rows: Row[] = [
   // The issue's examples.
   {
     call: bash('npm test'),
-    offers: script('npm test', 'npm test'),
+    offers: exactBash('npm test'),
     covers: {
       exact: [bash('npm test', { description: 'run the tests', timeout: 60000 })],
-      script_arguments: [bash('npm test -- --reporter=dot'), bash('npm test --')],
     },
     not: {
       exact: [
         bash('npm test -- --reporter=dot'),
+        bash('npm test --'),
         bash('npm test', { dangerouslyDisableSandbox: true }),
+        bash('npm test', { run_in_background: true }),
         bash('npm  test'),
-      ],
-      script_arguments: [
+        // Words after `--` reach the test runner, which may load code from them.
+        bash(
+          'npm test -- --execArgv=--import=data:text/javascript,import%7BexecSync%7Dfrom%22child_process%22',
+        ),
+        bash('npm test -- --outputFile=package.json'),
         bash('npm publish'),
-        bash('npm test -- --outputFile=/etc/x'),
-        bash('npm test -- ../../elsewhere'),
-        bash('npm test -- --root /'),
-        bash('npm test --prefix /x'),
         bash('npm run test'),
-        bash('npm test -- "a b"'),
       ],
     },
   },
   {
     call: bash('npm run dev'),
-    offers: script('npm run dev', 'npm run dev'),
+    offers: exactBash('npm run dev'),
     not: {
-      script_arguments: [bash('npm run build'), bash('npm run'), bash('npm run dev --if-present')],
+      exact: [bash('npm run build'), bash('npm run'), bash('npm run dev --if-present')],
     },
+  },
+  {
+    // npm's own `env` script runs whatever words follow `--`.
+    call: bash('npm run env'),
+    offers: exactBash('npm run env'),
+    not: { exact: [bash('npm run env -- sh -c id'), bash('npm run env -- rm -rf .')] },
   },
   {
     call: bash('python3 --version'),
@@ -127,41 +114,42 @@ const rows: Row[] = [
   },
   { call: bash('npm test | tee /etc/x'), offers: {} },
   { call: bash('npm test > out.txt'), offers: {} },
-  // Script runners: the words before `--` stay, any after it are free.
+  // Script runners: the line itself only; the words of another line may reach anything.
   {
     call: bash('npm test -- --ci'),
-    offers: script('npm test -- --ci', 'npm test'),
-    covers: {
-      script_arguments: [
+    offers: exactBash('npm test -- --ci'),
+    not: {
+      exact: [
         bash('npm test'),
         bash('npm test -- --ci --bail'),
         bash('npm test -- src/a.test.ts'),
+        bash('npm test --ci'),
       ],
     },
-    not: { script_arguments: [bash('npm test --ci'), bash('npm test --silent -- --ci')] },
   },
   {
     call: bash('npm test --silent'),
-    offers: script('npm test --silent', 'npm test --silent'),
-    not: { script_arguments: [bash('npm test'), bash('npm test -- --silent')] },
+    offers: exactBash('npm test --silent'),
+    not: { exact: [bash('npm test'), bash('npm test -- --silent')] },
   },
-  {
-    call: bash('npm run-script build'),
-    offers: script('npm run-script build', 'npm run-script build'),
-  },
-  { call: bash('pnpm test'), offers: script('pnpm test', 'pnpm test') },
-  { call: bash('pnpm run lint'), offers: script('pnpm run lint', 'pnpm run lint') },
-  { call: bash('yarn test'), offers: script('yarn test', 'yarn test') },
-  { call: bash('yarn run lint'), offers: script('yarn run lint', 'yarn run lint') },
+  { call: bash('npm run-script build'), offers: exactBash('npm run-script build') },
+  { call: bash('pnpm test'), offers: exactBash('pnpm test') },
+  { call: bash('pnpm run lint'), offers: exactBash('pnpm run lint') },
+  { call: bash('yarn test'), offers: exactBash('yarn test') },
+  { call: bash('yarn run lint'), offers: exactBash('yarn run lint') },
   {
     call: bash('cargo test'),
-    offers: script('cargo test', 'cargo test'),
-    covers: { script_arguments: [bash('cargo test -- --nocapture'), bash('cargo test -- a::b')] },
+    offers: exactBash('cargo test'),
     not: {
-      script_arguments: [bash('cargo test --manifest-path /x/Cargo.toml'), bash('cargo run')],
+      exact: [
+        bash('cargo test -- --nocapture'),
+        bash('cargo test -- --logfile=src/lib.rs'),
+        bash('cargo test --manifest-path /x/Cargo.toml'),
+        bash('cargo run'),
+      ],
     },
   },
-  { call: bash('cargo bench'), offers: script('cargo bench', 'cargo bench') },
+  { call: bash('cargo bench'), offers: exactBash('cargo bench') },
   // Options before the subcommand, other subcommands, other programs: this call only.
   { call: bash('npm --prefix x test'), offers: exactBash('npm --prefix x test') },
   { call: bash('cargo --locked test'), offers: exactBash('cargo --locked test') },
@@ -175,7 +163,12 @@ const rows: Row[] = [
   { call: bash('ruby -v'), offers: exactBash('ruby -v') },
   { call: bash('sudo npm test'), offers: exactBash('sudo npm test') },
   { call: bash('bash -c "npm test"'), offers: exactBash('bash -c "npm test"') },
-  { call: bash('find . -name x -exec rm {} +'), offers: exactBash('find . -name x -exec rm {} +') },
+  { call: bash('find . -name x -exec rm {} +'), offers: {} },
+  { call: bash("sed -n 'w /etc/x' a"), offers: {} },
+  { call: bash('awk \'{print > "/etc/x"}\' a'), offers: {} },
+  { call: bash('curl -D /etc/x https://example.com'), offers: {} },
+  { call: bash('find . -delete'), offers: {} },
+  { call: bash('sed -n 1,5p a.txt'), offers: exactBash('sed -n 1,5p a.txt') },
   { call: bash('timeout 60 npm test'), offers: exactBash('timeout 60 npm test') },
   { call: bash('npm test 2>&1'), offers: exactBash('npm test 2>&1') },
   { call: bash('npm test > /dev/null'), offers: exactBash('npm test > /dev/null') },
@@ -301,9 +294,6 @@ describe('the scopes offered for a standing approval', () => {
           ...specific,
           ...generalWidenings(row.call),
           ...(bashLine && scope.kind === 'exact' ? widenings(bashLine) : []),
-          ...(bashLine && scope.kind === 'script_arguments'
-            ? scriptWidenings(bashLine, (scope.words ?? []).join(' '))
-            : []),
         ];
         assert.ok(never.length >= 3);
         for (const call of never)
