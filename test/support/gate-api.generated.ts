@@ -2125,6 +2125,7 @@ export interface operations {
             since: string;
             until: string;
             evaluated: number;
+            withheld: number;
             by_outcome: {
               [key: string]: number;
             };
