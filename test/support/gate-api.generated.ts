@@ -2622,7 +2622,9 @@ export interface operations {
                 )
               | null;
             rule_id: string | null;
-            request_digest: string;
+            request_digest?: string;
+            /** @constant */
+            arguments_hidden?: true;
             stages: {
               stage: string;
               verdict: string;
