@@ -16,7 +16,7 @@ import type { Pool } from '../store/pool.js';
 import { findRun } from '../store/runs.js';
 import { sessionsWithCallsOf } from '../store/tool-calls.js';
 import type { RecordedWindow } from '../temporal/recorded-calls.js';
-import { InvalidInputError, NotFoundError } from './errors.js';
+import { InvalidInputError, NotFoundError, UnavailableError } from './errors.js';
 import {
   ThreadStoppedError,
   type CandidateThread,
@@ -233,7 +233,13 @@ async function simulateOn(
     }
     while (ahead.length > 0) await countOne();
   } catch (err) {
-    if (!(err instanceof ThreadStoppedError && stop.signal.aborted)) throw err;
+    if (!(err instanceof ThreadStoppedError)) throw err;
+    // Stopped by its bound on memory, not its deadline: nothing partial is worth an answer.
+    if (!stop.signal.aborted) {
+      throw new UnavailableError(
+        `the simulation's evaluation stopped (${err.message}): simulate a shorter window or a smaller candidate`,
+      );
+    }
   } finally {
     clearTimeout(deadline);
   }
