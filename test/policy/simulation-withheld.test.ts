@@ -177,7 +177,7 @@ test("the oracle attack: an admin's 26 candidates, one prefix rule per letter, o
     operators[i]?.changed.some((c) => c.tool_call_id === 'read'),
   );
   assert.deepEqual(found, [secretLetter]);
-});
+}, 600_000);
 
 test("an admin's simulation over a workspace holding owner-only calls reports them withheld, on the API and on the page", async () => {
   const loosened = {
