@@ -158,10 +158,18 @@ const simulate = (token: string, candidate: unknown) =>
 
 const letters = 'abcdefghijklmnopqrstuvwxyz'.split('');
 
-test("the oracle attack: an admin's 26 candidates, one prefix rule per letter, over a Read no person was ever shown, learn nothing: all 26 answers are identical", async () => {
+/** Each letter's simulation, two at a time (as many as an API process runs at once). */
+async function perLetter(token: string): Promise<Report[]> {
   const answers: Report[] = [];
-  for (const letter of letters)
-    answers.push(await simulate(h.seed.admin.token, oracleCandidate(letter)));
+  for (let at = 0; at < letters.length; at += 2) {
+    const pair = letters.slice(at, at + 2);
+    answers.push(...(await Promise.all(pair.map((l) => simulate(token, oracleCandidate(l))))));
+  }
+  return answers;
+}
+
+test("the oracle attack: an admin's 26 candidates, one prefix rule per letter, over a Read no person was ever shown, learn nothing: all 26 answers are identical", async () => {
+  const answers = await perLetter(h.seed.admin.token);
   const [first] = answers;
   assert.ok(first);
   for (const answer of answers) assert.deepEqual(answer, first);
@@ -170,9 +178,7 @@ test("the oracle attack: an admin's 26 candidates, one prefix rule per letter, o
   assert.deepEqual(first.by_rule, { 'bash-asks': 1 });
 
   // The same attack as the operator, who may read every call, finds the letter: the test can see it.
-  const operators: Report[] = [];
-  for (const letter of letters)
-    operators.push(await simulate(h.api.operatorKey, oracleCandidate(letter)));
+  const operators = await perLetter(h.api.operatorKey);
   const found = letters.filter((_, i) =>
     operators[i]?.changed.some((c) => c.tool_call_id === 'read'),
   );
