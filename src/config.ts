@@ -113,6 +113,8 @@ const environmentSchema = z.object({
   GATE_TOKEN_SIGNIN: z.enum(['on', 'off']).default('on'),
   GATE_WEB_SESSION_IDLE_S: seconds(10, 86_400).default(1800),
   GATE_WEB_SESSION_MAX_S: seconds(60, 30 * 86_400).default(8 * 3600),
+  GATE_SIMULATION_DEADLINE_S: seconds(1, 600).default(20),
+  GATE_SIMULATIONS_AT_ONCE: wholeNumber(1, 64).default(2),
 });
 
 type Environment = z.infer<typeof environmentSchema>;
@@ -192,6 +194,8 @@ export interface GateConfig {
   unavailableWindowS: number;
   /** How people sign in to the web app, and how long a sign-in lasts. */
   web: WebSignIn;
+  /** How long one simulation may run, and how many an API process runs at once. */
+  simulation: { deadlineMs: number; atOnce: number };
 }
 
 /** The relying party of the company's identity provider (OpenID Connect). */
@@ -327,6 +331,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GateConfig {
       tokenSignIn: e.GATE_TOKEN_SIGNIN === 'on',
       sessionIdleS: Math.min(e.GATE_WEB_SESSION_IDLE_S, e.GATE_WEB_SESSION_MAX_S),
       sessionMaxS: e.GATE_WEB_SESSION_MAX_S,
+    },
+    simulation: {
+      deadlineMs: e.GATE_SIMULATION_DEADLINE_S * 1000,
+      atOnce: e.GATE_SIMULATIONS_AT_ONCE,
     },
   };
 }

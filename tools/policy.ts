@@ -19,6 +19,7 @@ import {
   type RecordedCalls,
   type SimulationResult,
 } from '../src/application/simulate-policy.js';
+import { SimulationThreads } from '../src/application/simulation-thread.js';
 import { simulateBody, simulationRequest } from '../src/api/routes/policies.js';
 import { configOrExit, type GateConfig } from '../src/config.js';
 import { createPool } from '../src/store/pool.js';
@@ -63,8 +64,8 @@ export async function simulateCommand(
       pool,
       source.read,
       simulationRequest(options.policyId, parsed.data),
-      { showArguments: true },
-      cliDeadlineMs,
+      {},
+      { deadlineMs: cliDeadlineMs, threads: new SimulationThreads(1) },
     );
   } finally {
     await pool.end();

@@ -128,6 +128,12 @@ export function callerPrincipal(request: FastifyRequest): Principal {
   return admitted(request);
 }
 
+/** An `admin` route's member: an admin of their own workspace; undefined for the operator. */
+export function callerAdmin(request: FastifyRequest): { member?: Member } {
+  const principal = admitted(request);
+  return principal.kind === 'user' ? { member: principal.member } : {};
+}
+
 /** An `admin` route's reach: every workspace for the operator (undefined), an admin's own. */
 export function callerWorkspace(request: FastifyRequest): { workspace?: string } {
   const principal = admitted(request);

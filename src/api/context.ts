@@ -1,3 +1,4 @@
+import type { SimulationBounds } from '../application/simulate-policy.js';
 import type { ToolCallDeps } from '../application/submit-tool-call.js';
 import type { HttpBounds, WebSignIn } from '../config.js';
 import type { CredentialSealer } from '../broker/sealing.js';
@@ -35,4 +36,6 @@ export interface ApiContext extends ToolCallDeps {
   web: WebSignIn;
   /** The company's identity provider; undefined when sign-in is by token only. */
   oidc: OidcRelyingParty | undefined;
+  /** How long a simulation may run, and the threads that evaluate candidates, a few at once. */
+  simulation: SimulationBounds;
 }

@@ -2,6 +2,7 @@ import { fileURLToPath } from 'node:url';
 import { CredentialSealer } from '../broker/sealing.js';
 import { configOrExit, type GateConfig } from '../config.js';
 import { LocalAnswers } from '../application/local-answers.js';
+import { SimulationThreads } from '../application/simulation-thread.js';
 import { createPool } from '../store/pool.js';
 import { GateWorkflowClient } from '../temporal/gate-workflow-client.js';
 import { startTracingOrExit } from '../telemetry/tracing.js';
@@ -68,6 +69,10 @@ export function createApi(
       codecCorsOrigins: config.codecCorsOrigins,
       web: config.web,
       oidc: config.web.oidc && new OidcRelyingParty(config.web.oidc, config.api.publicUrl),
+      simulation: {
+        deadlineMs: config.simulation.deadlineMs,
+        threads: new SimulationThreads(config.simulation.atOnce),
+      },
     },
     { logger },
   );

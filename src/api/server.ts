@@ -1,5 +1,4 @@
 import Fastify, { LogController, type FastifyInstance, type FastifyRequest } from 'fastify';
-import { callbackPath } from '../application/oauth-connections.js';
 import { checkCallers } from './callers.js';
 import { callerKey } from './caller-slots.js';
 import type { ApiContext } from './context.js';
@@ -35,16 +34,31 @@ const boundsCheckMs = 1_000;
 /** `false`, or pino options (a level, a destination stream): request logs never hold bodies. */
 export type ApiLogger = boolean | { level: string; stream?: { write(line: string): void } };
 
+/** A query parameter's name a log may show; any other is itself left out. */
+const plainParameterName = /^[A-Za-z0-9_.[\]-]{1,40}$/;
+
 /**
- * A request as its log line shows it: the query of an OAuth callback (an authorization code and
- * its state) is left out.
+ * A URL as a log line shows it: the path, and the names of its query's parameters without their
+ * values, which may be secrets (an authorization code, its state, a sign-in's next page).
  */
+export function loggedUrl(url: string): string {
+  const at = url.indexOf('?');
+  if (at < 0) return url;
+  const names = url
+    .slice(at + 1)
+    .split('&')
+    .filter((pair) => pair !== '')
+    .map((pair) => pair.split('=', 1)[0] ?? '')
+    .map((name) => (plainParameterName.test(name) ? name : '…'));
+  return `${url.slice(0, at)}?${names.map((name) => `${name}=…`).join('&')}`;
+}
+
+/** A request as its log line shows it: its query's values are left out. */
 const serializers = {
   req(request: FastifyRequest) {
-    const url = request.url.startsWith(callbackPath) ? callbackPath : request.url;
     return {
       method: request.method,
-      url,
+      url: loggedUrl(request.url),
       host: request.host,
       remoteAddress: request.ip,
       remotePort: request.socket.remotePort,

@@ -5,7 +5,7 @@ import {
   type MemberStatus,
   type Role,
 } from '../store/members.js';
-import type { Pool } from '../store/pool.js';
+import { withTransaction, type Pool } from '../store/pool.js';
 import { workspaceExists } from '../store/workspaces.js';
 import { putWorkspaceIdentity } from '../store/workspace-identity.js';
 import type { GroupRoles } from '../domain/identity/roles-from-groups.js';
@@ -22,12 +22,14 @@ export async function addMember(
     throw new NotFoundError(`workspace ${workspaceId}`);
   }
   const userToken = newToken('user');
-  const created = await createMember(pool, {
-    workspaceId,
-    name: member.name,
-    role: member.role,
-    tokenHash: hashToken(userToken),
-  });
+  const created = await withTransaction(pool, (db) =>
+    createMember(db, {
+      workspaceId,
+      name: member.name,
+      role: member.role,
+      tokenHash: hashToken(userToken),
+    }),
+  );
   return { member: created, userToken };
 }
 

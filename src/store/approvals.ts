@@ -195,3 +195,18 @@ export async function countPendingApprovals(db: Queryable): Promise<number> {
   );
   return rows[0]?.n ?? 0;
 }
+
+/** Who may see a session's asked calls: each approval's authority, by tool call. */
+export async function approvalAuthoritiesOfSession(
+  db: Queryable,
+  sessionId: string,
+): Promise<Map<string, Pick<ApprovalRow, 'authority' | 'owner_user_id' | 'workspace_id'>>> {
+  const { rows } = await db.query<
+    Pick<ApprovalRow, 'tool_call_id' | 'authority' | 'owner_user_id' | 'workspace_id'>
+  >(
+    `select tool_call_id, authority, owner_user_id, workspace_id from approvals
+     where session_id = $1`,
+    [sessionId],
+  );
+  return new Map(rows.map(({ tool_call_id, ...authority }) => [tool_call_id, authority]));
+}

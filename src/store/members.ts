@@ -1,3 +1,5 @@
+import { randomBytes } from 'node:crypto';
+import { nameCandidates } from '../domain/identity/member-names.js';
 import { one, type Queryable } from './pool.js';
 
 export type Role = 'member' | 'approver' | 'admin';
@@ -13,14 +15,43 @@ export interface Member {
 
 const memberColumns = 'id, workspace_id, name, role, status';
 
+/** Names tried before a random mark tells a member apart. */
+const namesTried = 100;
+
+/**
+ * The first of a wanted name's candidates (`ana`, `ana (2)`…) no member of the workspace has, in
+ * any case, held by the workspace's name lock until the transaction ends: inside a transaction
+ * only, so that two members never take one name.
+ */
+export async function freeMemberName(
+  db: Queryable,
+  workspaceId: string,
+  wanted: string,
+): Promise<string> {
+  await db.query('select pg_advisory_xact_lock(hashtextextended($1, 0))', [
+    `member-names:${workspaceId}`,
+  ]);
+  const candidates = nameCandidates(wanted, namesTried);
+  const { rows } = await db.query<{ name: string }>(
+    `select c.name from unnest($2::text[]) with ordinality as c (name, nth)
+     where not exists (
+       select 1 from members m where m.workspace_id = $1 and lower(m.name) = lower(c.name))
+     order by c.nth limit 1`,
+    [workspaceId, candidates],
+  );
+  return rows[0]?.name ?? `${candidates[0] ?? ''} (${randomBytes(4).toString('hex')})`;
+}
+
+/** A member with an operator-minted token, under a name of their own in the workspace. */
 export async function createMember(
   db: Queryable,
   member: { workspaceId: string; name: string; role: Role; tokenHash: Buffer },
 ): Promise<Member> {
+  const name = await freeMemberName(db, member.workspaceId, member.name);
   const { rows } = await db.query<Member>(
     `insert into members (workspace_id, name, role, token_hash) values ($1, $2, $3, $4)
      returning ${memberColumns}`,
-    [member.workspaceId, member.name, member.role, member.tokenHash],
+    [member.workspaceId, name, member.role, member.tokenHash],
   );
   return one(rows);
 }

@@ -3,7 +3,7 @@ import {
   roleFromGroups,
   groupsIn,
 } from '../domain/identity/roles-from-groups.js';
-import type { Member } from './members.js';
+import { freeMemberName, type Member } from './members.js';
 import { one, withTransaction, type Pool } from './pool.js';
 import { listWorkspaceIdentities } from './workspace-identity.js';
 
@@ -22,7 +22,8 @@ const memberColumns = 'id, workspace_id, name, role, status';
 /**
  * Records a sign-in in one transaction: the person, then their membership in every workspace
  * that maps groups to roles, set from the groups they hold now (made, changed, or suspended for
- * a group no longer held). Answers the person's active memberships.
+ * a group no longer held). A membership is named once, when it is made, by a name no other
+ * member of the workspace has; later sign-ins never rename it. Answers the active memberships.
  */
 export async function recordSignIn(pool: Pool, person: SignedInPerson): Promise<Member[]> {
   const shownName = person.name ?? person.email ?? person.subject;
@@ -48,12 +49,13 @@ export async function recordSignIn(pool: Pool, person: SignedInPerson): Promise<
       const change = membershipChange(role, existing);
       let member = existing;
       if (change.kind === 'create') {
+        const name = await freeMemberName(db, mapping.workspace_id, shownName);
         member = one(
           (
             await db.query<Member>(
               `insert into members (workspace_id, name, role, person_id) values ($1, $2, $3, $4)
                returning ${memberColumns}`,
-              [mapping.workspace_id, shownName, change.role, personId],
+              [mapping.workspace_id, name, change.role, personId],
             )
           ).rows,
         );
@@ -61,11 +63,10 @@ export async function recordSignIn(pool: Pool, person: SignedInPerson): Promise<
         member = one(
           (
             await db.query<Member>(
-              `update members set name = $2,
-                 role = coalesce($3, role),
-                 status = case when $3::text is null then 'suspended' else 'active' end
+              `update members set role = coalesce($2, role),
+                 status = case when $2::text is null then 'suspended' else 'active' end
                where id = $1 returning ${memberColumns}`,
-              [existing?.id, shownName, change.kind === 'set' ? change.role : null],
+              [existing?.id, change.kind === 'set' ? change.role : null],
             )
           ).rows,
         );

@@ -222,7 +222,23 @@ test("explain lists each stage's verdict and what it looked at, from the record,
     ],
   );
 
-  assert.equal((await explain('rm', seed.admin.token)).status, 200);
+  // An admin may not read a call no person was asked about: nothing read off its arguments.
+  const asAdmin = await expectStatus<{
+    request_digest?: string;
+    arguments_hidden?: boolean;
+    stages: { stage: string; verdict: string; looked_at: Record<string, unknown> }[];
+  }>(explain('rm', seed.admin.token), 200);
+  assert.equal(asAdmin.arguments_hidden, true);
+  assert.equal(asAdmin.request_digest, undefined);
+  const adminPolicy = asAdmin.stages[4]?.looked_at;
+  assert.ok(adminPolicy);
+  assert.equal(adminPolicy.rule_id, 'no-rm');
+  assert.ok(!('matched' in adminPolicy), 'no pattern the arguments matched');
+  assert.ok(!('arguments_digest' in (asAdmin.stages[2]?.looked_at ?? {})), 'no arguments digest');
+  assert.deepEqual(
+    asAdmin.stages.map((s) => s.verdict),
+    denied.stages.map((s) => s.verdict),
+  );
   assert.equal((await explain('never-sent')).status, 404);
   assert.equal((await explain('rm', run.session_token)).status, 403);
 

@@ -2165,6 +2165,7 @@ export interface operations {
             since: string;
             until: string;
             evaluated: number;
+            withheld: number;
             by_outcome: {
               [key: string]: number;
             };
@@ -2661,7 +2662,9 @@ export interface operations {
                 )
               | null;
             rule_id: string | null;
-            request_digest: string;
+            request_digest?: string;
+            /** @constant */
+            arguments_hidden?: true;
             stages: {
               stage: string;
               verdict: string;

@@ -2,6 +2,7 @@ import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import pg from 'pg';
 import type { OidcClientConfig, WebSignIn } from '../../src/config.js';
+import type { ApiLogger } from '../../src/api/server.js';
 import { startTestApi, type TestApi } from './api.js';
 import { testConfig } from './env.js';
 
@@ -27,6 +28,7 @@ export interface OidcGate {
 export async function startOidcGate(
   provider: (redirectUri: string) => Promise<OidcClientConfig>,
   web: Partial<Omit<WebSignIn, 'oidc'>> = {},
+  options: { logger?: ApiLogger } = {},
 ): Promise<OidcGate> {
   const port = await freePort();
   const publicUrl = `http://127.0.0.1:${port}`;
@@ -34,7 +36,7 @@ export async function startOidcGate(
   const base = testConfig();
   const api = await startTestApi(
     { api: { ...base.api, publicUrl }, web: { ...base.web, ...web, oidc } },
-    { port },
+    { port, ...options },
   );
   const db = new pg.Pool({ connectionString: base.databaseUrl });
   db.on('error', () => undefined);

@@ -9,7 +9,11 @@ import { randomBytes } from 'node:crypto';
 import { defaultPayloadConverter } from '@temporalio/common';
 import proto from '@temporalio/proto';
 import type { PolicyBody } from '../../src/domain/policy/policy.js';
-import { Simulation, type SimulatedRun } from '../../src/domain/policy/simulation.js';
+import {
+  candidateVerdict,
+  Simulation,
+  type SimulatedRun,
+} from '../../src/domain/policy/simulation.js';
 import type { FrozenTool } from '../../src/domain/tools/tools.js';
 import { EncryptionCodec } from '../../src/temporal/payload-codec.js';
 import { recordedCallOf } from '../../src/temporal/recorded-calls.js';
@@ -112,10 +116,10 @@ export async function benchSimulation(): Promise<void> {
     ]),
   };
   const t0 = performance.now();
-  const simulation = new Simulation(candidate, false);
+  const simulation = new Simulation(false);
   for (const history of recorded) {
     const call = await recordedCallOf(history, codec);
-    if (call) simulation.add(call, run);
+    if (call) simulation.add(call, candidateVerdict(candidate, call, run));
   }
   const seconds = (performance.now() - t0) / 1000;
   const report = simulation.report();

@@ -8,13 +8,12 @@ import {
   simulatePolicy,
   type RecordedCalls,
   type SimulationRequest,
-  type SimulationViewer,
 } from '../../application/simulate-policy.js';
 import { findPolicyVersion } from '../../store/policies.js';
 import { recordedCallsFromTemporal } from '../../temporal/recorded-calls.js';
 import type { ApiContext } from '../context.js';
 import { notFound } from '../problem.js';
-import { callerWorkspace } from '../callers.js';
+import { callerAdmin } from '../callers.js';
 import { anyObject, json, timestamp } from '../route-schemas.js';
 import { externalId } from '../validation.js';
 
@@ -85,6 +84,8 @@ export const simulationAnswer = z.object({
   since: z.string(),
   until: z.string(),
   evaluated: z.number().int(),
+  /** Calls read but not evaluated: their arguments are not the caller's to read. */
+  withheld: z.number().int(),
   by_outcome: z.record(outcome, z.number().int()),
   by_rule: z.record(z.string(), z.number().int()),
   changed: z.array(
@@ -134,9 +135,6 @@ export function temporalRecordedCalls(ctx: ApiContext): RecordedCalls {
   const { client } = ctx.gate;
   return (window, signal) => recordedCallsFromTemporal(client, ctx.codec, window, signal);
 }
-
-/** How long one simulation may read before it answers with what it has. */
-const simulationDeadlineMs = 20_000;
 
 export const policyAnswer = z.object({ id: z.uuid(), version: z.number().int() });
 /** A version as it was written, its rules as stored (the policy language is docs/policies.md). */
@@ -242,16 +240,12 @@ export function policyRoutes(server: FastifyInstance, ctx: ApiContext) {
       },
     },
     async (request) => {
-      const { workspace } = callerWorkspace(request);
-      // Argument values may be a personal connection's: the operator reads them, as with the codec.
-      const viewer: SimulationViewer =
-        workspace === undefined ? { showArguments: true } : { workspace, showArguments: false };
       return simulatePolicy(
         ctx.pool,
         temporalRecordedCalls(ctx),
         simulationRequest(request.params.id, request.body),
-        viewer,
-        simulationDeadlineMs,
+        callerAdmin(request),
+        ctx.simulation,
       );
     },
   );

@@ -11,7 +11,7 @@ import { toolDigestPattern } from '../../domain/gate/reported-drift.js';
 import { annotateSpan } from '../../telemetry/tracing.js';
 import { answerAttributes } from '../../telemetry/gate-attributes.js';
 import { callerKey } from '../caller-slots.js';
-import { callerRun, callerWorkspace } from '../callers.js';
+import { callerAdmin, callerRun } from '../callers.js';
 import type { ApiContext } from '../context.js';
 import { anyObject, json } from '../route-schemas.js';
 import { sessionIdParam, toolCallIdParam } from '../validation.js';
@@ -62,8 +62,12 @@ export const explanationAnswer = z.object({
   decision: z.enum(['allow', 'deny']).nullable(),
   source: z.enum(denySources).nullable(),
   rule_id: z.string().nullable(),
-  /** The digest of the request the runner sent (tool, arguments, execute). */
-  request_digest: z.string(),
+  /**
+   * The digest of the request the runner sent (tool, arguments, execute): only for a caller who
+   * may read the call's arguments; `arguments_hidden` otherwise.
+   */
+  request_digest: z.string().optional(),
+  arguments_hidden: z.literal(true).optional(),
   stages: z.array(z.object({ stage: z.string(), verdict: z.string(), looked_at: anyObject })),
 });
 
@@ -184,7 +188,7 @@ export function toolCallRoutes(server: FastifyInstance, ctx: ApiContext) {
         ctx.pool,
         request.params.session_id,
         request.params.tool_call_id,
-        callerWorkspace(request),
+        callerAdmin(request),
       ),
   );
 }

@@ -32,9 +32,6 @@ export const simulationQuery = simulationFields.pipe(
   simulateBody as z.ZodType<z.output<typeof simulateBody>, z.output<typeof simulationFields>>,
 );
 
-/** Deadline of a page's simulation: a person waits for it. */
-const pageDeadlineMs = 20_000;
-
 /** `GET /policies/{id}/simulate?version=n`: for an admin of the policy's workspace. */
 export function simulationPageRoutes(server: FastifyInstance, ctx: ApiContext) {
   const web = server.withTypeProvider<ZodTypeProvider>();
@@ -69,8 +66,8 @@ export function simulationPageRoutes(server: FastifyInstance, ctx: ApiContext) {
         ctx.pool,
         temporalRecordedCalls(ctx),
         simulationRequest(id, query),
-        { workspace: member.workspace_id, showArguments: false },
-        pageDeadlineMs,
+        { member },
+        ctx.simulation,
       );
       // The versions that decided the calls, beside the candidate (a few: runs freeze the latest).
       const recorded = await Promise.all(

@@ -83,6 +83,11 @@ export function simulationPage(
           evaluated${result.stopped_by && html`, stopped by the ${result.stopped_by}`}. Stages
           before policy stand as recorded; argument values are not shown.
         </p>
+        <p class="meta" id="withheld">
+          ${result.withheld} withheld: calls whose arguments are not yours to read (no person was
+          asked about them, or only their personal connection's owner may see them) are counted here
+          only, never evaluated.
+        </p>
         ${counts('By outcome', Object.entries(result.by_outcome))}
         ${counts('By rule', Object.entries(result.by_rule))}
         <h2>Calls whose decision would change</h2>

@@ -80,3 +80,16 @@ export function seesArguments(
   if (member.status !== 'active' || member.workspace_id !== approval.workspace_id) return false;
   return mayDecide(approval, member) || member.id === invokedBy;
 }
+
+/**
+ * Whether a member may read a recorded call's arguments: only as its approval shows them (the
+ * rule above). A call no person was asked about was never shown to anyone: none reads it.
+ */
+export function readsCallArguments(
+  approval:
+    { authority: Authority; owner_user_id: string | null; workspace_id: string } | undefined,
+  member: { id: string; workspace_id: string; role: string; status: string },
+  invokedBy: string | undefined,
+): boolean {
+  return approval !== undefined && seesArguments(approval, member, invokedBy);
+}

@@ -112,14 +112,37 @@ function verdictOf(stage: StageName, decider: StageName | undefined, record: Dec
   return text(decision?.decision, 'deny');
 }
 
-/** Each stage's verdict and what it looked at, from the record. */
-export function explainDecision(record: DecisionRecord): StageExplanation[] {
+/**
+ * What is read off the arguments themselves: their digest (a guess confirmed offline) and which
+ * of a rule's command patterns they matched. Only for a viewer who may read the arguments.
+ */
+const argumentFacts: Partial<Record<StageName, string[]>> = {
+  schema: ['arguments_digest'],
+  policy: ['matched'],
+};
+
+function withoutArgumentFacts(stage: StageName, facts: Record<string, unknown>) {
+  const hidden = argumentFacts[stage] ?? [];
+  return Object.fromEntries(Object.entries(facts).filter(([key]) => !hidden.includes(key)));
+}
+
+/**
+ * Each stage's verdict and what it looked at, from the record; what is read off the arguments
+ * only when `argumentsShown`.
+ */
+export function explainDecision(
+  record: DecisionRecord,
+  argumentsShown: boolean,
+): StageExplanation[] {
   const decider = decidingStage(record);
   return order
     .filter((stage) => stage !== 'approval' || record.approvalRequested)
-    .map((stage) => ({
-      stage,
-      verdict: verdictOf(stage, decider, record),
-      looked_at: lookedAt(stage, record),
-    }));
+    .map((stage) => {
+      const facts = lookedAt(stage, record);
+      return {
+        stage,
+        verdict: verdictOf(stage, decider, record),
+        looked_at: argumentsShown ? facts : withoutArgumentFacts(stage, facts),
+      };
+    });
 }

@@ -69,7 +69,7 @@ export function candidateVerdict(
   candidate: PolicyBody,
   call: RecordedCall,
   run: SimulatedRun,
-): CandidateVerdict & { stage: DenySource } {
+): SimulatedVerdict {
   const { source } = call.recorded;
   const frozen = run.tools.get(call.tool);
   if ((source && standingSources.has(source)) || !frozen) {
@@ -114,25 +114,30 @@ function ruleKey(verdict: { rule_id: string | null; stage: DenySource }): string
 
 export interface SimulationReport {
   evaluated: number;
+  /** Calls read but not evaluated: their arguments are not the reader's to read. */
+  withheld: number;
   by_outcome: Record<SimulatedOutcome, number>;
   by_rule: Record<string, number>;
   changed: ChangedCall[];
 }
 
-/** Counts calls as they come; keeps the changed ones. */
+/** A candidate's verdict on one call, with the stage that gave it. */
+export type SimulatedVerdict = CandidateVerdict & { stage: DenySource };
+
+/**
+ * Counts calls as their verdicts come; keeps the changed ones. A withheld call is counted as
+ * withheld only: nothing else in the report depends on it.
+ */
 export class Simulation {
   private evaluated = 0;
+  private withheld = 0;
   private readonly byOutcome: Record<SimulatedOutcome, number> = { allow: 0, deny: 0, ask: 0 };
   private readonly byRule = new Map<string, number>();
   private readonly changed: ChangedCall[] = [];
 
-  constructor(
-    private readonly candidate: PolicyBody,
-    private readonly showArguments: boolean,
-  ) {}
+  constructor(private readonly showArguments: boolean) {}
 
-  add(call: RecordedCall, run: SimulatedRun): void {
-    const verdict = candidateVerdict(this.candidate, call, run);
+  add(call: RecordedCall, verdict: SimulatedVerdict): void {
     this.evaluated += 1;
     this.byOutcome[verdict.decision] += 1;
     const key = ruleKey(verdict);
@@ -148,13 +153,19 @@ export class Simulation {
     });
   }
 
+  withhold(): void {
+    this.withheld += 1;
+  }
+
+  /** The calls read: evaluated and withheld. */
   get count(): number {
-    return this.evaluated;
+    return this.evaluated + this.withheld;
   }
 
   report(): SimulationReport {
     return {
       evaluated: this.evaluated,
+      withheld: this.withheld,
       by_outcome: { ...this.byOutcome },
       by_rule: Object.fromEntries([...this.byRule].sort(([a], [b]) => a.localeCompare(b))),
       changed: this.changed,

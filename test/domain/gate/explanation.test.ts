@@ -12,7 +12,7 @@ const run: DecisionRecord['run'] = {
 };
 
 const verdicts = (record: DecisionRecord) =>
-  explainDecision(record).map((stage) => [stage.stage, stage.verdict]);
+  explainDecision(record, true).map((stage) => [stage.stage, stage.verdict]);
 
 test('a call that asked a person: every stage passed, policy asked, the approval decided', () => {
   const record: DecisionRecord = {
@@ -37,10 +37,30 @@ test('a call that asked a person: every stage passed, policy asked, the approval
     ['policy', 'require_approval'],
     ['approval', 'allow'],
   ]);
-  const policy = explainDecision(record)[4]?.looked_at;
+  const policy = explainDecision(record, true)[4]?.looked_at;
   assert.ok(policy);
   assert.equal(policy.matched, 'tool "Bash"');
   assert.deepEqual(policy.shadow, { version: 3, verdict: 'allow', rule_id: 'ok', agrees: false });
+});
+
+test('for a viewer who may not read the arguments, nothing read off them: neither their digest nor the patterns they matched; the verdicts stand', () => {
+  const record: DecisionRecord = {
+    run,
+    tool: undefined,
+    requested: { arguments_digest: 'sha256:args' },
+    decision: { stage: 'policy', decision: 'deny', rule_id: 'no-rm', matched: 'tool "Bash"' },
+  };
+  const shown = explainDecision(record, true);
+  const hidden = explainDecision(record, false);
+  assert.equal(shown[2]?.looked_at.arguments_digest, 'sha256:args');
+  assert.equal(shown[4]?.looked_at.matched, 'tool "Bash"');
+  assert.ok(!JSON.stringify(hidden).includes('sha256:args'));
+  assert.ok(!('matched' in (hidden[4]?.looked_at ?? {})));
+  assert.equal(hidden[4]?.looked_at.rule_id, 'no-rm');
+  assert.deepEqual(
+    hidden.map((stage) => stage.verdict),
+    shown.map((stage) => stage.verdict),
+  );
 });
 
 test('a binding deny is the capability stage: nothing after it was reached', () => {

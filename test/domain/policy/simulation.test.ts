@@ -80,15 +80,19 @@ test('require_approval would ask a person in a supervised run and is the fallbac
 });
 
 test('a call that asked a person is unchanged when the candidate asks too, changed when it decides', () => {
-  const simulation = new Simulation(candidate, false);
-  simulation.add(
-    call('Bash', { decision: 'allow', rule_id: 'bash-asks', asked: true }),
-    supervised,
-  );
-  simulation.add(call('Read', { decision: 'deny', source: 'approval', asked: true }), supervised);
-  simulation.add(call('Read', { decision: 'deny', source: 'schema', asked: false }), supervised);
+  const simulation = new Simulation(false);
+  const add = (recorded: Parameters<typeof call>[0], outcome: Parameters<typeof call>[1]) => {
+    const made = call(recorded, outcome);
+    simulation.add(made, candidateVerdict(candidate, made, supervised));
+  };
+  add('Bash', { decision: 'allow', rule_id: 'bash-asks', asked: true });
+  add('Read', { decision: 'deny', source: 'approval', asked: true });
+  add('Read', { decision: 'deny', source: 'schema', asked: false });
+  simulation.withhold();
   const report = simulation.report();
   assert.equal(report.evaluated, 3);
+  assert.equal(report.withheld, 1);
+  assert.equal(simulation.count, 4);
   assert.deepEqual(report.by_outcome, { allow: 1, deny: 1, ask: 1 });
   assert.deepEqual(report.by_rule, { 'bash-asks': 1, reads: 1, 'stage:schema': 1 });
   assert.deepEqual(
