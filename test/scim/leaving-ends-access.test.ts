@@ -329,6 +329,31 @@ describe('leaving ends access at once', () => {
     });
     assert.equal(replay.status, 202, 'the revoked grant stays revoked');
     assert.equal(await sessionStatus(await signIn(dana)), 200);
+    const stale = await toolCall(gate.api, personalRun, 'p3', {
+      tool: 'mcp__dana__search_notes',
+      arguments: { query: 'q' },
+    });
+    assert.equal(stale.body.decision, 'deny', 'the run froze the connection as it was');
+    // Her connection waits for a new credential; with it, a new run of hers uses it again.
+    await expectStatus(
+      gate.api.call('POST', `/v1/connections/${connection.id}/reauthorize`, {
+        token: gate.api.operatorKey,
+        body: { credential: { type: 'bearer', token: upstreamToken } },
+      }),
+      200,
+    );
+    const fresh = await createRun(gate.api, seed, {
+      invoked_by: id,
+      tools: { connections: [{ id: connection.id }] },
+    });
+    const again = await expectStatus(
+      toolCall(gate.api, fresh, 'p4', {
+        tool: 'mcp__dana__search_notes',
+        arguments: { query: 'q' },
+      }),
+      200,
+    );
+    assert.equal(again.decision, 'allow');
   });
 
   test("a removal from the group that gave the role ends access at once; roles follow the provider's groups immediately", async () => {
