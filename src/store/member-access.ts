@@ -75,7 +75,8 @@ const needsOwnerReason =
  * Ends everything a member holds, in the caller's transaction: their web sessions are deleted,
  * their personal tokens revoked, their standing approvals revoked (grant.revoked in each run's
  * ledger) and their personal connections left waiting for their owner, under a new generation so
- * a binding frozen before refuses. A later reactivation revives none of it.
+ * a binding frozen before refuses (an authorization they started is used up). A later
+ * reactivation revives none of it.
  */
 export async function endMemberAccess(
   tx: pg.PoolClient,
@@ -110,6 +111,11 @@ export async function endMemberAccess(
     [member.id, needsOwnerReason],
   );
   for (const { id } of connections.rows) await record('connection.needs_owner', id);
+  // An authorization the person started and has not finished is used up: it connects nothing.
+  await tx.query(
+    'update oauth_authorizations set used_at = now() where member_id = $1 and used_at is null',
+    [member.id],
+  );
   return {
     sessions: sessions.rows.map((r) => r.id),
     tokens: tokens.rows.map((r) => r.id),

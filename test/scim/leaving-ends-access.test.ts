@@ -245,6 +245,13 @@ describe('leaving ends access at once', () => {
     );
     assert.equal(before.decision, 'allow');
 
+    // An authorization she started at a server and has not finished (as its row stands).
+    const pending = await gate.db.query<{ state_hash: Buffer }>(
+      `insert into oauth_authorizations (state_hash, connection_id, member_id, sealed_attempt, expires_at)
+       values ($1, $2, $3, '\\x00', now() + interval '10 minutes') returning state_hash`,
+      [randomBytes(32), connection.id, id],
+    );
+
     const deactivated = await scim(
       'PATCH',
       `/Users/${id}`,
@@ -291,6 +298,11 @@ describe('leaving ends access at once', () => {
       grants: 0,
       connection: 'needs_reauthorization',
     });
+    const used = await gate.db.query<{ used: boolean }>(
+      'select used_at is not null as used from oauth_authorizations where state_hash = $1',
+      [pending.rows[0]?.state_hash],
+    );
+    assert.equal(used.rows[0]?.used, true, 'the authorization under way can finish nothing');
     const types = (await accessEvents(id)).filter((e) => e.actor === 'identity_provider');
     for (const type of [
       'member.suspended',
