@@ -74,7 +74,8 @@ create trigger member_access_events_append_only before update or delete on membe
 drop table member_access_events;
 drop index approval_grants_granted_by;
 alter table approval_grants drop constraint approval_grants_revocation;
-update approval_grants set revoked_at = null where revoked_by is null;
+-- A grant that ended with its grantor's access stays ended, as revoked by its grantor.
+update approval_grants set revoked_by = granted_by where revoked_at is not null and revoked_by is null;
 alter table approval_grants add constraint approval_grants_check
   check ((revoked_at is null) = (revoked_by is null));
 alter table approval_grants drop column revoked_because;
