@@ -376,9 +376,29 @@ describe('leaving ends access at once', () => {
 
     await joinGroup(admins, id);
     assert.deepEqual(await membership(id), { role: 'admin', status: 'active' });
+    // A standing approval she gives as an admin stands on that role.
+    const token = await mintToken(page, 'rita');
+    const run = await createRun(gate.api, seed);
+    await expectStatus(
+      toolCall(gate.api, run, 'r1', { tool: 'Bash', arguments: { command: 'npm test' } }),
+      202,
+    );
+    await expectStatus(
+      gate.api.call('POST', `/v1/approvals/${run.session_id}/r1/decision`, {
+        token,
+        body: { decision: 'approve', grant: { for_s: null } },
+      }),
+      200,
+    );
     await leaveGroup(admins, id);
     assert.deepEqual(await membership(id), { role: 'approver', status: 'active' });
     assert.equal(await sessionStatus(page), 200, 'a lower role keeps the session');
+    assert.equal(await tokenStatus(token), 200, 'and the token');
+    const { rows: grants } = await gate.db.query<{ revoked_because: string | null }>(
+      'select revoked_because from approval_grants where granted_by = $1',
+      [id],
+    );
+    assert.deepEqual(grants, [{ revoked_because: 'grantor_access_ended' }]);
 
     await leaveGroup(approvers, id);
     assert.deepEqual(await membership(id), { role: 'approver', status: 'suspended' });
