@@ -21,7 +21,7 @@ import {
   lockMembership,
   type AccessActor,
 } from '../store/member-access.js';
-import { withTransaction, type Pool } from '../store/pool.js';
+import { withTransaction, type Pool, type Queryable } from '../store/pool.js';
 import {
   adoptMember,
   deleteScimResource,
@@ -30,6 +30,7 @@ import {
   provisionedMemberIds,
   removeFromGroups,
   userIdsAmong,
+  groupsByMember,
   groupsOfMember,
   insertScimResource,
   listScimResources,
@@ -37,7 +38,9 @@ import {
   type ScimKind,
   type ScimResourceRow,
 } from '../store/scim-resources.js';
+import { workspaceOfScimToken } from '../store/scim-tokens.js';
 import { findWorkspaceIdentity } from '../store/workspace-identity.js';
+import { hashToken, tokenKind } from './tokens.js';
 
 const notFound = (kind: ScimKind, id: string) => new ScimError(404, `${kind} ${id} not found`);
 const taken = (kind: ScimKind) =>
@@ -161,7 +164,7 @@ export async function createScimResource(
   workspaceId: string,
   kind: ScimKind,
   body: unknown,
-): Promise<ScimResourceRow> {
+): Promise<Provisioned> {
   const attributes = resourceAttributes(schemaOf(kind), body);
   return withTransaction(pool, async (tx) => {
     if (kind === 'Group') await requireUsers(tx, workspaceId, attributes);
@@ -179,7 +182,7 @@ export async function createScimResource(
     } else {
       await settleAll(tx, workspaceId, memberIdsOf(attributes));
     }
-    return row;
+    return withGroups(tx, row);
   });
 }
 
@@ -190,7 +193,7 @@ export async function changeScimResource(
   kind: ScimKind,
   id: string,
   change: { replace: unknown } | { patch: PatchOperation[] },
-): Promise<ScimResourceRow> {
+): Promise<Provisioned> {
   const resource = schemaOf(kind);
   return withTransaction(pool, async (tx) => {
     const before = await findScimResource(tx, workspaceId, kind, id, true);
@@ -210,7 +213,7 @@ export async function changeScimResource(
       workspaceId,
       kind === 'User' ? [id] : [...memberIdsOf(before.attributes), ...memberIdsOf(attributes)],
     );
-    return row;
+    return withGroups(tx, row);
   });
 }
 
@@ -243,23 +246,46 @@ export async function deleteProvisioned(
   });
 }
 
+/** A provisioned resource and, for a User, the groups it is in: what the provider is served. */
+export interface Provisioned {
+  row: ScimResourceRow;
+  groups: { id: string; display_name: string }[];
+}
+
+async function withGroups(db: Queryable, row: ScimResourceRow): Promise<Provisioned> {
+  const groups = row.kind === 'User' ? await groupsOfMember(db, row.workspace_id, row.id) : [];
+  return { row, groups };
+}
+
 export async function findProvisioned(
   pool: Pool,
   workspaceId: string,
   kind: ScimKind,
   id: string,
-): Promise<ScimResourceRow> {
+): Promise<Provisioned> {
   const row = await findScimResource(pool, workspaceId, kind, id);
   if (!row) throw notFound(kind, id);
-  return row;
+  return withGroups(pool, row);
 }
 
 export async function listProvisioned(
   pool: Pool,
   workspaceId: string,
   kind: ScimKind,
-): Promise<ScimResourceRow[]> {
-  return listScimResources(pool, workspaceId, kind);
+): Promise<Provisioned[]> {
+  const rows = await listScimResources(pool, workspaceId, kind);
+  const groups =
+    kind === 'User' ? await groupsByMember(pool, workspaceId) : new Map<string, never[]>();
+  return rows.map((row) => ({ row, groups: groups.get(row.id) ?? [] }));
+}
+
+/** The workspace a SCIM token provisions; undefined for any other credential. */
+export async function provisionedWorkspace(
+  pool: Pool,
+  token: string | undefined,
+): Promise<string | undefined> {
+  if (token === undefined || tokenKind(token) !== 'scim') return undefined;
+  return workspaceOfScimToken(pool, hashToken(token));
 }
 
 /** After the identity mapping changed: every provisioned member's role follows it now. */

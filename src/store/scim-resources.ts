@@ -177,3 +177,22 @@ export async function removeFromGroups(
     [workspaceId, memberId, JSON.stringify([{ value: memberId }])],
   );
 }
+
+/** The groups each provisioned member of a workspace is in, for a list of Users. */
+export async function groupsByMember(
+  db: Queryable,
+  workspaceId: string,
+): Promise<Map<string, { id: string; display_name: string }[]>> {
+  const { rows } = await db.query<{ member_id: string; id: string; display_name: string }>(
+    `select m ->> 'value' as member_id, g.id, g.attributes ->> 'displayName' as display_name
+     from scim_resources g, jsonb_array_elements(coalesce(g.attributes -> 'members', '[]')) m
+     where g.workspace_id = $1 and g.kind = 'Group'
+     order by g.created_at, g.id`,
+    [workspaceId],
+  );
+  const groups = new Map<string, { id: string; display_name: string }[]>();
+  for (const { member_id, id, display_name } of rows) {
+    groups.set(member_id, [...(groups.get(member_id) ?? []), { id, display_name }]);
+  }
+  return groups;
+}

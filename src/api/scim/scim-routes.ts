@@ -12,8 +12,9 @@ import {
   deleteProvisioned,
   findProvisioned,
   listProvisioned,
+  provisionedWorkspace,
+  type Provisioned,
 } from '../../application/scim-provisioning.js';
-import { hashToken, tokenKind } from '../../application/tokens.js';
 import {
   attributeList,
   project,
@@ -30,9 +31,7 @@ import {
   serviceProviderConfig,
   type ResourceSchema,
 } from '../../domain/identity/scim/scim-schemas.js';
-import type { ScimKind, ScimResourceRow } from '../../store/scim-resources.js';
-import { groupsOfMember } from '../../store/scim-resources.js';
-import { workspaceOfScimToken } from '../../store/scim-tokens.js';
+import type { ScimKind } from '../../store/scim-resources.js';
 import type { ApiContext } from '../context.js';
 import { problemFor } from '../error-mapping.js';
 
@@ -154,11 +153,7 @@ export function scimRoutes(server: FastifyInstance, ctx: ApiContext) {
       // The token before anything is read: a request without the workspace's token learns nothing.
       scim.addHook('onRequest', async (request) => {
         const match = /^Bearer ([\x21-\x7e]{1,512})$/.exec(request.headers.authorization ?? '');
-        const token = match?.[1];
-        const workspace =
-          token && tokenKind(token) === 'scim'
-            ? await workspaceOfScimToken(ctx.pool, hashToken(token))
-            : undefined;
+        const workspace = await provisionedWorkspace(ctx.pool, match?.[1]);
         if (!workspace) throw new ScimError(401, 'the SCIM token is missing or not valid');
         workspaces.set(request, workspace);
       });
@@ -214,14 +209,15 @@ export function scimRoutes(server: FastifyInstance, ctx: ApiContext) {
       });
 
       /** A resource as served, a User with the groups it is in. */
-      async function rendered(workspace: string, row: ScimResourceRow) {
-        const groups = row.kind === 'User' ? await groupsOfMember(ctx.pool, workspace, row.id) : [];
-        return renderResource(row, base, groups);
-      }
-      async function listed(workspace: string, kind: ScimKind) {
-        const rows = await listProvisioned(ctx.pool, workspace, kind);
-        return Promise.all(rows.map((row) => rendered(workspace, row)));
-      }
+      const rendered = ({ row, groups }: Provisioned) => renderResource(row, base, groups);
+      const listed = async (workspace: string, kind: ScimKind) =>
+        (await listProvisioned(ctx.pool, workspace, kind)).map(rendered);
+      /** One resource as the request's `attributes`/`excludedAttributes` ask. */
+      const answer = (request: FastifyRequest, provisioned: Provisioned) =>
+        project(
+          rendered(provisioned),
+          projectionOf(request.query as Query, [schemaOf(provisioned.row.kind)]),
+        );
 
       for (const kind of ['User', 'Group'] as const) resourceRoutes(kind);
 
@@ -263,54 +259,29 @@ export function scimRoutes(server: FastifyInstance, ctx: ApiContext) {
         });
         route('POST', path, async (request, reply) => {
           const workspace = workspaceOf(request);
-          const row = await createScimResource(ctx.pool, workspace, kind, request.body);
-          const body = project(
-            await rendered(workspace, row),
-            projectionOf(request.query as Query, [resource]),
-          );
-          void reply.header('location', `${base}${path}/${row.id}`);
-          return send(reply, 201, body);
+          const created = await createScimResource(ctx.pool, workspace, kind, request.body);
+          void reply.header('location', `${base}${path}/${created.row.id}`);
+          return send(reply, 201, answer(request, created));
         });
         route('GET', `${path}/:id`, async (request, reply) => {
           const workspace = workspaceOf(request);
-          const row = await findProvisioned(ctx.pool, workspace, kind, idOf(request));
-          return send(
-            reply,
-            200,
-            project(
-              await rendered(workspace, row),
-              projectionOf(request.query as Query, [resource]),
-            ),
-          );
+          const found = await findProvisioned(ctx.pool, workspace, kind, idOf(request));
+          return send(reply, 200, answer(request, found));
         });
         route('PUT', `${path}/:id`, async (request, reply) => {
           const workspace = workspaceOf(request);
-          const row = await changeScimResource(ctx.pool, workspace, kind, idOf(request), {
+          const replaced = await changeScimResource(ctx.pool, workspace, kind, idOf(request), {
             replace: request.body,
           });
-          return send(
-            reply,
-            200,
-            project(
-              await rendered(workspace, row),
-              projectionOf(request.query as Query, [resource]),
-            ),
-          );
+          return send(reply, 200, answer(request, replaced));
         });
         route('PATCH', `${path}/:id`, async (request, reply) => {
           const workspace = workspaceOf(request);
           const id = idOf(request);
-          const row = await changeScimResource(ctx.pool, workspace, kind, id, {
+          const patched = await changeScimResource(ctx.pool, workspace, kind, id, {
             patch: patchOperations(request.body),
           });
-          return send(
-            reply,
-            200,
-            project(
-              await rendered(workspace, row),
-              projectionOf(request.query as Query, [resource]),
-            ),
-          );
+          return send(reply, 200, answer(request, patched));
         });
         route('DELETE', `${path}/:id`, async (request, reply) => {
           await deleteProvisioned(ctx.pool, workspaceOf(request), kind, idOf(request));
