@@ -7,8 +7,10 @@ import { findMember } from '../store/members.js';
 import {
   changeMembership,
   endWebSessionOf,
+  listAccessEvents,
   lockMembership,
   revokePersonalTokenOf,
+  type AccessEvent,
   type Membership,
 } from '../store/member-access.js';
 import { listPersonalTokens, type PersonalToken } from '../store/personal-tokens.js';
@@ -76,6 +78,16 @@ export async function memberSessions(
 ): Promise<ListedWebSession[]> {
   await requireMember(pool, workspaceId, userId);
   return listWebSessions(pool, userId);
+}
+
+/** What changed the member's access, oldest first: each suspension and what it ended. */
+export async function memberAccessEvents(
+  pool: Pool,
+  workspaceId: string,
+  userId: string,
+): Promise<AccessEvent[]> {
+  await requireMember(pool, workspaceId, userId);
+  return listAccessEvents(pool, userId);
 }
 
 /** Revokes a member's personal token; a token not theirs, or revoked already, is not found. */

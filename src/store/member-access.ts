@@ -26,7 +26,8 @@ export type AccessEventType =
   | 'scim_token.revoked';
 
 export interface AccessEvent {
-  seq: number;
+  /** A bigserial: PostgreSQL's bigint reaches JavaScript as text. */
+  seq: string;
   type: AccessEventType;
   member_id: string | null;
   subject_id: string | null;

@@ -133,12 +133,14 @@ const sessionStatus = async (page: Page) =>
 const tokenStatus = async (token: string) =>
   (await gate.api.call('GET', '/v1/approvals', { token })).status;
 
+/** What changed a member's access, as the operator reads it. */
 async function accessEvents(memberId: string) {
-  const { rows } = await gate.db.query<{ type: string; actor: string }>(
-    'select type, actor from member_access_events where member_id = $1 order by seq',
-    [memberId],
+  return expectStatus<{ type: string; actor: string; subject_id: string | null }[]>(
+    gate.api.call('GET', `/v1/workspaces/${seed.workspace}/members/${memberId}/access-events`, {
+      token: gate.api.operatorKey,
+    }),
+    200,
   );
-  return rows;
 }
 
 describe('leaving ends access at once', () => {

@@ -241,6 +241,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/workspaces/{ws}/members/{user_id}/access-events': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * What changed a member's access: suspensions, reactivations, roles, and each session, token, grant and connection a suspension ended
+     * @description Bearer: the operator key.
+     */
+    get: operations['listMemberAccessEvents'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v1/workspaces/{ws}/scim-token': {
     parameters: {
       query?: never;
@@ -1868,6 +1888,46 @@ export interface operations {
           [name: string]: unknown;
         };
         content?: never;
+      };
+      /** @description an error (RFC 9457 problem details) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  listMemberAccessEvents: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        ws: string;
+        user_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description the events, oldest first */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            seq: number;
+            type: string;
+            subject_id: string | null;
+            /** @enum {string} */
+            actor: 'operator' | 'identity_provider' | 'sign_in' | 'member';
+            /** Format: date-time */
+            at: string;
+          }[];
+        };
       };
       /** @description an error (RFC 9457 problem details) */
       default: {

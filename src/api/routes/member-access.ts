@@ -3,6 +3,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import {
   endMemberSession,
+  memberAccessEvents,
   memberSessions,
   memberTokens,
   mintScimToken,
@@ -28,6 +29,13 @@ export const webSessionAnswer = z.object({
   created_at: timestamp,
   expires_at: timestamp,
   last_seen_at: timestamp,
+});
+export const accessEventAnswer = z.object({
+  seq: z.number().int(),
+  type: z.string(),
+  subject_id: z.uuid().nullable(),
+  actor: z.enum(['operator', 'identity_provider', 'sign_in', 'member']),
+  at: timestamp,
 });
 export const scimTokenAnswer = z.object({ scim_token: z.string() });
 
@@ -106,6 +114,31 @@ export function memberAccessRoutes(server: FastifyInstance, ctx: ApiContext) {
       const { ws, user_id, web_session_id } = request.params;
       await endMemberSession(ctx.pool, ws, user_id, web_session_id);
       return reply.code(204).send(null);
+    },
+  );
+
+  app.get(
+    '/v1/workspaces/:ws/members/:user_id/access-events',
+    {
+      config,
+      schema: {
+        operationId: 'listMemberAccessEvents',
+        summary:
+          "What changed a member's access: suspensions, reactivations, roles, and each session, token, grant and connection a suspension ended",
+        tags,
+        params: memberParams,
+        response: { 200: json('the events, oldest first', z.array(accessEventAnswer)) },
+      },
+    },
+    async (request) => {
+      const events = await memberAccessEvents(ctx.pool, request.params.ws, request.params.user_id);
+      return events.map(({ seq, type, subject_id, actor, at }) => ({
+        seq: Number(seq),
+        type,
+        subject_id,
+        actor,
+        at,
+      }));
     },
   );
 
