@@ -15,7 +15,8 @@ import { Problem } from './problem.js';
  * The API's bearer principals (`operator`; a session's `runner`; an active workspace `member`;
  * a `reader` of a session or run, its runner or the operator; a run's `revoker`, the operator or
  * a member; an `admin`, the operator or an active admin of their own workspace), the model
- * endpoint's key, a browser's web session, the codec's operator, or anyone.
+ * endpoint's key, a browser's web session, the codec's operator, a workspace's identity provider
+ * (its SCIM token, checked by the SCIM routes), or anyone.
  */
 export type Caller =
   | 'operator'
@@ -27,6 +28,7 @@ export type Caller =
   | 'model_key'
   | 'browser'
   | 'codec'
+  | 'scim'
   | 'anyone';
 
 declare module 'fastify' {

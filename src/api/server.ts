@@ -24,7 +24,9 @@ import { runRoutes } from './routes/runs.js';
 import { sessionToolsetRoutes } from './routes/session-toolset.js';
 import { toolCallRoutes } from './routes/tool-calls.js';
 import { workspaceRoutes } from './routes/workspaces.js';
+import { memberAccessRoutes } from './routes/member-access.js';
 import { webhookRoutes } from './routes/webhooks.js';
+import { scimRoutes } from './scim/scim-routes.js';
 import { webRoutes } from './web/web-app.js';
 
 export const bodyLimitBytes = 1024 * 1024;
@@ -146,6 +148,7 @@ export function buildApi(
     operationRoutes(api, ctx);
     openApiRoutes(api);
     workspaceRoutes(api, ctx);
+    memberAccessRoutes(api, ctx);
     capabilityBundleRoutes(api, ctx);
     policyRoutes(api, ctx);
     runRoutes(api, ctx);
@@ -161,6 +164,7 @@ export function buildApi(
     connectionRoutes(api, ctx);
     codecRoutes(api, ctx);
     webhookRoutes(api, ctx);
+    scimRoutes(api, ctx);
     done();
   });
   return app;

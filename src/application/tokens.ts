@@ -1,8 +1,16 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 
-/** A run's session token, an operator-minted user token, or a person's own API token. */
-export type TokenKind = 'session' | 'user' | 'personal';
-const prefixes: Record<TokenKind, string> = { session: 'fgs_', user: 'fgu_', personal: 'fgp_' };
+/**
+ * A run's session token, an operator-minted user token, a person's own API token, or a
+ * workspace's SCIM token (its identity provider's, for provisioning only).
+ */
+export type TokenKind = 'session' | 'user' | 'personal' | 'scim';
+const prefixes: Record<TokenKind, string> = {
+  session: 'fgs_',
+  user: 'fgu_',
+  personal: 'fgp_',
+  scim: 'fgi_',
+};
 
 /** 256 random bits; shown once, stored only as its SHA-256. */
 export function newToken(kind: TokenKind): string {
@@ -13,6 +21,7 @@ export function tokenKind(token: string): TokenKind | undefined {
   if (token.startsWith(prefixes.session)) return 'session';
   if (token.startsWith(prefixes.user)) return 'user';
   if (token.startsWith(prefixes.personal)) return 'personal';
+  if (token.startsWith(prefixes.scim)) return 'scim';
   return undefined;
 }
 

@@ -1,15 +1,10 @@
-import {
-  createMember,
-  updateMember,
-  type Member,
-  type MemberStatus,
-  type Role,
-} from '../store/members.js';
+import { createMember, type Member, type Role } from '../store/members.js';
 import { withTransaction, type Pool } from '../store/pool.js';
 import { workspaceExists } from '../store/workspaces.js';
 import { putWorkspaceIdentity } from '../store/workspace-identity.js';
 import type { GroupRoles } from '../domain/identity/roles-from-groups.js';
 import { NotFoundError } from './errors.js';
+import { settleWorkspace } from './scim-provisioning.js';
 import { hashToken, newToken } from './tokens.js';
 
 /** Adds a member; their user token is returned once and stored only as a hash. */
@@ -33,21 +28,9 @@ export async function addMember(
   return { member: created, userToken };
 }
 
-/** A new role or status; a suspended member decides nothing from the next request on. */
-export async function changeMember(
-  pool: Pool,
-  workspaceId: string,
-  userId: string,
-  change: { role?: Role | undefined; status?: MemberStatus | undefined },
-): Promise<Member> {
-  const member = await updateMember(pool, workspaceId, userId, change);
-  if (!member) throw new NotFoundError(`member ${userId} of workspace ${workspaceId}`);
-  return member;
-}
-
 /**
- * How the workspace's roles follow the identity provider's groups. Each person's memberships
- * follow it at their next sign-in; until then they keep what they have.
+ * How the workspace's roles follow the identity provider's groups. Members the provider
+ * provisions (SCIM) follow it at once; everyone else's memberships at their next sign-in.
  */
 export async function setWorkspaceIdentity(
   pool: Pool,
@@ -57,5 +40,8 @@ export async function setWorkspaceIdentity(
   if (!(await workspaceExists(pool, workspaceId))) {
     throw new NotFoundError(`workspace ${workspaceId}`);
   }
-  await putWorkspaceIdentity(pool, workspaceId, mapping);
+  await withTransaction(pool, async (tx) => {
+    await putWorkspaceIdentity(tx, workspaceId, mapping);
+    await settleWorkspace(tx, workspaceId);
+  });
 }

@@ -113,15 +113,19 @@ export async function replacePhotograph(
   return rows[0];
 }
 
-/** A new credential: the generation moves on, so bindings frozen under the old one refuse. */
+/**
+ * A new credential: the generation moves on, so bindings frozen under the old one refuse. A
+ * connection waiting for its owner (whose access had ended) is active again with it.
+ */
 export async function reauthorizeConnection(
   db: Queryable,
   id: string,
   sealedCredential: Buffer,
 ): Promise<ConnectionRow | undefined> {
   const { rows } = await db.query<ConnectionRow>(
-    `update connections set sealed_credential = $2, auth_generation = auth_generation + 1
-     where id = $1 and status = 'active' returning ${connectionColumns}`,
+    `update connections set sealed_credential = $2, auth_generation = auth_generation + 1,
+       status = 'active', status_reason = null
+     where id = $1 and status in ('active', 'needs_reauthorization') returning ${connectionColumns}`,
     [id, sealedCredential],
   );
   return rows[0];

@@ -56,20 +56,6 @@ export async function createMember(
   return one(rows);
 }
 
-export async function updateMember(
-  db: Queryable,
-  workspaceId: string,
-  userId: string,
-  change: { role?: Role | undefined; status?: MemberStatus | undefined },
-): Promise<Member | undefined> {
-  const { rows } = await db.query<Member>(
-    `update members set role = coalesce($3, role), status = coalesce($4, status)
-     where workspace_id = $1 and id = $2 returning ${memberColumns}`,
-    [workspaceId, userId, change.role ?? null, change.status ?? null],
-  );
-  return rows[0];
-}
-
 export async function findMemberByTokenHash(
   db: Queryable,
   tokenHash: Buffer,

@@ -4,7 +4,9 @@ import {
   groupsIn,
 } from '../domain/identity/roles-from-groups.js';
 import { freeMemberName, type Member } from './members.js';
+import { changeMembership, type Membership } from './member-access.js';
 import { one, withTransaction, type Pool } from './pool.js';
+import type pg from 'pg';
 import { listWorkspaceIdentities } from './workspace-identity.js';
 
 /** Who the identity provider says signed in: (issuer, subject), and what to show. */
@@ -17,13 +19,49 @@ export interface SignedInPerson {
   claims: Record<string, unknown>;
 }
 
-const memberColumns = 'id, workspace_id, name, role, status';
+const memberColumns = 'id, workspace_id, name, role, status, provisioned, suspended_by_operator';
+
+/**
+ * The person's membership in a workspace, locked: the one made at an earlier sign-in, or else
+ * one the identity provider provisioned for them and nobody has signed in as yet (its
+ * `externalId` is their subject, or its `userName` or an email is their email, unless the
+ * provider says that email is unverified), which is theirs from now on.
+ */
+async function membershipOf(
+  db: pg.PoolClient,
+  workspaceId: string,
+  personId: string,
+  person: SignedInPerson,
+): Promise<Membership | undefined> {
+  const linked = await db.query<Membership>(
+    `select ${memberColumns} from members where workspace_id = $1 and person_id = $2 for update`,
+    [workspaceId, personId],
+  );
+  if (linked.rows[0]) return linked.rows[0];
+  const email = person.claims.email_verified === false ? null : (person.email ?? null);
+  const provisioned = await db.query<Membership>(
+    `update members m set person_id = $2
+     where m.id = (
+       select r.member_id from scim_resources r join members u on u.id = r.member_id
+       where r.workspace_id = $1 and r.kind = 'User' and u.person_id is null
+         and (r.attributes ->> 'externalId' = $3
+           or lower(r.attributes ->> 'userName') = lower($4)
+           or exists (select 1 from jsonb_array_elements(coalesce(r.attributes -> 'emails', '[]'))
+                      e where lower(e ->> 'value') = lower($4)))
+       order by (r.attributes ->> 'externalId' = $3) desc nulls last, r.created_at
+       limit 1 for update of u)
+     returning ${memberColumns.replace(/(\w+)/g, 'm.$1')}`,
+    [workspaceId, personId, person.subject, email],
+  );
+  return provisioned.rows[0];
+}
 
 /**
  * Records a sign-in in one transaction: the person, then their membership in every workspace
- * that maps groups to roles, set from the groups they hold now (made, changed, or suspended for
- * a group no longer held). A membership is named once, when it is made, by a name no other
- * member of the workspace has; later sign-ins never rename it. Answers the active memberships.
+ * that maps groups to roles. A membership the provider provisions follows the provider alone
+ * (SCIM); any other is set from the groups the person holds now (made, changed, or suspended for
+ * a group no longer held, which ends its access). No sign-in lifts an operator's suspension.
+ * Answers the person's active memberships.
  */
 export async function recordSignIn(pool: Pool, person: SignedInPerson): Promise<Member[]> {
   const shownName = person.name ?? person.email ?? person.subject;
@@ -38,40 +76,39 @@ export async function recordSignIn(pool: Pool, person: SignedInPerson): Promise<
     const personId = one(rows).id;
     const active: Member[] = [];
     for (const mapping of await listWorkspaceIdentities(db)) {
-      const existing = (
-        await db.query<Member>(
-          `select ${memberColumns} from members
-           where workspace_id = $1 and person_id = $2 for update`,
-          [mapping.workspace_id, personId],
-        )
-      ).rows[0];
-      const role = roleFromGroups(groupsIn(person.claims, mapping.groups_claim), mapping);
-      const change = membershipChange(role, existing);
-      let member = existing;
-      if (change.kind === 'create') {
-        const name = await freeMemberName(db, mapping.workspace_id, shownName);
-        member = one(
-          (
-            await db.query<Member>(
-              `insert into members (workspace_id, name, role, person_id) values ($1, $2, $3, $4)
-               returning ${memberColumns}`,
-              [mapping.workspace_id, name, change.role, personId],
-            )
-          ).rows,
-        );
-      } else if (change.kind === 'set' || change.kind === 'suspend') {
-        member = one(
-          (
-            await db.query<Member>(
-              `update members set role = coalesce($2, role),
-                 status = case when $2::text is null then 'suspended' else 'active' end
-               where id = $1 returning ${memberColumns}`,
-              [existing?.id, change.kind === 'set' ? change.role : null],
-            )
-          ).rows,
-        );
+      let member = await membershipOf(db, mapping.workspace_id, personId, person);
+      if (!member?.provisioned) {
+        const role = roleFromGroups(groupsIn(person.claims, mapping.groups_claim), mapping);
+        const change = membershipChange(role, member);
+        if (change.kind === 'create') {
+          const name = await freeMemberName(db, mapping.workspace_id, shownName);
+          member = one(
+            (
+              await db.query<Membership>(
+                `insert into members (workspace_id, name, role, person_id) values ($1, $2, $3, $4)
+                 returning ${memberColumns}`,
+                [mapping.workspace_id, name, change.role, personId],
+              )
+            ).rows,
+          );
+        } else if (member && (change.kind === 'set' || change.kind === 'suspend')) {
+          const held = change.kind === 'set' && !member.suspended_by_operator;
+          member = await changeMembership(
+            db,
+            member,
+            {
+              role: change.kind === 'set' ? change.role : undefined,
+              status: held ? 'active' : 'suspended',
+              suspended_by_operator: member.suspended_by_operator,
+            },
+            'sign_in',
+          );
+        }
       }
-      if (member?.status === 'active') active.push(member);
+      if (member?.status === 'active') {
+        const { id, workspace_id, name, role, status } = member;
+        active.push({ id, workspace_id, name, role, status });
+      }
     }
     return active;
   });

@@ -42,17 +42,19 @@ export async function insertWebSession(
 /**
  * Who is behind a session id, checked on every request: an expired session, one unused for
  * longer than `idleS`, a member suspended since signing in, or an operator session opened under
- * another operator key finds nothing. A session found is marked used now.
+ * another operator key finds nothing. A session found is marked used now when `renew` says the
+ * person did something; a page's live stream checking on its own renews nothing.
  */
 export async function findWebSessionHolder(
   db: Queryable,
   sessionIdHash: Buffer,
   operatorKeyBinding: Buffer,
   idleS: number,
+  renew: boolean,
 ): Promise<WebSessionHolder | undefined> {
   const { rows } = await db.query<Member & { operator: boolean }>(
     `with used as (
-       update web_sessions set last_seen_at = now()
+       update web_sessions set last_seen_at = case when $4 then now() else last_seen_at end
        where id_hash = $1 and expires_at > now()
          and last_seen_at > now() - make_interval(secs => $3)
        returning member_id, operator_key_binding
@@ -61,7 +63,7 @@ export async function findWebSessionHolder(
        m.id, m.workspace_id, m.name, m.role, m.status
      from used s left join members m on m.id = s.member_id
      where m.status = 'active' or s.operator_key_binding = $2`,
-    [sessionIdHash, operatorKeyBinding, idleS],
+    [sessionIdHash, operatorKeyBinding, idleS, renew],
   );
   const row = rows[0];
   if (!row) return undefined;
@@ -72,4 +74,25 @@ export async function findWebSessionHolder(
 
 export async function deleteWebSession(db: Queryable, sessionIdHash: Buffer): Promise<void> {
   await db.query('delete from web_sessions where id_hash = $1', [sessionIdHash]);
+}
+
+/** A member's web session as the operator sees it listed: never its id, only a handle. */
+export interface ListedWebSession {
+  id: string;
+  created_at: Date;
+  expires_at: Date;
+  last_seen_at: Date;
+}
+
+/** The member's sessions not yet past their absolute lifetime, newest first. */
+export async function listWebSessions(
+  db: Queryable,
+  memberId: string,
+): Promise<ListedWebSession[]> {
+  const { rows } = await db.query<ListedWebSession>(
+    `select id, created_at, expires_at, last_seen_at from web_sessions
+     where member_id = $1 and expires_at > now() order by created_at desc, id`,
+    [memberId],
+  );
+  return rows;
 }

@@ -24,3 +24,15 @@ export async function listWorkspaceIdentities(
   );
   return rows;
 }
+
+/** One workspace's mapping; undefined when it maps no groups. */
+export async function findWorkspaceIdentity(
+  db: Queryable,
+  workspaceId: string,
+): Promise<GroupRoles | undefined> {
+  const { rows } = await db.query<GroupRoles>(
+    'select groups_claim, roles from workspace_identity where workspace_id = $1',
+    [workspaceId],
+  );
+  return rows[0];
+}

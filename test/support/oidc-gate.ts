@@ -1,6 +1,7 @@
 import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import pg from 'pg';
+import type { BrowserContext, Page } from 'playwright-core';
 import type { OidcClientConfig, WebSignIn } from '../../src/config.js';
 import type { ApiLogger } from '../../src/api/server.js';
 import { startTestApi, type TestApi } from './api.js';
@@ -48,4 +49,30 @@ export async function startOidcGate(
       await db.end();
     },
   };
+}
+
+/**
+ * Signs in from the gate's sign-in page, picking the person at the provider (its page names
+ * them); answers the page the gate lands on (the approvals when signed in, the callback's page
+ * when refused).
+ */
+export async function signInAtProvider(
+  context: BrowserContext,
+  baseUrl: string,
+  who: { name: string },
+): Promise<Page> {
+  const page = await context.newPage();
+  await page.goto(`${baseUrl}/login`);
+  await page.locator('#oidc-sign-in').click();
+  // A second sign-in in the same browser finds the provider's session and skips its page.
+  const choose = page.getByRole('button', { name: new RegExp(`^${who.name}`) });
+  const back = page.waitForResponse((r) => r.url().startsWith(`${baseUrl}/auth/oidc/callback`));
+  await Promise.race([choose.click(), back]);
+  // Signed in, the callback's page moves on by itself; refused, it stays.
+  if ((await back).status() === 200) {
+    await page.waitForURL(`${baseUrl}/approvals`);
+  } else {
+    await page.waitForLoadState();
+  }
+  return page;
 }

@@ -12,7 +12,7 @@ import {
   type DevIdentityProvider,
   type DevPerson,
 } from '../../tools/devstack/identity-provider.js';
-import { startOidcGate, type OidcGate } from '../support/oidc-gate.js';
+import { signInAtProvider, startOidcGate, type OidcGate } from '../support/oidc-gate.js';
 import {
   askForBash,
   createRun,
@@ -52,26 +52,9 @@ async function newContext(): Promise<BrowserContext> {
   return context;
 }
 
-/**
- * Signs in from the gate's sign-in page, picking the person at the provider; answers the page
- * the gate lands on (the approvals when signed in, the callback's page when refused).
- */
-async function signIn(context: BrowserContext, who: DevPerson): Promise<Page> {
-  const page = await context.newPage();
-  await page.goto(url('/login'));
-  await page.locator('#oidc-sign-in').click();
-  // A second sign-in in the same browser finds the provider's session and skips its page.
-  const choose = page.getByRole('button', { name: new RegExp(`^${who.name}`) });
-  const back = page.waitForResponse((r) => r.url().startsWith(url('/auth/oidc/callback')));
-  await Promise.race([choose.click(), back]);
-  // Signed in, the callback's page moves on by itself; refused, it stays.
-  if ((await back).status() === 200) {
-    await page.waitForURL(url('/approvals'));
-  } else {
-    await page.waitForLoadState();
-  }
-  return page;
-}
+/** Signs in at the provider as this person; the page the gate lands on. */
+const signIn = (context: BrowserContext, who: DevPerson): Promise<Page> =>
+  signInAtProvider(context, gate.api.url, who);
 
 async function membershipOf(who: DevPerson) {
   const { rows } = await gate.db.query<{ role: string; status: string }>(

@@ -78,9 +78,13 @@ export function isRunning(pid: number): boolean {
 }
 
 /** Whether a tool installed earlier still runs (its `--version`); says so when it does not. */
-export async function stillRuns(binary: string, what: string): Promise<boolean> {
+export async function stillRuns(
+  binary: string,
+  what: string,
+  args: string[] = ['--version'],
+): Promise<boolean> {
   try {
-    await run(binary, ['--version']);
+    await run(binary, args);
     return true;
   } catch {
     process.stderr.write(`${what} is broken; installing it again\n`);

@@ -20,6 +20,7 @@ const security: Record<Caller, Record<string, string[]>[]> = {
   model_key: [{ modelKey: [] }, { bearer: [] }],
   browser: [{ webSession: [] }],
   codec: [{ bearer: [] }, { webSession: [] }],
+  scim: [{ bearer: [] }],
   anyone: [],
 };
 
@@ -34,6 +35,7 @@ const callerNote: Record<Caller, string> = {
   browser: 'The web session cookie, and the CSRF value on posts.',
   codec:
     "Bearer: the operator key; or the operator's web session, signed in at /login with that key (the Temporal UI).",
+  scim: "Bearer: the workspace's SCIM token.",
   anyone: 'No credential.',
 };
 

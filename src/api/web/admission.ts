@@ -35,10 +35,11 @@ export const toLoginAnswer = empty('signed out: to the sign-in page, and back he
 /**
  * A route's `preValidation` admitting signed-in members to a page. A signed-out visitor is sent
  * to sign in and back to this page; with `signedOut`, told that instead (401), for a page's script.
+ * `renews: false`: the page's own requests (its live stream), which leave the idle limit running.
  */
-export function admitPage(ctx: ApiContext, signedOut?: string) {
+export function admitPage(ctx: ApiContext, signedOut?: string, options = { renews: true }) {
   return async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
-    const session = await signedIn(ctx, request);
+    const session = await signedIn(ctx, request, options.renews);
     if (session) {
       visitors.set(request, session);
       return;

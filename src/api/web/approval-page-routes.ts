@@ -183,7 +183,8 @@ export function approvalPageRoutes(server: FastifyInstance, ctx: ApiContext) {
     '/approvals/list',
     {
       config,
-      preValidation: admitPage(ctx, 'your sign-in has ended'),
+      // Fetched by the page's script when its stream says the list changed: no sign of the person.
+      preValidation: admitPage(ctx, 'your sign-in has ended', { renews: false }),
       schema: {
         operationId: 'approvalsListFragment',
         summary: "The list page's rows, refreshed by its script",

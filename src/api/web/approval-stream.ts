@@ -26,7 +26,8 @@ export function approvalStreamRoute(web: FastifyInstance, ctx: ApiContext) {
 
   const route = {
     config: { caller: 'browser' as const },
-    preValidation: admitPage(ctx, 'your sign-in has ended'),
+    // The stream is the page's doing, not the person's: it never renews the session.
+    preValidation: admitPage(ctx, 'your sign-in has ended', { renews: false }),
     schema: {
       operationId: 'approvalsStream',
       summary: 'Wakes the list page when approvals change (Server-Sent Events)',
@@ -45,7 +46,8 @@ export function approvalStreamRoute(web: FastifyInstance, ctx: ApiContext) {
       (signal) => ctx.notifications.waitForApprovals(session.member.workspace_id, idleMs, signal),
       async () => {
         try {
-          // The session is checked on every wake-up: a suspension or sign-out notifies at once.
+          // The session is checked on every wake-up (a suspension or sign-out notifies at once),
+          // without renewing it: a page left open runs out at its idle limit.
           const member = await sessionMember(ctx, session.sessionId);
           if (!member) {
             await stream.send({ event: 'signed-out', data: '' });

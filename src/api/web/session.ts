@@ -49,42 +49,56 @@ export function overHttps(request: FastifyRequest, publicUrl: string): boolean {
 /**
  * Who is behind a session id as of now, checked on every request: a session past its absolute
  * or idle lifetime, a member suspended since signing in (by the operator, or by their groups at
- * a later sign-in), or an operator session of an earlier operator key finds nothing.
+ * a later sign-in), or an operator session of an earlier operator key finds nothing. `renew`:
+ * the request is the person's doing, so the idle lifetime starts again.
  */
-function sessionHolder(ctx: ApiContext, sessionId: string): Promise<WebSessionHolder | undefined> {
+function sessionHolder(
+  ctx: ApiContext,
+  sessionId: string,
+  renew: boolean,
+): Promise<WebSessionHolder | undefined> {
   return findWebSessionHolder(
     ctx.pool,
     hashToken(sessionId),
     ctx.auth.operatorKeyBinding(sessionId),
     ctx.web.sessionIdleS,
+    renew,
   );
 }
 
-/** The member behind a session id as of now; undefined for the operator's session. */
+/**
+ * The member behind a session id as of now, for a page's live stream checking on its own: it
+ * renews nothing, so a page left open does not keep its session alive.
+ */
 export async function sessionMember(
   ctx: ApiContext,
   sessionId: string,
 ): Promise<Member | undefined> {
-  const holder = await sessionHolder(ctx, sessionId);
+  const holder = await sessionHolder(ctx, sessionId, false);
   return holder?.kind === 'member' ? holder.member : undefined;
 }
 
 export async function webSession(
   ctx: ApiContext,
   request: FastifyRequest,
+  renew = true,
 ): Promise<WebSession | undefined> {
   const sessionId = readCookie(request, sessionCookie);
   if (!sessionId) return undefined;
-  const holder = await sessionHolder(ctx, sessionId);
+  const holder = await sessionHolder(ctx, sessionId, renew);
   return holder && { holder, sessionId, csrf: csrfTokenFor(sessionId) };
 }
 
-/** The signed-in member; the operator's session is refused with a page that says why. */
+/**
+ * The signed-in member; the operator's session is refused with a page that says why. `renew`
+ * false: a request the page makes by itself (its live stream), which is no sign of the person.
+ */
 export async function signedIn(
   ctx: ApiContext,
   request: FastifyRequest,
+  renew = true,
 ): Promise<SignedIn | undefined> {
-  const session = await webSession(ctx, request);
+  const session = await webSession(ctx, request, renew);
   if (!session) return undefined;
   if (session.holder.kind === 'operator') throw new OperatorSessionError(session);
   return { ...session, member: session.holder.member };

@@ -68,3 +68,22 @@ export function preferredMembership<T extends { role: Role }>(
   }
   return best;
 }
+
+/**
+ * A provisioned member's standing: active only while the provider says active, a group gives a
+ * role, and the operator has not suspended them (a suspension no provider undoes).
+ */
+export function provisionedStanding(facts: {
+  active: boolean;
+  role: Role | undefined;
+  suspendedByOperator: boolean;
+}): { status: 'active' | 'suspended'; role: Role | undefined } {
+  const status =
+    facts.active && facts.role !== undefined && !facts.suspendedByOperator ? 'active' : 'suspended';
+  return { status, role: facts.role };
+}
+
+/** Whether a change of role takes authority away (grants stand on the role that gave them). */
+export function lowersRole(from: Role, to: Role): boolean {
+  return rank[to] < rank[from];
+}

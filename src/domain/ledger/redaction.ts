@@ -110,7 +110,9 @@ export interface EventFacts {
   };
   'grant.revoked': {
     grant_id: string;
-    revoked_by: string;
+    /** The member who revoked it; null when it ended with its grantor's access. */
+    revoked_by: string | null;
+    because?: 'grantor_access_ended';
   };
   'model.reserved': {
     request_id: string;
@@ -247,7 +249,7 @@ const allowedFields: { [T in EventType]: readonly (keyof EventFacts[T])[] } = {
     'granted_by',
     'expires_at',
   ],
-  'grant.revoked': ['grant_id', 'revoked_by'],
+  'grant.revoked': ['grant_id', 'revoked_by', 'because'],
   'model.reserved': [
     'request_id',
     'model',

@@ -1,0 +1,170 @@
+/**
+ * The SCIM endpoint over HTTP as identity providers use it: filters on the attributes they
+ * look people up by, pages, the SCIM error shape for every bad request (never a 500), and the
+ * workspace's token, rotated and revoked by the operator.
+ */
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { describe, test } from 'vitest';
+import { useHarness } from '../support/harness.js';
+import { expectStatus } from '../support/seed.js';
+
+const h = useHarness();
+const errorSchema = 'urn:ietf:params:scim:api:messages:2.0:Error';
+
+async function mint(): Promise<string> {
+  const minted = await expectStatus(
+    h.api.call('POST', `/v1/workspaces/${h.seed.workspace}/scim-token`, {
+      token: h.api.operatorKey,
+    }),
+    201,
+  );
+  return minted.scim_token as string;
+}
+
+async function scim(
+  token: string,
+  method: string,
+  path: string,
+  body?: string,
+  contentType = 'application/scim+json',
+) {
+  const response = await fetch(`${h.api.url}/scim/v2${path}`, {
+    method,
+    headers: {
+      authorization: `Bearer ${token}`,
+      ...(body !== undefined && { 'content-type': contentType }),
+    },
+    ...(body !== undefined && { body }),
+  });
+  const text = await response.text();
+  return {
+    status: response.status,
+    type: response.headers.get('content-type') ?? '',
+    body: text ? JSON.parse(text) : undefined,
+  };
+}
+
+describe('the SCIM endpoint', () => {
+  test('Users are found by userName, externalId and displayName, a page at a time', async () => {
+    const token = await mint();
+    const ids: string[] = [];
+    for (const n of [1, 2, 3]) {
+      const created = await scim(
+        token,
+        'POST',
+        '/Users',
+        JSON.stringify({
+          schemas: ['urn:ietf:params:scim:schemas:core:2.0:User'],
+          userName: `person${n}@acme.test`,
+          externalId: `ext-${n}`,
+          displayName: `Person ${n}`,
+        }),
+      );
+      assert.equal(created.status, 201, JSON.stringify(created.body));
+      assert.match(created.type, /^application\/scim\+json/);
+      ids.push(created.body.id as string);
+    }
+    const search = async (query: string) =>
+      (await scim(token, 'GET', `/Users?${query}`)).body as {
+        totalResults: number;
+        itemsPerPage: number;
+        Resources: { id: string }[];
+      };
+    const one = (filter: string) => search(`filter=${encodeURIComponent(filter)}`);
+    assert.deepEqual(
+      (await one('userName eq "PERSON2@acme.test"')).Resources.map((r) => r.id),
+      [ids[1]],
+    );
+    assert.deepEqual(
+      (await one('externalId eq "ext-3"')).Resources.map((r) => r.id),
+      [ids[2]],
+    );
+    assert.deepEqual(
+      (await one('displayName eq "Person 1"')).Resources.map((r) => r.id),
+      [ids[0]],
+    );
+    assert.equal((await one('userName eq "nobody@acme.test"')).totalResults, 0);
+    const page = await search('startIndex=2&count=1');
+    assert.equal(page.totalResults, 3);
+    assert.deepEqual(
+      page.Resources.map((r) => r.id),
+      [ids[1]],
+    );
+  });
+
+  test('every bad request is a SCIM error naming what was wrong, never a server error', async () => {
+    const token = await mint();
+    const user = JSON.stringify({ schemas: [], userName: 'twice@acme.test' });
+    assert.equal((await scim(token, 'POST', '/Users', user)).status, 201);
+    const cases: [string, string, string | undefined, number, string | undefined][] = [
+      ['POST', '/Users', user, 409, 'uniqueness'],
+      ['POST', '/Users', '{"userName": ', 400, 'invalidSyntax'],
+      ['POST', '/Users', '[]', 400, 'invalidSyntax'],
+      ['POST', '/Users', '{"userName": 5}', 400, 'invalidValue'],
+      ['POST', '/Users', '{"displayName": "no userName"}', 400, 'invalidValue'],
+      [
+        'POST',
+        '/Groups',
+        '{"displayName": "g", "members": [{"value": "not-a-user"}]}',
+        400,
+        'invalidValue',
+      ],
+      ['GET', '/Users?filter=userName%20zz%20%22x%22', undefined, 400, 'invalidFilter'],
+      ['GET', '/Users?count=many', undefined, 400, 'invalidValue'],
+      ['GET', '/Users/not-a-uuid', undefined, 404, undefined],
+      ['GET', '/Users/00000000-0000-4000-8000-000000000000', undefined, 404, undefined],
+      [
+        'PATCH',
+        '/Users/00000000-0000-4000-8000-000000000000',
+        '{"Operations":[{"op":"remove","path":"active"}]}',
+        404,
+        undefined,
+      ],
+      ['DELETE', '/Groups/00000000-0000-4000-8000-000000000000', undefined, 404, undefined],
+      ['POST', '/ServiceProviderConfig', '{}', 405, undefined],
+      ['GET', '/Nothing', undefined, 404, undefined],
+    ];
+    for (const [method, path, body, status, scimType] of cases) {
+      const answer = await scim(token, method, path, body);
+      const what = `${method} ${path} ${body ?? ''}: ${JSON.stringify(answer.body)}`;
+      assert.equal(answer.status, status, what);
+      assert.match(answer.type, /^application\/scim\+json/, what);
+      assert.deepEqual(answer.body.schemas, [errorSchema], what);
+      assert.equal(answer.body.status, String(status), what);
+      assert.equal(answer.body.scimType, scimType, what);
+      assert.ok(typeof answer.body.detail === 'string' && answer.body.detail.length > 0, what);
+    }
+    const wrongType = await scim(token, 'POST', '/Users', user, 'application/xml');
+    assert.equal(wrongType.status, 415);
+    assert.deepEqual(wrongType.body.schemas, [errorSchema]);
+  });
+
+  test("the workspace's token is the operator's to mint, rotate and revoke; no other credential provisions", async () => {
+    const first = await mint();
+    assert.equal((await scim(first, 'GET', '/Users')).status, 200);
+    const second = await mint();
+    const refused = await scim(first, 'GET', '/Users');
+    assert.equal(refused.status, 401, 'a rotated token stops at once');
+    assert.deepEqual(refused.body.schemas, [errorSchema]);
+    for (const other of [h.api.operatorKey, h.seed.admin.token, 'fgi_guess']) {
+      assert.equal((await scim(other, 'GET', '/Users')).status, 401);
+    }
+    const { rows } = await h.db.query<{ token_hash: Buffer }>(
+      'select token_hash from scim_tokens where workspace_id = $1',
+      [h.seed.workspace],
+    );
+    assert.deepEqual(rows[0]?.token_hash, createHash('sha256').update(second).digest(), 'a digest');
+    const asAdmin = await h.api.call('POST', `/v1/workspaces/${h.seed.workspace}/scim-token`, {
+      token: h.seed.admin.token,
+    });
+    assert.equal(asAdmin.status, 403);
+    await expectStatus(
+      h.api.call('DELETE', `/v1/workspaces/${h.seed.workspace}/scim-token`, {
+        token: h.api.operatorKey,
+      }),
+      204,
+    );
+    assert.equal((await scim(second, 'GET', '/Users')).status, 401);
+  });
+});
