@@ -113,6 +113,20 @@ const environmentSchema = z.object({
   GATE_TOKEN_SIGNIN: z.enum(['on', 'off']).default('on'),
   GATE_WEB_SESSION_IDLE_S: seconds(10, 86_400).default(1800),
   GATE_WEB_SESSION_MAX_S: seconds(60, 30 * 86_400).default(8 * 3600),
+  GATE_BROKER_DNS_SERVERS: z
+    .string()
+    .transform((text) => text.split(',').map((server) => server.trim()))
+    .pipe(
+      z.array(
+        z
+          .string()
+          .regex(
+            /^(\d{1,3}(\.\d{1,3}){3}(:\d{1,5})?|[0-9A-Fa-f:]+|\[[0-9A-Fa-f:]+\](:\d{1,5})?)$/,
+            'must be DNS servers: ip or ip:port ([ipv6]:port), comma-separated',
+          ),
+      ),
+    )
+    .optional(),
 });
 
 type Environment = z.infer<typeof environmentSchema>;
@@ -192,6 +206,11 @@ export interface GateConfig {
   unavailableWindowS: number;
   /** How people sign in to the web app, and how long a sign-in lasts. */
   web: WebSignIn;
+  /**
+   * The DNS servers the broker asks for the addresses of connections' servers (ip or ip:port);
+   * unset: the system's resolver. Every address is checked against the connection's reach.
+   */
+  brokerDnsServers: string[] | undefined;
 }
 
 /** The relying party of the company's identity provider (OpenID Connect). */
@@ -328,6 +347,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GateConfig {
       sessionIdleS: Math.min(e.GATE_WEB_SESSION_IDLE_S, e.GATE_WEB_SESSION_MAX_S),
       sessionMaxS: e.GATE_WEB_SESSION_MAX_S,
     },
+    brokerDnsServers: e.GATE_BROKER_DNS_SERVERS,
   };
 }
 

@@ -67,6 +67,7 @@ describe('configuration from the environment', () => {
       temporalCallTimeoutMs: 5_000,
       unavailableWindowS: 45,
       web: { oidc: undefined, tokenSignIn: true, sessionIdleS: 1800, sessionMaxS: 28_800 },
+      brokerDnsServers: undefined,
     });
   });
 

@@ -4,10 +4,10 @@
  * and disconnected. The operator creates the connection but never holds a token.
  */
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { heldReach, type Resolve } from '../broker/address-reach.js';
 import {
   beginAuthorization,
   completeAuthorization,
-  custodyReach,
   OAuthFlowError,
   refreshCustody,
   RefreshRefusedError,
@@ -15,6 +15,7 @@ import {
 } from '../broker/oauth-client.js';
 import type { OAuthCustody } from '../broker/oauth-custody.js';
 import { photographHttp } from '../broker/http-mcp-server.js';
+import type { Dial } from '../broker/reach-fetch.js';
 import type { BearerCredential, CredentialSealer } from '../broker/sealing.js';
 import { accessTokenDue, mayAuthorize, mayDisconnect } from '../domain/tools/connection-custody.js';
 import { photographMcpTools } from '../domain/tools/mcp-tools.js';
@@ -50,6 +51,17 @@ export interface OAuthConnectionDeps {
   sealer: CredentialSealer;
   /** Where people reach the gate's pages: the authorize page and the callback live there. */
   publicUrl: string;
+  /** How the broker resolves the host names of connections' servers. */
+  resolve: Resolve;
+}
+
+/** Where a connection's traffic may go: its URL, and what the operator said of its network. */
+export function connectionDial(
+  deps: Pick<OAuthConnectionDeps, 'resolve'>,
+  url: string,
+  held: { private_network?: true | undefined },
+): Dial {
+  return { reach: heldReach(url, held), resolve: deps.resolve };
 }
 
 export interface OAuthCredentialRequest {
@@ -185,7 +197,7 @@ export async function startAuthorization(
     state,
     scope: row.scopes ?? undefined,
     client: custody.client,
-    reach: custodyReach(row.url, custody),
+    dial: connectionDial(deps, row.url, custody),
   });
   const hash = stateHash(state);
   await insertOAuthAuthorization(deps.pool, {
@@ -239,13 +251,18 @@ export async function finishAuthorization(
     redirectUrl: redirectUrl(deps),
     code: callback.code,
     scope: row.scopes ?? undefined,
-    reach: custodyReach(row.url, held),
+    dial: connectionDial(deps, row.url, held),
   });
   const custody: OAuthCustody = {
     ...completed,
     ...(held.private_network && { private_network: true }),
   };
-  const shot = photographMcpTools(row.name, await photographHttp(row.url, bearerOf(custody)));
+  const listed = await photographHttp(
+    row.url,
+    bearerOf(custody),
+    connectionDial(deps, row.url, custody),
+  );
+  const shot = photographMcpTools(row.name, listed);
   const activated = await activateOAuthConnection(deps.pool, row.id, {
     sealed_credential: deps.sealer.seal(row.id, custody).toBytes(),
     ...shot,
@@ -257,7 +274,11 @@ export async function finishAuthorization(
 
 function bearerOf(custody: OAuthCustody): BearerCredential {
   if (!custody.tokens) throw new OAuthFlowError('the connection holds no access token');
-  return { type: 'bearer', token: custody.tokens.access_token };
+  return {
+    type: 'bearer',
+    token: custody.tokens.access_token,
+    ...(custody.private_network && { private_network: true }),
+  };
 }
 
 /** The connection needs its owner: the reason a call's denial and the owner's page give. */
@@ -275,7 +296,7 @@ const reconnectReason = (row: Pick<ConnectionRow, 'name'>, why: string) =>
  * A refused refresh marks the connection `needs_reauthorization` (ReauthorizationNeededError).
  */
 export async function oauthAccessToken(
-  deps: Pick<OAuthConnectionDeps, 'pool' | 'sealer'>,
+  deps: Pick<OAuthConnectionDeps, 'pool' | 'sealer' | 'resolve'>,
   row: ConnectionRow,
   stale?: string,
 ): Promise<BearerCredential> {
@@ -290,7 +311,7 @@ export async function oauthAccessToken(
       current.tokens?.access_token !== (stale ?? held.tokens?.access_token);
     if (refreshedMeanwhile && !due(current)) return { custody: current };
     try {
-      const fresh = await refreshCustody(custodyReach(row.url, current), current);
+      const fresh = await refreshCustody(connectionDial(deps, row.url, current), current);
       await replaceOAuthTokens(tx, row.id, sealer.seal(row.id, fresh).toBytes());
       return { custody: fresh };
     } catch (error) {
@@ -317,7 +338,7 @@ function due(custody: OAuthCustody): boolean {
  * revoked them (false when it offers no revocation or refused).
  */
 export async function disconnect(
-  deps: Pick<OAuthConnectionDeps, 'pool' | 'sealer'>,
+  deps: Pick<OAuthConnectionDeps, 'pool' | 'sealer' | 'resolve'>,
   id: string,
 ): Promise<{ connection: ConnectionRow; revoked_at_server: boolean }> {
   const row = await findConnection(deps.pool, id);
@@ -329,7 +350,9 @@ export async function disconnect(
   }
   const custody = deps.sealer.unsealOAuth(id, deps.sealer.fromStored(row.sealed_credential));
   // The gate lets go of the tokens whatever the server answers: custody ends here.
-  const atServer = await revokeCustody(custodyReach(row.url, custody), custody).catch(() => false);
+  const atServer = await revokeCustody(connectionDial(deps, row.url, custody), custody).catch(
+    () => false,
+  );
   const kept: OAuthCustody = {
     type: 'oauth',
     ...(custody.private_network && { private_network: true }),
@@ -343,7 +366,7 @@ export async function disconnect(
 
 /** A member disconnects from the connections page: the owner, or an admin revoking. */
 export async function disconnectAs(
-  deps: Pick<OAuthConnectionDeps, 'pool' | 'sealer'>,
+  deps: Pick<OAuthConnectionDeps, 'pool' | 'sealer' | 'resolve'>,
   member: Member,
   id: string,
 ) {

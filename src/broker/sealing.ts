@@ -4,6 +4,8 @@ import type { OAuthAttempt, OAuthCustody } from './oauth-custody.js';
 export interface BearerCredential {
   type: 'bearer';
   token: string;
+  /** The operator said the server, named by a host, is inside the network (see address-reach). */
+  private_network?: true;
 }
 
 /** A model provider's API key. */

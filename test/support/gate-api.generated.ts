@@ -3775,6 +3775,8 @@ export interface operations {
                 /** @constant */
                 type: 'bearer';
                 token: string;
+                /** @description the server is inside the operator's network though its URL names a host: the name may resolve to an inside address (private or loopback), and what its servers name may be inside too */
+                private_network?: boolean;
               }
             | {
                 /** @constant */
@@ -3782,7 +3784,7 @@ export interface operations {
                 scopes?: string[];
                 client_id?: string;
                 client_secret?: string;
-                /** @description the server is on the operator's private network though its URL names a host: what its metadata names may be on a private address too */
+                /** @description the server is inside the operator's network though its URL names a host: the name may resolve to an inside address (private or loopback), and what its servers name may be inside too */
                 private_network?: boolean;
               };
         } & (
@@ -4042,11 +4044,13 @@ export interface operations {
                 /** @constant */
                 type: 'bearer';
                 token: string;
+                /** @description the server is inside the operator's network though its URL names a host: the name may resolve to an inside address (private or loopback), and what its servers name may be inside too */
+                private_network?: boolean;
               }
             | {
                 /** @constant */
                 type: 'oauth';
-                /** @description the server is on the operator's private network though its URL names a host: what its metadata names may be on a private address too */
+                /** @description the server is inside the operator's network though its URL names a host: the name may resolve to an inside address (private or loopback), and what its servers name may be inside too */
                 private_network?: boolean;
               };
         };
