@@ -33,12 +33,13 @@ import {
 } from '../store/oauth-authorizations.js';
 import {
   activateOAuthConnection,
-  lockOAuthConnection,
   markNeedsReauthorization,
-  replaceOAuthTokens,
+  releaseRefreshLease,
   resealOAuthCustody,
+  storeRefreshedTokens,
+  takeRefreshLease,
 } from '../store/oauth-connections.js';
-import { withTransaction, type Pool } from '../store/pool.js';
+import type { Pool } from '../store/pool.js';
 import {
   identityOf,
   mustBeRegistrable,
@@ -290,9 +291,23 @@ const reconnectReason = (row: Pick<ConnectionRow, 'name'>, why: string) =>
   `the connection "${row.name}" needs its owner to reconnect it (${why}); they can do so on the gate's connections page`;
 
 /**
+ * A refresh's lease outlives its one exchange (10 s at most) with room to spare, so it never runs
+ * out under a live holder; a holder that died frees it when it does.
+ */
+const refreshLeaseS = 30;
+/**
+ * How long a call waits for another call's refresh before it gives up; it looks again at growing
+ * intervals (jittered, so many waiters do not look at once), up to a second.
+ */
+const refreshWaitMs = 15_000;
+const pollAfterMs = (attempt: number) =>
+  Math.min(1_000, 50 * 2 ** attempt) * (0.8 + Math.random() * 0.4);
+
+/**
  * The access token to call with, refreshed first when it is due. `stale`: a token the server
- * just refused, refreshed whatever its expiry. Refreshes are serialised on the connection's row,
- * and a refresh another call already made is used rather than spending the refresh token again.
+ * just refused, refreshed whatever its expiry. One call at a time refreshes a connection, holding
+ * its lease (never a transaction) through the exchange; the others wait on the lease, holding no
+ * database connection, and use the refresh it made rather than spending the refresh token again.
  * A refused refresh marks the connection `needs_reauthorization` (ReauthorizationNeededError).
  */
 export async function oauthAccessToken(
@@ -303,26 +318,61 @@ export async function oauthAccessToken(
   const { sealer } = deps;
   const held = sealer.unsealOAuth(row.id, sealer.fromStored(row.sealed_credential));
   if (stale === undefined && !due(held)) return bearerOf(held);
-  const refused = await withTransaction(deps.pool, async (tx) => {
-    const locked = await lockOAuthConnection(tx, row.id);
-    if (!locked) return { refused: `the connection "${row.name}" is no longer active` };
-    const current = sealer.unsealOAuth(row.id, sealer.fromStored(locked.sealed_credential));
-    const refreshedMeanwhile =
-      current.tokens?.access_token !== (stale ?? held.tokens?.access_token);
-    if (refreshedMeanwhile && !due(current)) return { custody: current };
-    try {
-      const fresh = await refreshCustody(connectionDial(deps, row.url, current), current);
-      await replaceOAuthTokens(tx, row.id, sealer.seal(row.id, fresh).toBytes());
-      return { custody: fresh };
-    } catch (error) {
-      if (!(error instanceof RefreshRefusedError)) throw error;
-      const reason = reconnectReason(row, error.message);
-      await markNeedsReauthorization(tx, row.id, reason);
-      return { refused: reason };
+  const seen = stale ?? held.tokens?.access_token;
+  const holder = randomUUID();
+  const giveUpAt = Date.now() + refreshWaitMs;
+  for (let attempt = 0; ; attempt++) {
+    const lease = await takeRefreshLease(deps.pool, row.id, holder, refreshLeaseS);
+    if (lease.state === 'inactive') {
+      throw new ReauthorizationNeededError(`the connection "${row.name}" is no longer active`);
     }
+    const current = sealer.unsealOAuth(row.id, sealer.fromStored(lease.sealed_credential));
+    if (current.tokens?.access_token !== seen && !due(current)) {
+      if (lease.state === 'won') await releaseRefreshLease(deps.pool, row.id, holder);
+      return bearerOf(current);
+    }
+    if (lease.state === 'won') return refreshUnderLease(deps, row, current, holder);
+    if (Date.now() >= giveUpAt) {
+      throw new OAuthFlowError('another refresh of this connection did not finish in time');
+    }
+    await new Promise((resolve) => setTimeout(resolve, pollAfterMs(attempt)));
+  }
+}
+
+/** The exchange, with no transaction open; then its outcome written in one short transaction. */
+async function refreshUnderLease(
+  deps: Pick<OAuthConnectionDeps, 'pool' | 'sealer' | 'resolve'>,
+  row: ConnectionRow,
+  current: OAuthCustody,
+  holder: string,
+): Promise<BearerCredential> {
+  const { sealer, pool } = deps;
+  let fresh: OAuthCustody;
+  try {
+    fresh = await refreshCustody(connectionDial(deps, row.url, current), current);
+  } catch (error) {
+    if (!(error instanceof RefreshRefusedError)) {
+      await releaseRefreshLease(pool, row.id, holder);
+      throw error;
+    }
+    const reason = reconnectReason(row, error.message);
+    await markNeedsReauthorization(pool, row.id, reason);
+    throw new ReauthorizationNeededError(reason);
+  }
+  const spent = current.tokens?.refresh_token;
+  const stored = await storeRefreshedTokens(pool, row.id, holder, (sealed) => {
+    const now: OAuthCustody = sealer.unsealOAuth(row.id, sealer.fromStored(sealed));
+    // Reconnected meanwhile: the owner's new tokens stand, the refreshed old ones are dropped.
+    if (now.tokens?.refresh_token !== spent) return sealed;
+    const merged: OAuthCustody = { ...fresh };
+    delete merged.private_network;
+    if (now.private_network) merged.private_network = true;
+    return sealer.seal(row.id, merged).toBytes();
   });
-  if ('refused' in refused) throw new ReauthorizationNeededError(refused.refused);
-  return bearerOf(refused.custody);
+  if (!stored) {
+    throw new ReauthorizationNeededError(`the connection "${row.name}" is no longer active`);
+  }
+  return bearerOf(fresh);
 }
 
 function due(custody: OAuthCustody): boolean {
