@@ -8,6 +8,7 @@ import { heldReach, type Resolve } from '../broker/address-reach.js';
 import {
   beginAuthorization,
   completeAuthorization,
+  attemptIssuer,
   OAuthFlowError,
   refreshCustody,
   RefreshRefusedError,
@@ -17,7 +18,13 @@ import type { OAuthCustody } from '../broker/oauth-custody.js';
 import { photographHttp } from '../broker/http-mcp-server.js';
 import type { Dial } from '../broker/reach-fetch.js';
 import type { BearerCredential, CredentialSealer } from '../broker/sealing.js';
-import { accessTokenDue, mayAuthorize, mayDisconnect } from '../domain/tools/connection-custody.js';
+import {
+  accessTokenDue,
+  clientIssuerRefusal,
+  mayAuthorize,
+  mayDisconnect,
+  responseIssuerRefusal,
+} from '../domain/tools/connection-custody.js';
 import { photographMcpTools } from '../domain/tools/mcp-tools.js';
 import { photographDigest } from '../domain/tools/tools.js';
 import {
@@ -200,6 +207,11 @@ export async function startAuthorization(
     client: custody.client,
     dial: connectionDial(deps, row.url, custody),
   });
+  // A client (and its secret) goes only to the issuer it belongs to; a first use binds it.
+  const { issuer } = attemptIssuer(attempt.discovery);
+  const refusal = clientIssuerRefusal(custody.client_issuer, issuer);
+  if (refusal) throw new OAuthFlowError(refusal);
+  if (custody.client && custody.client_issuer === undefined) await bindClient(deps, id, issuer);
   const hash = stateHash(state);
   await insertOAuthAuthorization(deps.pool, {
     stateHash: hash,
@@ -209,6 +221,16 @@ export async function startAuthorization(
     lifetimeS: attemptLifetimeS,
   });
   return authorizationUrl;
+}
+
+/** The client the connection holds belongs from now on to `issuer`, unless it already belongs. */
+async function bindClient(deps: OAuthConnectionDeps, id: string, issuer: string): Promise<void> {
+  const { sealer } = deps;
+  await resealOAuthCustody(deps.pool, id, (sealed) => {
+    const held: OAuthCustody = sealer.unsealOAuth(id, sealer.fromStored(sealed));
+    held.client_issuer ??= issuer;
+    return sealer.seal(id, held).toBytes();
+  });
 }
 
 /** The server refused (or the person declined): the attempt is used up, nothing else changes. */
@@ -233,7 +255,7 @@ export class AuthorizationRefusedError extends ForbiddenError {
 export async function finishAuthorization(
   deps: OAuthConnectionDeps,
   member: Member,
-  callback: { state: string; code: string },
+  callback: { state: string; code: string; iss?: string | undefined },
 ): Promise<ConnectionRow> {
   const hash = stateHash(callback.state);
   const started = await consumeOAuthAuthorization(deps.pool, hash, member.id);
@@ -247,6 +269,15 @@ export async function finishAuthorization(
     hash.toString('base64url'),
     deps.sealer.fromStored(started.sealed_attempt),
   );
+  // The mix-up defence: the code goes only to the issuer the state was sent to, and only when the
+  // answer is that issuer's (RFC 9207); a code another server issued is never sent on.
+  const sentTo = attemptIssuer(attempt.discovery);
+  const mixedUp = responseIssuerRefusal(sentTo, callback.iss);
+  if (mixedUp) {
+    throw new AuthorizationRefusedError(
+      `${mixedUp}; nothing was exchanged, start again from your connections`,
+    );
+  }
   const held = deps.sealer.unsealOAuth(row.id, deps.sealer.fromStored(row.sealed_credential));
   const completed = await completeAuthorization(row.url, attempt, {
     redirectUrl: redirectUrl(deps),
@@ -257,6 +288,7 @@ export async function finishAuthorization(
   const custody: OAuthCustody = {
     ...completed,
     ...(held.private_network && { private_network: true }),
+    client_issuer: held.client_issuer ?? sentTo.issuer,
   };
   const listed = await photographHttp(
     row.url,

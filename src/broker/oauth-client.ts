@@ -180,6 +180,19 @@ export async function beginAuthorization(
   }
 }
 
+/** The issuer an attempt was sent to, and whether it says its answers name it (RFC 9207). */
+export function attemptIssuer(discovery: OAuthDiscoveryState): {
+  issuer: string;
+  sendsIss: boolean;
+} {
+  const metadata = discovery.authorizationServerMetadata as
+    { issuer?: string; authorization_response_iss_parameter_supported?: boolean } | undefined;
+  return {
+    issuer: metadata?.issuer ?? discovery.authorizationServerUrl,
+    sendsIss: metadata?.authorization_response_iss_parameter_supported === true,
+  };
+}
+
 /** When tokens answered `expires_in` seconds ago are due, in epoch ms. */
 function expiry(tokens: OAuthTokens, now: number): number | undefined {
   return tokens.expires_in === undefined ? undefined : now + tokens.expires_in * 1000;

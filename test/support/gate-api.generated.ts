@@ -5269,6 +5269,7 @@ export interface operations {
         'application/x-www-form-urlencoded': {
           code: string;
           state: string;
+          iss?: string;
         };
       };
     };
