@@ -4620,6 +4620,15 @@ export interface operations {
           'text/html': string;
         };
       };
+      /** @description too many wrong tokens from this address; Retry-After says when to try again */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/html': string;
+        };
+      };
       /** @description an error, as a page */
       default: {
         headers: {
@@ -4684,6 +4693,15 @@ export interface operations {
       };
       /** @description no identity provider is configured */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/html': string;
+        };
+      };
+      /** @description too many sign-ins started from this address; Retry-After says when */
+      429: {
         headers: {
           [name: string]: unknown;
         };
