@@ -23,6 +23,7 @@ import {
 import { findConnection, touchConnection, type ConnectionRow } from '../store/connections.js';
 import { findMember } from '../store/members.js';
 import { findRunRevocation } from '../store/run-revocations.js';
+import { toolAttributes } from '../telemetry/gate-attributes.js';
 import { inSpan } from '../telemetry/tracing.js';
 import type { FrozenRun } from '../store/runs.js';
 import type { FrozenRuns } from './frozen-runs.js';
@@ -57,7 +58,7 @@ export function brokerActivity(deps: ConnectionDeps, frozen: FrozenRuns) {
       liveDefinitionVerdict(called, connection, photographMcpTools(connection.name, listed).tools);
     return inSpan(
       'mcp tools/call',
-      { 'gate.tool': called.name },
+      toolAttributes(called.name, called.frozen !== undefined),
       () => callConfirmed(called, request, connection, confirm),
       (brokered) => ({ 'gate.brokered.outcome': brokered.outcome }),
     );
