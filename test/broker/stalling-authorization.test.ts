@@ -192,20 +192,27 @@ test(
     sampling.abort();
     await sampler;
     const answers = await Promise.all(brokered);
+    // Quiet again once the storm is over: the machine's other load, before or after, is the
+    // quiet value's too.
+    const after = await allowLatencies(otherRun, 20, 'after');
 
     assert.ok(stillStalling, 'measured while a token request was stalled');
     assert.equal(heldThroughExchange, 0, 'no transaction open, nor waiting, on the connection');
     assert.deepEqual(during.denials, [], 'no call of the other workspace denied');
-    const [quietP50, duringP50] = [median(quiet.latencies), median(during.latencies)];
+    const quietP50 = Math.max(median(quiet.latencies), median(after.latencies));
+    const duringP50 = median(during.latencies);
     assert.ok(
       duringP50 <= 2 * quietP50,
       `p50 ${duringP50.toFixed(1)} ms during the stall, ${quietP50.toFixed(1)} ms quiet`,
     );
     assert.equal(mostAtOnce, 1, 'one refresh at a time: the lease has one holder');
+    // The stalled connection's own calls fail closed, each with an error result: most saying the
+    // refresh failed; on a starved machine an attempt may time out and its retry not repeat it.
     for (const answer of answers.filter((each) => each.status === 200)) {
-      assert.equal(
+      assert.equal(answer.body.result.isError, true, JSON.stringify(answer.body));
+      assert.match(
         answer.body.result.content[0].text,
-        "the upstream call failed (authorization): the connection's access token could not be refreshed",
+        /could not be refreshed|did not finish; it is not repeated/,
       );
     }
     const odd = answers.filter((answer) => answer.status !== 200 && answer.status !== 202);
