@@ -160,6 +160,10 @@ describe('an authorization server that bounces the owner to another', () => {
     const id = await oauthConnection();
     const back = await bounced(await startAuthorization(deps, admin, id));
     assert.equal(back.searchParams.get('iss'), honest.url, 'the honest server named itself');
+    // Arriving without the session cookie, the finish page carries the issuer on to the form post.
+    const finishing = await fetch(`${h.api.url}/connections/oauth/callback${back.search}`);
+    assert.equal(finishing.status, 200);
+    assert.match(await finishing.text(), new RegExp(`name="iss" value="${honest.url}"`));
     const refused = await finishAuthorization(deps, admin, {
       code: back.searchParams.get('code')!,
       state: back.searchParams.get('state')!,
