@@ -115,6 +115,20 @@ const environmentSchema = z.object({
   GATE_WEB_SESSION_MAX_S: seconds(60, 30 * 86_400).default(8 * 3600),
   GATE_SIMULATION_DEADLINE_S: seconds(1, 600).default(20),
   GATE_SIMULATIONS_AT_ONCE: wholeNumber(1, 64).default(2),
+  GATE_BROKER_DNS_SERVERS: z
+    .string()
+    .transform((text) => text.split(',').map((server) => server.trim()))
+    .pipe(
+      z.array(
+        z
+          .string()
+          .regex(
+            /^(\d{1,3}(\.\d{1,3}){3}(:\d{1,5})?|[0-9A-Fa-f:]+|\[[0-9A-Fa-f:]+\](:\d{1,5})?)$/,
+            'must be DNS servers: ip or ip:port ([ipv6]:port), comma-separated',
+          ),
+      ),
+    )
+    .optional(),
 });
 
 type Environment = z.infer<typeof environmentSchema>;
@@ -196,6 +210,11 @@ export interface GateConfig {
   web: WebSignIn;
   /** How long one simulation may run, and how many an API process runs at once. */
   simulation: { deadlineMs: number; atOnce: number };
+  /**
+   * The DNS servers the broker asks for the addresses of connections' servers (ip or ip:port);
+   * unset: the system's resolver. Every address is checked against the connection's reach.
+   */
+  brokerDnsServers: string[] | undefined;
 }
 
 /** The relying party of the company's identity provider (OpenID Connect). */
@@ -336,6 +355,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GateConfig {
       deadlineMs: e.GATE_SIMULATION_DEADLINE_S * 1000,
       atOnce: e.GATE_SIMULATIONS_AT_ONCE,
     },
+    brokerDnsServers: e.GATE_BROKER_DNS_SERVERS,
   };
 }
 

@@ -8,6 +8,7 @@ import {
   type WorkerOptions,
 } from '@temporalio/worker';
 import { createActivities, type ActivityDeps } from './activities/index.js';
+import { brokerResolver } from './broker/address-reach.js';
 import { CredentialSealer } from './broker/sealing.js';
 import { configOrExit, type GateConfig } from './config.js';
 import { startReservationSweeper } from './store/budget.js';
@@ -94,6 +95,7 @@ export function createGateWorkerOn(
       pool,
       publicUrl: config.api.publicUrl,
       sealer: CredentialSealer.fromBase64(config.sealingKey),
+      resolve: brokerResolver(config.brokerDnsServers),
       onAnswerRecorded: extra.onAnswerRecorded,
     }),
     ...code,

@@ -68,6 +68,7 @@ describe('configuration from the environment', () => {
       unavailableWindowS: 45,
       web: { oidc: undefined, tokenSignIn: true, sessionIdleS: 1800, sessionMaxS: 28_800 },
       simulation: { deadlineMs: 20_000, atOnce: 2 },
+      brokerDnsServers: undefined,
     });
   });
 

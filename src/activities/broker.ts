@@ -1,10 +1,14 @@
-import { connectionCredential } from '../application/connections.js';
-import { oauthAccessToken, ReauthorizationNeededError } from '../application/oauth-connections.js';
+import { connectionCredential, type ConnectionDeps } from '../application/connections.js';
+import {
+  connectionDial,
+  oauthAccessToken,
+  ReauthorizationNeededError,
+} from '../application/oauth-connections.js';
 import type { ListedTool } from '../broker/exchange-limits.js';
 import { callToolHttp } from '../broker/http-mcp-server.js';
 import { OAuthFlowError } from '../broker/oauth-client.js';
-import { PhotographError } from '../broker/photograph-error.js';
-import type { BearerCredential, CredentialSealer } from '../broker/sealing.js';
+import { PhotographError, sandboxSentence } from '../broker/photograph-error.js';
+import type { BearerCredential } from '../broker/sealing.js';
 import { brokerVerdict, liveDefinitionVerdict } from '../domain/gate/broker-verdicts.js';
 import type { CalledTool } from '../domain/gate/stage-verdicts.js';
 import type { DecidedAnswer, Denial, GateRequest } from '../domain/gate/vocabulary.js';
@@ -19,9 +23,9 @@ import {
 import { findConnection, touchConnection, type ConnectionRow } from '../store/connections.js';
 import { findMember } from '../store/members.js';
 import { findRunRevocation } from '../store/run-revocations.js';
+import { toolAttributes } from '../telemetry/gate-attributes.js';
 import { inSpan } from '../telemetry/tracing.js';
 import type { FrozenRun } from '../store/runs.js';
-import type { Pool } from '../store/pool.js';
 import type { FrozenRuns } from './frozen-runs.js';
 
 /**
@@ -30,7 +34,8 @@ import type { FrozenRuns } from './frozen-runs.js';
  * it is now, and right before the call the server's live tools/list must still hold the frozen
  * digest; either refusing turns the allow into a deny at the call, and nothing is executed.
  */
-export function brokerActivity(pool: Pool, frozen: FrozenRuns, sealer: CredentialSealer) {
+export function brokerActivity(deps: ConnectionDeps, frozen: FrozenRuns) {
+  const { pool } = deps;
   async function execute(called: CalledTool, request: GateRequest, run: FrozenRun) {
     const binding = called.frozen?.binding;
     const connection = binding ? await findConnection(pool, binding.connection_id) : undefined;
@@ -53,7 +58,7 @@ export function brokerActivity(pool: Pool, frozen: FrozenRuns, sealer: Credentia
       liveDefinitionVerdict(called, connection, photographMcpTools(connection.name, listed).tools);
     return inSpan(
       'mcp tools/call',
-      { 'gate.tool': called.name },
+      toolAttributes(called.name, called.frozen !== undefined),
       () => callConfirmed(called, request, connection, confirm),
       (brokered) => ({ 'gate.brokered.outcome': brokered.outcome }),
     );
@@ -67,14 +72,20 @@ export function brokerActivity(pool: Pool, frozen: FrozenRuns, sealer: Credentia
   ): Promise<Brokered> {
     const tool = { name: called.frozen?.mcp_name ?? called.name, arguments: request.arguments };
     const send = (credential: BearerCredential) =>
-      callToolHttp(connection.url, credential, tool, confirm);
+      callToolHttp(
+        connection.url,
+        credential,
+        connectionDial(deps, connection.url, credential),
+        tool,
+        confirm,
+      );
     try {
-      const credential = await connectionCredential({ pool, sealer }, connection);
+      const credential = await connectionCredential(deps, connection);
       const call = await send(credential).catch(async (err: unknown) => {
         // An OAuth server refusing the token: refresh once, then the call once more.
         if (!(err instanceof PhotographError) || err.code !== 'unauthorized') throw err;
         if (connection.credential_type !== 'oauth') throw err;
-        return send(await oauthAccessToken({ pool, sealer }, connection, credential.token));
+        return send(await oauthAccessToken(deps, connection, credential.token));
       });
       if (!call.called) return { outcome: 'denied', denial: call.refusal };
       await touchConnection(pool, connection.id);
@@ -84,10 +95,17 @@ export function brokerActivity(pool: Pool, frozen: FrozenRuns, sealer: Credentia
         const reason = `${err.message} (checked at the call; nothing was executed)`;
         return { outcome: 'denied', denial: { outcome: 'deny', source: 'binding', reason } };
       }
-      if (!(err instanceof PhotographError) && !(err instanceof OAuthFlowError)) throw err;
-      const code = err instanceof PhotographError ? err.code : 'authorization';
-      const text = `the upstream call failed (${code}): ${err.message}`;
-      return { outcome: 'failed', result: toolError(text) };
+      // The sandbox reads the kind of failure only: the server's own words are its owner's choice.
+      if (err instanceof PhotographError) {
+        const text = `the upstream call failed (${err.code}): ${sandboxSentence(err)}`;
+        return { outcome: 'failed', result: toolError(text) };
+      }
+      if (err instanceof OAuthFlowError) {
+        const text =
+          "the upstream call failed (authorization): the connection's access token could not be refreshed";
+        return { outcome: 'failed', result: toolError(text) };
+      }
+      throw err;
     }
   }
 
@@ -119,7 +137,7 @@ export function brokerActivity(pool: Pool, frozen: FrozenRuns, sealer: Credentia
  * Records a brokered call whose every broker attempt failed, like any result, so the call never
  * reads "evaluating" forever.
  */
-export function brokerFailureActivity(pool: Pool) {
+export function brokerFailureActivity(pool: ConnectionDeps['pool']) {
   return async function recordBrokerFailure(
     request: GateRequest,
     failed: DecidedAnswer,

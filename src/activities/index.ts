@@ -1,3 +1,4 @@
+import type { Resolve } from '../broker/address-reach.js';
 import type { CredentialSealer } from '../broker/sealing.js';
 import type { Pool } from '../store/pool.js';
 import { approvalActivities } from './approval.js';
@@ -19,12 +20,15 @@ export interface ActivityDeps {
   publicUrl: string;
   /** Opens connection credentials, for brokered calls only. */
   sealer: CredentialSealer;
+  /** How the broker resolves the host names of connections' servers. */
+  resolve: Resolve;
   /** Told each answer recorded, after its commit (the API hands it to the waiting request). */
   onAnswerRecorded?: AnswerRecorded;
 }
 
 /** Every activity the gate workflow calls, bound to its dependencies. */
-export function createActivities({ pool, publicUrl, sealer, onAnswerRecorded }: ActivityDeps) {
+export function createActivities(deps: ActivityDeps) {
+  const { pool, publicUrl, sealer, resolve, onAnswerRecorded } = deps;
   const frozen = new FrozenRuns(pool);
   const approval = approvalActivities(pool, frozen, publicUrl, onAnswerRecorded);
   const checks = {
@@ -44,7 +48,7 @@ export function createActivities({ pool, publicUrl, sealer, onAnswerRecorded }: 
     requestApproval: reachingTheRecord(approval.requestApproval),
     checkApproval: reachingTheRecord(approval.checkApproval),
     expireApproval: reachingTheRecord(approval.expireApproval),
-    broker: brokerActivity(pool, frozen, sealer),
+    broker: brokerActivity({ pool, sealer, resolve }, frozen),
     recordBrokerFailure: reachingTheRecord(brokerFailureActivity(pool)),
     ...webhookActivities(pool, sealer),
   };

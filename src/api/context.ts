@@ -1,6 +1,7 @@
 import type { SimulationBounds } from '../application/simulate-policy.js';
 import type { ToolCallDeps } from '../application/submit-tool-call.js';
 import type { HttpBounds, WebSignIn } from '../config.js';
+import type { Resolve } from '../broker/address-reach.js';
 import type { CredentialSealer } from '../broker/sealing.js';
 import type { ModelProxyLimits } from '../config.js';
 import type { Pool } from '../store/pool.js';
@@ -24,6 +25,8 @@ export interface ApiContext extends ToolCallDeps {
   /** What each caller holds open: waits and streams, capped. */
   slots: CallerSlots;
   sealer: CredentialSealer;
+  /** How the broker resolves the host names of connections' servers. */
+  resolve: Resolve;
   /** What the HTTP server allows a client: request, idle and stream bounds. */
   http: HttpBounds;
   /** The bounds of one proxied model request. */

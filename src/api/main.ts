@@ -1,4 +1,5 @@
 import { fileURLToPath } from 'node:url';
+import { brokerResolver } from '../broker/address-reach.js';
 import { CredentialSealer } from '../broker/sealing.js';
 import { configOrExit, type GateConfig } from '../config.js';
 import { LocalAnswers } from '../application/local-answers.js';
@@ -65,6 +66,7 @@ export function createApi(
       localAnswers,
       slots: new CallerSlots({ ...callerLimits, model: config.modelProxy.concurrentPerRun }),
       sealer: CredentialSealer.fromBase64(config.sealingKey),
+      resolve: brokerResolver(config.brokerDnsServers),
       codec: new EncryptionCodec(config.payloadKeys),
       codecCorsOrigins: config.codecCorsOrigins,
       web: config.web,

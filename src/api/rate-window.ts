@@ -13,20 +13,24 @@ export class RateWindow {
 
   /** Counts an event for `key`; when the window is full, the seconds until it frees instead. */
   take(key: string): { ok: true } | { ok: false; retryAfterS: number } {
+    const retryAfterS = this.full(key);
+    if (retryAfterS !== undefined) return { ok: false, retryAfterS };
     const now = this.now();
-    const times = (this.recent.get(key) ?? []).filter((t) => t > now - this.windowMs);
-    if (times.length >= this.limit) {
-      this.recent.set(key, times);
-      const oldest = times[0] ?? now;
-      return {
-        ok: false,
-        retryAfterS: Math.max(1, Math.ceil((oldest + this.windowMs - now) / 1000)),
-      };
-    }
+    const times = this.recent.get(key) ?? [];
     times.push(now);
     this.recent.set(key, times);
     if (this.recent.size > 10_000) this.forgetIdle(now);
     return { ok: true };
+  }
+
+  /** The seconds until `key`'s window frees when it is full, else undefined; counts nothing. */
+  full(key: string): number | undefined {
+    const now = this.now();
+    const times = (this.recent.get(key) ?? []).filter((t) => t > now - this.windowMs);
+    this.recent.set(key, times);
+    if (times.length < this.limit) return undefined;
+    const oldest = times[0] ?? now;
+    return Math.max(1, Math.ceil((oldest + this.windowMs - now) / 1000));
   }
 
   private forgetIdle(now: number): void {

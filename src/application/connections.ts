@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { Resolve } from '../broker/address-reach.js';
 import { photographHttp } from '../broker/http-mcp-server.js';
 import type { BearerCredential, CredentialSealer } from '../broker/sealing.js';
 import {
@@ -22,11 +23,13 @@ import {
   type ConnectionTarget,
 } from './connection-prerequisites.js';
 import { ConflictError, NotFoundError } from './errors.js';
-import { oauthAccessToken } from './oauth-connections.js';
+import { connectionDial, oauthAccessToken } from './oauth-connections.js';
 
 export interface ConnectionDeps {
   pool: Pool;
   sealer: CredentialSealer;
+  /** How the broker resolves the host names of connections' servers. */
+  resolve: Resolve;
 }
 
 export interface ConnectionRequest extends ConnectionTarget {
@@ -34,18 +37,26 @@ export interface ConnectionRequest extends ConnectionTarget {
 }
 
 /** The server's tools now, named for the model (`mcp__<name>__<tool>`). */
-async function photograph(name: string, url: string, credential: BearerCredential) {
-  const listed = await photographHttp(url, credential);
+async function photograph(
+  deps: ConnectionDeps,
+  name: string,
+  url: string,
+  credential: BearerCredential,
+) {
+  const listed = await photographHttp(url, credential, connectionDial(deps, url, credential));
   return photographMcpTools(name, listed);
 }
 
-/** The bearer token a connection calls its server with: its own, or its OAuth access token. */
-export function connectionCredential(
+/**
+ * The bearer token a connection calls its server with (its own, or its OAuth access token), with
+ * the operator's word on its server's network.
+ */
+export async function connectionCredential(
   deps: ConnectionDeps,
   row: ConnectionRow,
 ): Promise<BearerCredential> {
   if (row.credential_type === 'oauth') return oauthAccessToken(deps, row);
-  return Promise.resolve(deps.sealer.unseal(row.id, deps.sealer.fromStored(row.sealed_credential)));
+  return deps.sealer.unseal(row.id, deps.sealer.fromStored(row.sealed_credential));
 }
 
 /**
@@ -53,11 +64,12 @@ export function connectionCredential(
  * the connection's id. A server that cannot be photographed is refused (PhotographError).
  */
 export async function registerConnection(
-  { pool, sealer }: ConnectionDeps,
+  deps: ConnectionDeps,
   request: ConnectionRequest,
 ): Promise<ConnectionRow> {
+  const { pool, sealer } = deps;
   await mustBeRegistrable(pool, request);
-  const shot: McpPhotograph = await photograph(request.name, request.url, request.credential);
+  const shot: McpPhotograph = await photograph(deps, request.name, request.url, request.credential);
   const id = randomUUID();
   const row = await insertConnection(pool, {
     ...identityOf(id, request),
@@ -82,7 +94,7 @@ export async function refreshConnectionTools(
 ): Promise<{ connection: ConnectionRow; diff: PhotographDiff }> {
   const row = await findConnection(deps.pool, id);
   if (row?.status !== 'active') throw new NotFoundError(`active connection ${id}`);
-  const shot = await photograph(row.name, row.url, await connectionCredential(deps, row));
+  const shot = await photograph(deps, row.name, row.url, await connectionCredential(deps, row));
   const updated = await replacePhotograph(deps.pool, id, {
     ...shot,
     digest: photographDigest(shot),
@@ -93,7 +105,7 @@ export async function refreshConnectionTools(
 
 /** A new credential: the generation moves on, so bindings frozen under the old one refuse. */
 export async function reauthorizeConnection(
-  { pool, sealer }: ConnectionDeps,
+  { pool, sealer }: Pick<ConnectionDeps, 'pool' | 'sealer'>,
   id: string,
   credential: BearerCredential,
 ): Promise<ConnectionRow> {

@@ -4,10 +4,11 @@
  * and disconnected. The operator creates the connection but never holds a token.
  */
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { heldReach, type Resolve } from '../broker/address-reach.js';
 import {
   beginAuthorization,
   completeAuthorization,
-  custodyReach,
+  attemptIssuer,
   OAuthFlowError,
   refreshCustody,
   RefreshRefusedError,
@@ -15,8 +16,15 @@ import {
 } from '../broker/oauth-client.js';
 import type { OAuthCustody } from '../broker/oauth-custody.js';
 import { photographHttp } from '../broker/http-mcp-server.js';
+import type { Dial } from '../broker/reach-fetch.js';
 import type { BearerCredential, CredentialSealer } from '../broker/sealing.js';
-import { accessTokenDue, mayAuthorize, mayDisconnect } from '../domain/tools/connection-custody.js';
+import {
+  accessTokenDue,
+  clientIssuerRefusal,
+  mayAuthorize,
+  mayDisconnect,
+  responseIssuerRefusal,
+} from '../domain/tools/connection-custody.js';
 import { photographMcpTools } from '../domain/tools/mcp-tools.js';
 import { photographDigest } from '../domain/tools/tools.js';
 import {
@@ -32,12 +40,13 @@ import {
 } from '../store/oauth-authorizations.js';
 import {
   activateOAuthConnection,
-  lockOAuthConnection,
   markNeedsReauthorization,
-  replaceOAuthTokens,
+  releaseRefreshLease,
   resealOAuthCustody,
+  storeRefreshedTokens,
+  takeRefreshLease,
 } from '../store/oauth-connections.js';
-import { withTransaction, type Pool } from '../store/pool.js';
+import type { Pool } from '../store/pool.js';
 import {
   identityOf,
   mustBeRegistrable,
@@ -50,6 +59,17 @@ export interface OAuthConnectionDeps {
   sealer: CredentialSealer;
   /** Where people reach the gate's pages: the authorize page and the callback live there. */
   publicUrl: string;
+  /** How the broker resolves the host names of connections' servers. */
+  resolve: Resolve;
+}
+
+/** Where a connection's traffic may go: its URL, and what the operator said of its network. */
+export function connectionDial(
+  deps: Pick<OAuthConnectionDeps, 'resolve'>,
+  url: string,
+  held: { private_network?: true | undefined },
+): Dial {
+  return { reach: heldReach(url, held), resolve: deps.resolve };
 }
 
 export interface OAuthCredentialRequest {
@@ -184,8 +204,13 @@ export async function startAuthorization(
     state,
     scope: row.scopes ?? undefined,
     client: custody.client,
-    reach: custodyReach(row.url, custody),
+    dial: connectionDial(deps, row.url, custody),
   });
+  // A client (and its secret) goes only to the issuer it belongs to; a first use binds it.
+  const { issuer } = attemptIssuer(attempt.discovery);
+  const refusal = clientIssuerRefusal(custody.client_issuer, issuer);
+  if (refusal) throw new OAuthFlowError(refusal);
+  if (custody.client && custody.client_issuer === undefined) await bindClient(deps, id, issuer);
   const hash = stateHash(state);
   await insertOAuthAuthorization(deps.pool, {
     stateHash: hash,
@@ -195,6 +220,16 @@ export async function startAuthorization(
     lifetimeS: attemptLifetimeS,
   });
   return authorizationUrl;
+}
+
+/** The client the connection holds belongs from now on to `issuer`, unless it already belongs. */
+async function bindClient(deps: OAuthConnectionDeps, id: string, issuer: string): Promise<void> {
+  const { sealer } = deps;
+  await resealOAuthCustody(deps.pool, id, (sealed) => {
+    const held: OAuthCustody = sealer.unsealOAuth(id, sealer.fromStored(sealed));
+    held.client_issuer ??= issuer;
+    return sealer.seal(id, held).toBytes();
+  });
 }
 
 /** The server refused (or the person declined): the attempt is used up, nothing else changes. */
@@ -219,7 +254,7 @@ export class AuthorizationRefusedError extends ForbiddenError {
 export async function finishAuthorization(
   deps: OAuthConnectionDeps,
   member: Member,
-  callback: { state: string; code: string },
+  callback: { state: string; code: string; iss?: string | undefined },
 ): Promise<ConnectionRow> {
   const hash = stateHash(callback.state);
   const started = await consumeOAuthAuthorization(deps.pool, hash, member.id);
@@ -233,18 +268,33 @@ export async function finishAuthorization(
     hash.toString('base64url'),
     deps.sealer.fromStored(started.sealed_attempt),
   );
+  // The mix-up defence: the code goes only to the issuer the state was sent to, and only when the
+  // answer is that issuer's (RFC 9207); a code another server issued is never sent on.
+  const sentTo = attemptIssuer(attempt.discovery);
+  const mixedUp = responseIssuerRefusal(sentTo, callback.iss);
+  if (mixedUp) {
+    throw new AuthorizationRefusedError(
+      `${mixedUp}; nothing was exchanged, start again from your connections`,
+    );
+  }
   const held = deps.sealer.unsealOAuth(row.id, deps.sealer.fromStored(row.sealed_credential));
   const completed = await completeAuthorization(row.url, attempt, {
     redirectUrl: redirectUrl(deps),
     code: callback.code,
     scope: row.scopes ?? undefined,
-    reach: custodyReach(row.url, held),
+    dial: connectionDial(deps, row.url, held),
   });
   const custody: OAuthCustody = {
     ...completed,
     ...(held.private_network && { private_network: true }),
+    client_issuer: held.client_issuer ?? sentTo.issuer,
   };
-  const shot = photographMcpTools(row.name, await photographHttp(row.url, bearerOf(custody)));
+  const listed = await photographHttp(
+    row.url,
+    bearerOf(custody),
+    connectionDial(deps, row.url, custody),
+  );
+  const shot = photographMcpTools(row.name, listed);
   const activated = await activateOAuthConnection(deps.pool, row.id, {
     sealed_credential: deps.sealer.seal(row.id, custody).toBytes(),
     ...shot,
@@ -256,7 +306,11 @@ export async function finishAuthorization(
 
 function bearerOf(custody: OAuthCustody): BearerCredential {
   if (!custody.tokens) throw new OAuthFlowError('the connection holds no access token');
-  return { type: 'bearer', token: custody.tokens.access_token };
+  return {
+    type: 'bearer',
+    token: custody.tokens.access_token,
+    ...(custody.private_network && { private_network: true }),
+  };
 }
 
 /** The connection needs its owner: the reason a call's denial and the owner's page give. */
@@ -268,39 +322,88 @@ const reconnectReason = (row: Pick<ConnectionRow, 'name'>, why: string) =>
   `the connection "${row.name}" needs its owner to reconnect it (${why}); they can do so on the gate's connections page`;
 
 /**
+ * A refresh's lease outlives its one exchange (10 s at most) with room to spare, so it never runs
+ * out under a live holder; a holder that died frees it when it does.
+ */
+const refreshLeaseS = 30;
+/**
+ * How long a call waits for another call's refresh before it gives up; it looks again at growing
+ * intervals (jittered, so many waiters do not look at once), up to a second.
+ */
+const refreshWaitMs = 15_000;
+const pollAfterMs = (attempt: number) =>
+  Math.min(1_000, 50 * 2 ** attempt) * (0.8 + Math.random() * 0.4);
+
+/**
  * The access token to call with, refreshed first when it is due. `stale`: a token the server
- * just refused, refreshed whatever its expiry. Refreshes are serialised on the connection's row,
- * and a refresh another call already made is used rather than spending the refresh token again.
+ * just refused, refreshed whatever its expiry. One call at a time refreshes a connection, holding
+ * its lease (never a transaction) through the exchange; the others wait on the lease, holding no
+ * database connection, and use the refresh it made rather than spending the refresh token again.
  * A refused refresh marks the connection `needs_reauthorization` (ReauthorizationNeededError).
  */
 export async function oauthAccessToken(
-  deps: Pick<OAuthConnectionDeps, 'pool' | 'sealer'>,
+  deps: Pick<OAuthConnectionDeps, 'pool' | 'sealer' | 'resolve'>,
   row: ConnectionRow,
   stale?: string,
 ): Promise<BearerCredential> {
   const { sealer } = deps;
   const held = sealer.unsealOAuth(row.id, sealer.fromStored(row.sealed_credential));
   if (stale === undefined && !due(held)) return bearerOf(held);
-  const refused = await withTransaction(deps.pool, async (tx) => {
-    const locked = await lockOAuthConnection(tx, row.id);
-    if (!locked) return { refused: `the connection "${row.name}" is no longer active` };
-    const current = sealer.unsealOAuth(row.id, sealer.fromStored(locked.sealed_credential));
-    const refreshedMeanwhile =
-      current.tokens?.access_token !== (stale ?? held.tokens?.access_token);
-    if (refreshedMeanwhile && !due(current)) return { custody: current };
-    try {
-      const fresh = await refreshCustody(custodyReach(row.url, current), current);
-      await replaceOAuthTokens(tx, row.id, sealer.seal(row.id, fresh).toBytes());
-      return { custody: fresh };
-    } catch (error) {
-      if (!(error instanceof RefreshRefusedError)) throw error;
-      const reason = reconnectReason(row, error.message);
-      await markNeedsReauthorization(tx, row.id, reason);
-      return { refused: reason };
+  const seen = stale ?? held.tokens?.access_token;
+  const holder = randomUUID();
+  const giveUpAt = Date.now() + refreshWaitMs;
+  for (let attempt = 0; ; attempt++) {
+    const lease = await takeRefreshLease(deps.pool, row.id, holder, refreshLeaseS);
+    if (lease.state === 'inactive') {
+      throw new ReauthorizationNeededError(`the connection "${row.name}" is no longer active`);
     }
+    const current = sealer.unsealOAuth(row.id, sealer.fromStored(lease.sealed_credential));
+    if (current.tokens?.access_token !== seen && !due(current)) {
+      if (lease.state === 'won') await releaseRefreshLease(deps.pool, row.id, holder);
+      return bearerOf(current);
+    }
+    if (lease.state === 'won') return refreshUnderLease(deps, row, current, holder);
+    if (Date.now() >= giveUpAt) {
+      throw new OAuthFlowError('another refresh of this connection did not finish in time');
+    }
+    await new Promise((resolve) => setTimeout(resolve, pollAfterMs(attempt)));
+  }
+}
+
+/** The exchange, with no transaction open; then its outcome written in one short transaction. */
+async function refreshUnderLease(
+  deps: Pick<OAuthConnectionDeps, 'pool' | 'sealer' | 'resolve'>,
+  row: ConnectionRow,
+  current: OAuthCustody,
+  holder: string,
+): Promise<BearerCredential> {
+  const { sealer, pool } = deps;
+  let fresh: OAuthCustody;
+  try {
+    fresh = await refreshCustody(connectionDial(deps, row.url, current), current);
+  } catch (error) {
+    if (!(error instanceof RefreshRefusedError)) {
+      await releaseRefreshLease(pool, row.id, holder);
+      throw error;
+    }
+    const reason = reconnectReason(row, error.message);
+    await markNeedsReauthorization(pool, row.id, reason);
+    throw new ReauthorizationNeededError(reason);
+  }
+  const spent = current.tokens?.refresh_token;
+  const stored = await storeRefreshedTokens(pool, row.id, holder, (sealed) => {
+    const now: OAuthCustody = sealer.unsealOAuth(row.id, sealer.fromStored(sealed));
+    // Reconnected meanwhile: the owner's new tokens stand, the refreshed old ones are dropped.
+    if (now.tokens?.refresh_token !== spent) return sealed;
+    const merged: OAuthCustody = { ...fresh };
+    delete merged.private_network;
+    if (now.private_network) merged.private_network = true;
+    return sealer.seal(row.id, merged).toBytes();
   });
-  if ('refused' in refused) throw new ReauthorizationNeededError(refused.refused);
-  return bearerOf(refused.custody);
+  if (!stored) {
+    throw new ReauthorizationNeededError(`the connection "${row.name}" is no longer active`);
+  }
+  return bearerOf(fresh);
 }
 
 function due(custody: OAuthCustody): boolean {
@@ -316,7 +419,7 @@ function due(custody: OAuthCustody): boolean {
  * revoked them (false when it offers no revocation or refused).
  */
 export async function disconnect(
-  deps: Pick<OAuthConnectionDeps, 'pool' | 'sealer'>,
+  deps: Pick<OAuthConnectionDeps, 'pool' | 'sealer' | 'resolve'>,
   id: string,
 ): Promise<{ connection: ConnectionRow; revoked_at_server: boolean }> {
   const row = await findConnection(deps.pool, id);
@@ -328,7 +431,9 @@ export async function disconnect(
   }
   const custody = deps.sealer.unsealOAuth(id, deps.sealer.fromStored(row.sealed_credential));
   // The gate lets go of the tokens whatever the server answers: custody ends here.
-  const atServer = await revokeCustody(custodyReach(row.url, custody), custody).catch(() => false);
+  const atServer = await revokeCustody(connectionDial(deps, row.url, custody), custody).catch(
+    () => false,
+  );
   const kept: OAuthCustody = {
     type: 'oauth',
     ...(custody.private_network && { private_network: true }),
@@ -342,7 +447,7 @@ export async function disconnect(
 
 /** A member disconnects from the connections page: the owner, or an admin revoking. */
 export async function disconnectAs(
-  deps: Pick<OAuthConnectionDeps, 'pool' | 'sealer'>,
+  deps: Pick<OAuthConnectionDeps, 'pool' | 'sealer' | 'resolve'>,
   member: Member,
   id: string,
 ) {

@@ -1,11 +1,17 @@
 /**
- * Which addresses an OAuth exchange may reach. The operator chose a connection's URL; the URLs
- * its servers name (the protected resource's metadata, the authorization server and its
- * endpoints) are the remote server's choice. So a URL a server names must be as public as the
- * connection it speaks for: a server on the internet cannot point the gate into its own network,
- * and nothing points it at a link-local address (a cloud's metadata service) or a multicast one.
+ * Which addresses a connection's exchanges may reach, its MCP traffic and its OAuth exchanges
+ * alike. The operator chose a connection's URL; what its name resolves to, and the URLs its
+ * servers name (the protected resource's metadata, the authorization server and its endpoints),
+ * are the remote server's choice. So every address dialled must be as public as the connection's
+ * own URL: a server on the internet cannot point the gate into its own network, and nothing
+ * points it at a link-local address (a cloud's metadata service) or a multicast one.
  */
-import { lookup as systemLookup, type LookupAddress, type LookupOptions } from 'node:dns';
+import {
+  lookup as systemLookup,
+  promises as dns,
+  type LookupAddress,
+  type LookupOptions,
+} from 'node:dns';
 import { BlockList, isIP } from 'node:net';
 import { Agent, buildConnector } from 'undici';
 
@@ -54,6 +60,11 @@ const never = subnets([
   ['2001::', 32], // Teredo: an IPv4 address behind it
   ['2002::', 16], // 6to4: an IPv4 address inside it
   ['64:ff9b:1::', 48], // local-use IPv4/IPv6 translation, to any IPv4 address
+  // Documentation ranges: no server is there, and a network may route them anywhere.
+  ['192.0.2.0', 24],
+  ['198.51.100.0', 24],
+  ['203.0.113.0', 24],
+  ['2001:db8::', 32],
 ]);
 const privateRanges = subnets([
   ['10.0.0.0', 8],
@@ -101,6 +112,15 @@ export function connectionReach(serverUrl: string): Reach {
   return where === 'never' ? 'public' : where;
 }
 
+/**
+ * How far a connection's traffic may reach: from its URL, or every inside address where the
+ * operator said its server, named by a host, is inside (the operator vouches for that name's DNS).
+ */
+export function heldReach(serverUrl: string, held: { private_network?: true | undefined }): Reach {
+  const reach = connectionReach(serverUrl);
+  return held.private_network ? 'loopback' : reach;
+}
+
 /** A URL an exchange was not allowed to reach: the message names the host and why. */
 export class UnreachableAddressError extends Error {
   override name = 'UnreachableAddressError';
@@ -121,6 +141,51 @@ type LookupCallback = (
   family?: number,
 ) => void;
 
+/** How the broker resolves a host name: dns.lookup's shape, always asked with `all`. */
+export type Resolve = (
+  hostname: string,
+  options: LookupOptions & { all: true },
+  callback: (err: NodeJS.ErrnoException | null, found: LookupAddress[]) => void,
+) => void;
+
+/**
+ * The broker's resolver: the system's, or the DNS servers the operator names (ip or ip:port),
+ * asked for A and AAAA. `localhost` is always this host's loopback (RFC 6761), never asked.
+ */
+export function brokerResolver(servers: readonly string[] | undefined): Resolve {
+  if (!servers?.length) return systemLookup;
+  const resolver = new dns.Resolver({ timeout: 2_000, tries: 2 });
+  resolver.setServers([...servers]);
+  const none = (err: unknown) => {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENODATA' || code === 'ENOTFOUND') return [];
+    throw err;
+  };
+  return (hostname, _options, callback) => {
+    if (hostname.toLowerCase().replace(/\.$/, '') === 'localhost') {
+      callback(null, [
+        { address: '127.0.0.1', family: 4 },
+        { address: '::1', family: 6 },
+      ]);
+      return;
+    }
+    Promise.all([
+      resolver.resolve4(hostname).catch(none),
+      resolver.resolve6(hostname).catch(none),
+    ]).then(
+      ([v4, v6]) => {
+        callback(null, [
+          ...v4.map((address) => ({ address, family: 4 })),
+          ...v6.map((address) => ({ address, family: 6 })),
+        ]);
+      },
+      (err: unknown) => {
+        callback(err as NodeJS.ErrnoException, []);
+      },
+    );
+  };
+}
+
 /**
  * A resolver for net.connect that answers only the addresses `reach` allows, so that a name is
  * checked on the address actually connected to (a name that resolves elsewhere by the time of
@@ -128,10 +193,10 @@ type LookupCallback = (
  */
 export function reachableLookup(
   reach: Reach,
-  resolve: typeof systemLookup = systemLookup,
+  resolve: Resolve = systemLookup,
 ): (hostname: string, options: LookupOptions, callback: LookupCallback) => void {
   return (hostname, options, callback) => {
-    resolve(hostname, { ...options, all: true }, (err, found: LookupAddress[]) => {
+    resolve(hostname, { ...options, all: true }, (err, found) => {
       if (err) {
         callback(err, []);
         return;
@@ -154,20 +219,31 @@ export function reachableLookup(
   };
 }
 
-const agents = new Map<string, Agent>();
+const agents = new WeakMap<Resolve, Map<string, Agent>>();
 
 /**
- * An HTTP agent that connects only where `reach` allows: a name through `reachableLookup`, an IP
- * literal (which the resolver never sees) checked here. One per reach, its connections kept.
+ * An HTTP agent that connects only where `reach` allows: a name through `reachableLookup` (each
+ * new socket resolves again, so a name answered elsewhere after `Connection: close` is checked
+ * again), an IP literal (which the resolver never sees) checked here. One per reach and
+ * resolver, its connections kept.
  */
-export function reachAgent(reach: Reach, connectTimeoutMs: number): Agent {
+export function reachAgent(
+  reach: Reach,
+  connectTimeoutMs: number,
+  resolve: Resolve = systemLookup,
+): Agent {
   const key = `${reach}/${connectTimeoutMs}`;
-  let agent = agents.get(key);
+  let byReach = agents.get(resolve);
+  if (!byReach) {
+    byReach = new Map();
+    agents.set(resolve, byReach);
+  }
+  let agent = byReach.get(key);
   if (!agent) {
     // The options reach net.connect and tls.connect, whose `lookup` this is.
     const connect = buildConnector({
       timeout: connectTimeoutMs,
-      lookup: reachableLookup(reach),
+      lookup: reachableLookup(reach, resolve),
     });
     agent = new Agent({
       connect: (options, callback) => {
@@ -179,7 +255,7 @@ export function reachAgent(reach: Reach, connectTimeoutMs: number): Agent {
         connect(options, callback);
       },
     });
-    agents.set(key, agent);
+    byReach.set(key, agent);
   }
   return agent;
 }

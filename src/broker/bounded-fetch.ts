@@ -1,19 +1,28 @@
 import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { UnreachableAddressError } from './address-reach.js';
 import type { Deadline } from './exchange-limits.js';
 import { PhotographError } from './photograph-error.js';
-
-/** Statuses whose response has no body. */
-export const nullBodyStatuses = new Set([101, 103, 204, 205, 304]);
+import { cappedResponse, reachFetch, type Dial } from './reach-fetch.js';
 
 /**
- * fetch bounded by the deadline, with every response body cut off past `maxBytes`. Redirects are
+ * fetch of an MCP exchange: dialling only where the connection may reach (the address each socket
+ * opens to), bounded by the deadline, every response body cut off past `maxBytes`. Redirects are
  * never followed: the credential was given for this URL, and a server that sends it elsewhere
  * (another host, or a path the operator never registered) is a failure, not a new address.
  */
-export function boundedFetch(deadline: Deadline, maxBytes: number): FetchLike {
+export function boundedFetch(deadline: Deadline, maxBytes: number, dial: Dial): FetchLike {
+  const send = reachFetch(dial, deadline.ms);
   return async (url, init) => {
     const signal = init?.signal ? AbortSignal.any([init.signal, deadline.signal]) : deadline.signal;
-    const response = await fetch(url, { ...init, signal, redirect: 'manual' });
+    let response: Response;
+    try {
+      response = await send(url, { ...init, signal, redirect: 'manual' });
+    } catch (error) {
+      if (!(error instanceof UnreachableAddressError)) throw error;
+      const refused = new PhotographError('refused_address', error.message);
+      deadline.fail(refused);
+      throw refused;
+    }
     if (response.status >= 300 && response.status < 400) {
       await response.body?.cancel().catch(() => undefined);
       const target = new URL(url);
@@ -24,29 +33,17 @@ export function boundedFetch(deadline: Deadline, maxBytes: number): FetchLike {
       deadline.fail(error);
       throw error;
     }
-    if (!response.body || nullBodyStatuses.has(response.status)) return response;
-    let seen = 0;
-    const counted = response.body.pipeThrough(
-      new TransformStream<Uint8Array, Uint8Array>({
-        transform(chunk, controller) {
-          seen += chunk.byteLength;
-          if (seen > maxBytes) {
-            const error = new PhotographError(
-              'too_large',
-              `a response from the server was larger than ${maxBytes} bytes`,
-            );
-            deadline.fail(error);
-            controller.error(error);
-            return;
-          }
-          controller.enqueue(chunk);
-        },
-      }),
+    return cappedResponse(
+      response,
+      maxBytes,
+      () =>
+        new PhotographError(
+          'too_large',
+          `a response from the server was larger than ${maxBytes} bytes`,
+        ),
+      (error) => {
+        deadline.fail(error);
+      },
     );
-    return new Response(counted, {
-      status: response.status,
-      statusText: response.statusText,
-      headers: response.headers,
-    });
   };
 }

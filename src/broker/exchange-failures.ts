@@ -19,11 +19,15 @@ export function httpFailure(
       return new PhotographError(
         'unauthorized',
         `${where} refused the credential (HTTP ${error.code})`,
+        undefined,
+        error.code,
       );
     }
     return new PhotographError(
       'protocol',
       `${where} answered HTTP ${error.code}; is the URL its MCP endpoint?`,
+      undefined,
+      error.code,
     );
   }
   const networkCode = networkErrorCode(error);

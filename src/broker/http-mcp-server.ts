@@ -11,23 +11,27 @@ import {
   type ListedTool,
 } from './exchange-limits.js';
 import { PhotographError } from './photograph-error.js';
+import type { Dial } from './reach-fetch.js';
 import type { BearerCredential } from './sealing.js';
 import { redactor } from './secret-redactor.js';
 import { listAllTools } from './tool-listing.js';
 
 /**
  * Lists the tools of an MCP server over Streamable HTTP with a bearer token, following
- * pagination, within a time bound. Throws `PhotographError`; its message never holds the token.
+ * pagination, within a time bound, dialling only where `dial` allows. Throws `PhotographError`;
+ * its message never holds the token.
  */
 export async function photographHttp(
   url: string,
   credential: BearerCredential,
+  dial: Dial,
   options: HttpPhotographOptions = {},
 ): Promise<ListedTool[]> {
   const limits = withDefaults(options);
   return withHttpClient(
     url,
     credential,
+    dial,
     limits,
     'no complete tools/list',
     (client, transport, deadline) => listAllTools(client, transport, deadline, limits),
@@ -45,13 +49,14 @@ export type ConfirmedCall<R> =
 
 /**
  * Calls one tool on an MCP server over Streamable HTTP with a bearer token, within a time
- * bound and a bound on the answer's size. On the same authenticated session, the server's
+ * bound and a bound on the answer's size, dialling only where `dial` allows. On the same authenticated session, the server's
  * `tools/list` is read first and handed to `confirm`: anything it returns refuses the call, which
  * is then never sent. The result is returned as the server sent it.
  */
 export async function callToolHttp<R>(
   url: string,
   credential: BearerCredential,
+  dial: Dial,
   tool: { name: string; arguments: Record<string, unknown> },
   confirm: (listed: ListedTool[]) => R | undefined,
   options: CallToolOptions = {},
@@ -63,6 +68,7 @@ export async function callToolHttp<R>(
   return withHttpClient(
     url,
     credential,
+    dial,
     limits,
     'no answer to tools/call',
     async (client, transport, deadline): Promise<ConfirmedCall<R>> => {
@@ -83,6 +89,7 @@ export async function callToolHttp<R>(
 async function withHttpClient<T>(
   url: string,
   credential: BearerCredential,
+  dial: Dial,
   limits: ReturnType<typeof withDefaults>,
   what: string,
   work: (
@@ -103,7 +110,7 @@ async function withHttpClient<T>(
   const deadline = new Deadline(limits.timeoutMs, what);
   const transport = new StreamableHTTPClientTransport(target, {
     requestInit: { headers: { Authorization: `Bearer ${credential.token}` } },
-    fetch: boundedFetch(deadline, limits.maxResponseBytes),
+    fetch: boundedFetch(deadline, limits.maxResponseBytes, dial),
     // One short exchange; resuming a broken stream would only outlive the bound.
     reconnectionOptions: {
       maxRetries: 0,

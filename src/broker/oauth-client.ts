@@ -19,18 +19,14 @@ import type {
   OAuthTokens,
 } from '@modelcontextprotocol/sdk/shared/auth.js';
 import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { fetch, type RequestInit as UndiciInit } from 'undici';
-import { nullBodyStatuses } from './bounded-fetch.js';
-import {
-  connectionReach,
-  reachAgent,
-  UnreachableAddressError,
-  type Reach,
-} from './address-reach.js';
+import { UnreachableAddressError } from './address-reach.js';
 import type { OAuthAttempt, OAuthCustody } from './oauth-custody.js';
+import { cappedResponse, reachFetch, type Dial } from './reach-fetch.js';
 
 /** Bound on each request to an authorization or resource server. */
 const requestTimeoutMs = 10_000;
+/** Bound on each answer's body: metadata, a registration, tokens are a few kilobytes. */
+export const oauthAnswerMaxBytes = 256 * 1024;
 
 /** Why an OAuth exchange failed; the message never holds a token, a code or a secret. */
 export class OAuthFlowError extends Error {
@@ -43,44 +39,31 @@ export class RefreshRefusedError extends Error {
 }
 
 /**
- * The fetch of one connection's exchanges: bounded in time, and reaching only addresses as public
- * as the connection's own server (./address-reach.ts), each redirect's too. A refused address is
- * an OAuthFlowError that names it, never a TypeError the SDK would take for a network failure.
+ * The fetch of one connection's exchanges: bounded in time and in bytes, and reaching only
+ * addresses as public as the connection's own server (./address-reach.ts), each redirect's too. A
+ * refused address is an OAuthFlowError that names it, never a TypeError the SDK would take for a
+ * network failure.
  */
-function exchangeFetch(reach: Reach): FetchLike {
-  const dispatcher = reachAgent(reach, requestTimeoutMs);
+function exchangeFetch(dial: Dial): FetchLike {
+  const send = reachFetch(dial, requestTimeoutMs);
   return async (url, init) => {
     const signal = init?.signal
       ? AbortSignal.any([init.signal, AbortSignal.timeout(requestTimeoutMs)])
       : AbortSignal.timeout(requestTimeoutMs);
     try {
-      // undici's RequestInit is the global one's superset (it adds the dispatcher).
-      const answer = await fetch(url, { ...(init as UndiciInit), signal, dispatcher });
-      // The global Response the SDK expects; a status without a body (204 of a revocation) has none.
-      const response = new Response(nullBodyStatuses.has(answer.status) ? null : answer.body, {
-        status: answer.status,
-        statusText: answer.statusText,
-        headers: [...answer.headers],
-      });
-      // The SDK names the URL of an answer it cannot use (a redirect it does not follow).
-      Object.defineProperty(response, 'url', { value: answer.url });
-      return response;
+      const response = await send(url, { ...init, signal });
+      const from = new URL(url).origin;
+      return cappedResponse(
+        response,
+        oauthAnswerMaxBytes,
+        () =>
+          new OAuthFlowError(`an answer from ${from} was larger than ${oauthAnswerMaxBytes} bytes`),
+      );
     } catch (error) {
-      if (error instanceof TypeError && error.cause instanceof UnreachableAddressError) {
-        throw new OAuthFlowError(error.cause.message);
-      }
+      if (error instanceof UnreachableAddressError) throw new OAuthFlowError(error.message);
       throw error;
     }
   };
-}
-
-/**
- * How far a connection's exchanges may reach: from its URL (./address-reach.ts), or private where
- * the operator said its server, named by a host, is on the private network.
- */
-export function custodyReach(serverUrl: string, custody: Pick<OAuthCustody, 'private_network'>) {
-  const reach = connectionReach(serverUrl);
-  return custody.private_network && reach === 'public' ? 'private' : reach;
 }
 
 function clientMetadata(redirectUrl: string): OAuthClientMetadata {
@@ -173,7 +156,7 @@ export async function beginAuthorization(
     state: string;
     scope?: string | undefined;
     client?: OAuthClientInformationMixed | undefined;
-    reach: Reach;
+    dial: Dial;
   },
 ): Promise<{ authorizationUrl: URL; attempt: OAuthAttempt }> {
   const provider = new ExchangeProvider(
@@ -185,7 +168,7 @@ export async function beginAuthorization(
     const result = await auth(provider, {
       serverUrl,
       ...(options.scope && { scope: options.scope }),
-      fetchFn: exchangeFetch(options.reach),
+      fetchFn: exchangeFetch(options.dial),
     });
     const { authorizationUrl, verifier, client, discovery } = provider;
     if (result !== 'REDIRECT' || !authorizationUrl || !verifier || !client || !discovery) {
@@ -197,6 +180,19 @@ export async function beginAuthorization(
   }
 }
 
+/** The issuer an attempt was sent to, and whether it says its answers name it (RFC 9207). */
+export function attemptIssuer(discovery: OAuthDiscoveryState): {
+  issuer: string;
+  sendsIss: boolean;
+} {
+  const metadata = discovery.authorizationServerMetadata as
+    { issuer?: string; authorization_response_iss_parameter_supported?: boolean } | undefined;
+  return {
+    issuer: metadata?.issuer ?? discovery.authorizationServerUrl,
+    sendsIss: metadata?.authorization_response_iss_parameter_supported === true,
+  };
+}
+
 /** When tokens answered `expires_in` seconds ago are due, in epoch ms. */
 function expiry(tokens: OAuthTokens, now: number): number | undefined {
   return tokens.expires_in === undefined ? undefined : now + tokens.expires_in * 1000;
@@ -206,7 +202,7 @@ function expiry(tokens: OAuthTokens, now: number): number | undefined {
 export async function completeAuthorization(
   serverUrl: string,
   attempt: OAuthAttempt,
-  options: { redirectUrl: string; code: string; scope?: string | undefined; reach: Reach },
+  options: { redirectUrl: string; code: string; scope?: string | undefined; dial: Dial },
 ): Promise<OAuthCustody> {
   const provider = new ExchangeProvider(options.redirectUrl, attempt);
   const now = Date.now();
@@ -215,7 +211,7 @@ export async function completeAuthorization(
       serverUrl,
       authorizationCode: options.code,
       ...(options.scope && { scope: options.scope }),
-      fetchFn: exchangeFetch(options.reach),
+      fetchFn: exchangeFetch(options.dial),
     });
     if (result !== 'AUTHORIZED' || !provider.saved) {
       throw new OAuthFlowError('the authorization server issued no tokens');
@@ -240,7 +236,7 @@ const resourceOf = (discovery: OAuthDiscoveryState) => discovery.resourceMetadat
  * New tokens for a custody's refresh token. A server that refuses the grant (`invalid_grant`),
  * or a custody with no refresh token, is `RefreshRefusedError`: the owner must reconnect.
  */
-export async function refreshCustody(reach: Reach, custody: OAuthCustody): Promise<OAuthCustody> {
+export async function refreshCustody(dial: Dial, custody: OAuthCustody): Promise<OAuthCustody> {
   const { client, discovery, tokens } = custody;
   if (!client || !discovery || !tokens?.refresh_token) {
     throw new RefreshRefusedError('the server issued no refresh token');
@@ -255,7 +251,7 @@ export async function refreshCustody(reach: Reach, custody: OAuthCustody): Promi
       clientInformation: client,
       refreshToken: tokens.refresh_token,
       ...(resource !== undefined && { resource: new URL(resource) }),
-      fetchFn: exchangeFetch(reach),
+      fetchFn: exchangeFetch(dial),
     });
     const expiresAt = expiry(fresh, now);
     return {
@@ -284,7 +280,7 @@ interface RevocationMetadata {
  * Revokes a custody's tokens at the authorization server (RFC 7009), the refresh token first
  * (which ends the grant at most servers). Answers false when the server offers no revocation.
  */
-export async function revokeCustody(reach: Reach, custody: OAuthCustody): Promise<boolean> {
+export async function revokeCustody(dial: Dial, custody: OAuthCustody): Promise<boolean> {
   // RFC 8414 metadata may name a revocation endpoint; OpenID discovery documents have none.
   const metadata: RevocationMetadata | undefined = custody.discovery?.authorizationServerMetadata;
   const endpoint = metadata?.revocation_endpoint;
@@ -296,7 +292,7 @@ export async function revokeCustody(reach: Reach, custody: OAuthCustody): Promis
       metadata.token_endpoint_auth_methods_supported ??
       [],
   );
-  const send = exchangeFetch(reach);
+  const send = exchangeFetch(dial);
   const tokens: [string, string][] = [
     ...(custody.tokens.refresh_token
       ? [[custody.tokens.refresh_token, 'refresh_token'] as [string, string]]

@@ -18,6 +18,8 @@ export interface OAuthCustody {
   expires_at?: number;
   /** The operator said the server, named by a host, is on a private network (see address-reach). */
   private_network?: true;
+  /** The authorization server (its issuer) the client belongs to: the first it was used with. */
+  client_issuer?: string;
 }
 
 /** One authorization a person started: the PKCE verifier and the client it was started with. */

@@ -4,6 +4,8 @@ import type { OAuthAttempt, OAuthCustody } from './oauth-custody.js';
 export interface BearerCredential {
   type: 'bearer';
   token: string;
+  /** The operator said the server, named by a host, is inside the network (see address-reach). */
+  private_network?: true;
 }
 
 /** A model provider's API key. */
@@ -18,8 +20,22 @@ export interface WebhookSecret {
   secret: string;
 }
 
+/**
+ * A person's sign-in under way at the identity provider: what its callback must match, kept
+ * sealed in that person's browser (nothing is written for a sign-in that never comes back).
+ */
+export interface OidcPending {
+  type: 'oidc_pending';
+  state: string;
+  nonce: string;
+  code_verifier: string;
+  next: string | null;
+  /** Epoch ms after which the callback is refused. */
+  expires_at: number;
+}
+
 export type Credential =
-  BearerCredential | ApiKeyCredential | WebhookSecret | OAuthCustody | OAuthAttempt;
+  BearerCredential | ApiKeyCredential | WebhookSecret | OAuthCustody | OAuthAttempt | OidcPending;
 
 const version = 1;
 const ivBytes = 12;
@@ -105,6 +121,13 @@ export class CredentialSealer {
   unsealOAuthAttempt(stateHash: string, sealed: SealedCredential): OAuthAttempt {
     const credential = this.#open(stateHash, sealed);
     if (credential.type !== 'oauth_attempt') throw new SealingError('not an OAuth authorization');
+    return credential;
+  }
+
+  /** A sign-in under way, as its browser's cookie carried it back. */
+  unsealOidcPending(purpose: string, sealed: SealedCredential): OidcPending {
+    const credential = this.#open(purpose, sealed);
+    if (credential.type !== 'oidc_pending') throw new SealingError('not a sign-in under way');
     return credential;
   }
 

@@ -2,9 +2,10 @@ import { connectionColumns as columns, type ConnectionRow } from './connections.
 import { withTransaction, type Pool, type Queryable } from './pool.js';
 
 /**
- * An OAuth connection's custody changes: each one a single statement, so a connection never
- * holds half of one. The refresh path locks the row first (`lockOAuthConnection`) so that two
- * calls never both spend a single-use refresh token.
+ * An OAuth connection's custody changes: each one a single statement or one short transaction,
+ * so a connection never holds half of one. A refresh takes the connection's lease first
+ * (`takeRefreshLease`), so that two calls never both spend a single-use refresh token, and holds
+ * no transaction while it talks to the authorization server.
  */
 
 /**
@@ -35,34 +36,86 @@ export async function activateOAuthConnection(
   return rows[0];
 }
 
-/** Locks an active OAuth connection's row until the transaction ends; undefined if not active. */
-export async function lockOAuthConnection(
+/** What asking for a connection's refresh lease found: the custody as it is now, and who holds it. */
+export type RefreshLease =
+  { state: 'won' | 'held'; sealed_credential: Buffer } | { state: 'inactive' };
+
+/**
+ * Takes the refresh lease of an active OAuth connection for `holder`, for `leaseS` seconds, when
+ * nobody holds it (or a holder's lease ran out); one statement, so exactly one caller wins.
+ */
+export async function takeRefreshLease(
   db: Queryable,
   id: string,
-): Promise<Pick<ConnectionRow, 'sealed_credential' | 'status'> | undefined> {
-  const { rows } = await db.query<Pick<ConnectionRow, 'sealed_credential' | 'status'>>(
-    `select sealed_credential, status from connections
-     where id = $1 and credential_type = 'oauth' and status = 'active' for update`,
-    [id],
+  holder: string,
+  leaseS: number,
+): Promise<RefreshLease> {
+  const { rows } = await db.query<{ sealed_credential: Buffer; won: boolean }>(
+    `with taken as (
+       update connections set refresh_lease = $2,
+         refresh_lease_until = now() + make_interval(secs => $3)
+       where id = $1 and credential_type = 'oauth' and status = 'active'
+         and (refresh_lease_until is null or refresh_lease_until < now())
+       returning sealed_credential)
+     select sealed_credential, true as won from taken
+     union all
+     select sealed_credential, false from connections
+       where id = $1 and credential_type = 'oauth' and status = 'active'
+         and not exists (select 1 from taken)`,
+    [id, holder, leaseS],
   );
-  return rows[0];
+  const row = rows[0];
+  if (!row) return { state: 'inactive' };
+  return { state: row.won ? 'won' : 'held', sealed_credential: row.sealed_credential };
 }
 
-/** Refreshed tokens: the same authorization, so the generation stays. */
-export async function replaceOAuthTokens(
+/** Lets go of a refresh lease this holder took (a refresh that failed, or was not needed). */
+export async function releaseRefreshLease(
   db: Queryable,
   id: string,
-  sealedCredential: Buffer,
+  holder: string,
 ): Promise<void> {
   await db.query(
-    `update connections set sealed_credential = $2 where id = $1 and status = 'active'`,
-    [id, sealedCredential],
+    `update connections set refresh_lease = null, refresh_lease_until = null
+     where id = $1 and refresh_lease = $2`,
+    [id, holder],
   );
 }
 
 /**
- * The custody sealed anew by `reseal` (an operator's setting changed), under the lock a refresh
- * takes, so a refresh meanwhile neither loses the change nor is lost. False when revoked or gone.
+ * Refreshed tokens, merged by `reseal` into the custody as it is now (an operator's setting may
+ * have changed meanwhile), and the lease let go: the same authorization, so the generation stays.
+ * False when the connection is no longer active.
+ */
+export async function storeRefreshedTokens(
+  pool: Pool,
+  id: string,
+  holder: string,
+  reseal: (sealed: Buffer) => Buffer,
+): Promise<boolean> {
+  return withTransaction(pool, async (tx) => {
+    const { rows } = await tx.query<Pick<ConnectionRow, 'sealed_credential'>>(
+      `select sealed_credential from connections
+        where id = $1 and credential_type = 'oauth' and status = 'active' for update`,
+      [id],
+    );
+    const row = rows[0];
+    if (!row) return false;
+    await tx.query(
+      `update connections set sealed_credential = $2,
+         refresh_lease = case when refresh_lease = $3 then null else refresh_lease end,
+         refresh_lease_until = case when refresh_lease = $3 then null else refresh_lease_until end
+       where id = $1`,
+      [id, reseal(row.sealed_credential), holder],
+    );
+    return true;
+  });
+}
+
+/**
+ * The custody sealed anew by `reseal` (an operator's setting changed), under the row's lock, which
+ * a refresh's write takes too: a refresh meanwhile merges its tokens into the changed custody, so
+ * neither is lost. False when revoked or gone.
  */
 export async function resealOAuthCustody(
   pool: Pool,
@@ -85,14 +138,15 @@ export async function resealOAuthCustody(
   });
 }
 
-/** The server refused the refresh: the connection waits for its owner, saying why. */
+/** The server refused the refresh: the connection waits for its owner, saying why; no lease. */
 export async function markNeedsReauthorization(
   db: Queryable,
   id: string,
   reason: string,
 ): Promise<void> {
   await db.query(
-    `update connections set status = 'needs_reauthorization', status_reason = $2
+    `update connections set status = 'needs_reauthorization', status_reason = $2,
+       refresh_lease = null, refresh_lease_until = null
      where id = $1 and status = 'active'`,
     [id, reason],
   );

@@ -3,6 +3,7 @@
  * metric): its status, decision, deny source and rule. Never its reason, arguments or result.
  */
 import type { Attributes } from '@opentelemetry/api';
+import { digestOf } from '../domain/ledger/digest.js';
 
 interface AnswerFields {
   status?: unknown;
@@ -25,4 +26,12 @@ export function answerAttributes(answer: AnswerFields): Attributes {
     if (typeof value === 'string' && value !== '') attributes[name] = value;
   }
   return attributes;
+}
+
+/**
+ * The tool a call names, as a trace may carry it: a name the run froze as it is, any other name
+ * (the runner's free text) only as its digest, the one the ledger keeps (`tool_digest`).
+ */
+export function toolAttributes(tool: string, frozen: boolean): Attributes {
+  return frozen ? { 'gate.tool': tool } : { 'gate.tool_digest': digestOf(tool) };
 }

@@ -9,6 +9,7 @@ import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { Resource, detectResourcesSync, envDetectorSync } from '@opentelemetry/resources';
 import { BatchSpanProcessor, type SpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
+import { GateSpanExporter } from './span-export.js';
 
 export class TracingConfigError extends Error {
   override name = 'TracingConfigError';
@@ -62,7 +63,8 @@ export function startTracing(
     ...detectResourcesSync({ detectors: [envDetectorSync] }).attributes,
   });
   // The exporter reads OTEL_EXPORTER_OTLP_* and the batch OTEL_BSP_* themselves.
-  const processor = new BatchSpanProcessor(new OTLPTraceExporter());
+  // Errors leave as the gate's sentences, never their text (./span-export.ts).
+  const processor = new BatchSpanProcessor(new GateSpanExporter(new OTLPTraceExporter()));
   const provider = new NodeTracerProvider({ resource, spanProcessors: [processor] });
   provider.register();
   started = { processor, resource, shutdown: () => provider.shutdown() };

@@ -10,7 +10,9 @@ import { afterAll, beforeAll, describe, test } from 'vitest';
 import { fetch } from 'undici';
 import {
   addressClass,
+  brokerResolver,
   connectionReach,
+  heldReach,
   mayReach,
   reachAgent,
   reachableLookup,
@@ -19,7 +21,6 @@ import {
 } from '../../src/broker/address-reach.js';
 import {
   beginAuthorization,
-  custodyReach,
   OAuthFlowError,
   revokeCustody,
 } from '../../src/broker/oauth-client.js';
@@ -49,6 +50,10 @@ test('each address is where its range says, IPv4-mapped IPv6 as its IPv4', () =>
     ['224.0.0.1', 'never'],
     ['255.255.255.255', 'never'],
     ['93.184.216.34', 'public'],
+    // Documentation ranges: never a server, and routed who knows where.
+    ['203.0.113.7', 'never'],
+    ['198.51.100.1', 'never'],
+    ['2001:db8::1', 'never'],
     ['2606:2800:220:1::', 'public'],
     ['8.8.8.8', 'public'],
     // IPv4 carried in IPv6: SIIT, NAT64, IPv4-compatible, as the IPv4 address.
@@ -105,10 +110,10 @@ test("a connection's reach is its URL as the operator wrote it: an inside addres
     ['https://93.184.216.34/mcp', 'public'],
   ];
   for (const [url, reach] of cases) assert.equal(connectionReach(url), reach, url);
-  // The operator may say a named server is on the private network: private, never loopback.
-  assert.equal(custodyReach('https://mcp.corp/mcp', { private_network: true }), 'private');
-  assert.equal(custodyReach('https://mcp.corp/mcp', {}), 'public');
-  assert.equal(custodyReach('http://localhost:3000/mcp', { private_network: true }), 'loopback');
+  // The operator may say a named server is inside: its name may then resolve to any inside address.
+  assert.equal(heldReach('https://mcp.corp/mcp', { private_network: true }), 'loopback');
+  assert.equal(heldReach('https://mcp.corp/mcp', {}), 'public');
+  assert.equal(heldReach('http://localhost:3000/mcp', { private_network: true }), 'loopback');
 });
 
 describe('the resolver a connection dials through', () => {
@@ -134,7 +139,7 @@ describe('the resolver a connection dials through', () => {
           'rebound.example': ['10.0.0.7'],
           'mixed.example': ['10.0.0.7', '93.184.216.34'],
           'metadata.example': ['169.254.169.254'],
-        }) as never,
+        }),
       );
       lookup(hostname, { all }, (err, address) => {
         done({ err, answer: address });
@@ -163,6 +168,7 @@ describe('the resolver a connection dials through', () => {
 });
 
 describe('over real connections', () => {
+  const system = brokerResolver(undefined);
   const received: IncomingMessage[] = [];
   let server: Server;
   let port: number;
@@ -226,7 +232,7 @@ describe('over real connections', () => {
       const error = await beginAuthorization(`http://127.0.0.1:${port}/mcp`, {
         redirectUrl: 'http://127.0.0.1:9/callback',
         state: 'state',
-        reach: custodyReach(`http://127.0.0.1:${port}/mcp`, {}),
+        dial: { reach: heldReach(`http://127.0.0.1:${port}/mcp`, {}), resolve: system },
       }).then(
         () => undefined,
         (err: unknown) => err,
@@ -246,25 +252,28 @@ describe('over real connections', () => {
   test('a revocation endpoint that redirects is a failure: the tokens are not sent on', async () => {
     const here = `http://127.0.0.1:${port}`;
     const before = received.length;
-    const error = await revokeCustody('loopback', {
-      type: 'oauth',
-      client: { client_id: 'gate' },
-      discovery: {
-        authorizationServerUrl: here,
-        authorizationServerMetadata: {
-          issuer: here,
-          authorization_endpoint: `${here}/authorize`,
-          token_endpoint: `${here}/token`,
-          response_types_supported: ['code'],
-          revocation_endpoint: `${here}/revoke`,
+    const error = await revokeCustody(
+      { reach: 'loopback', resolve: system },
+      {
+        type: 'oauth',
+        client: { client_id: 'gate' },
+        discovery: {
+          authorizationServerUrl: here,
+          authorizationServerMetadata: {
+            issuer: here,
+            authorization_endpoint: `${here}/authorize`,
+            token_endpoint: `${here}/token`,
+            response_types_supported: ['code'],
+            revocation_endpoint: `${here}/revoke`,
+          },
+        },
+        tokens: {
+          access_token: 'access-canary',
+          refresh_token: 'refresh-canary',
+          token_type: 'bearer',
         },
       },
-      tokens: {
-        access_token: 'access-canary',
-        refresh_token: 'refresh-canary',
-        token_type: 'bearer',
-      },
-    }).then(
+    ).then(
       () => undefined,
       (err: unknown) => err,
     );

@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { createServer, type AddressInfo, type Socket } from 'node:net';
 import { inspect } from 'node:util';
 import { describe, test } from 'vitest';
+import { brokerResolver } from '../../src/broker/address-reach.js';
 import { callToolHttp, photographHttp } from '../../src/broker/http-mcp-server.js';
 import { PhotographError, type PhotographErrorCode } from '../../src/broker/photograph-error.js';
 import { photographStdio } from '../../src/broker/stdio-mcp-server.js';
@@ -30,9 +31,14 @@ const token = 'upstream-token-3f9a1c7e';
  */
 const catastrophicMs = 10_000;
 const bearer = { type: 'bearer', token } as const;
+/** The servers here are on loopback addresses, as their connections' URLs say. */
+const loopback = { reach: 'loopback', resolve: brokerResolver(undefined) } as const;
 
 async function photographConnection(upstream: RugpullUpstream): Promise<McpPhotographedTool[]> {
-  const photograph = photographMcpTools('notes', await photographHttp(upstream.url, bearer));
+  const photograph = photographMcpTools(
+    'notes',
+    await photographHttp(upstream.url, bearer, loopback),
+  );
   assert.deepEqual(photograph.unusable, []);
   return photograph.tools;
 }
@@ -172,7 +178,10 @@ describe('photographing over Streamable HTTP fails closed', () => {
   test('a wrong token is unauthorized, and the error never contains the token', async () => {
     const upstream = await startRugpullUpstream({ token: 'the-right-token' });
     try {
-      const error = await rejectsWith(photographHttp(upstream.url, bearer), 'unauthorized');
+      const error = await rejectsWith(
+        photographHttp(upstream.url, bearer, loopback),
+        'unauthorized',
+      );
       assert.ok(upstream.refused >= 1, 'the upstream saw and refused the token');
       for (const text of [error.message, String(error.stack), inspect(error)]) {
         assert.ok(!text.includes(token), `the token leaked into: ${text}`);
@@ -185,9 +194,9 @@ describe('photographing over Streamable HTTP fails closed', () => {
   test('a token the upstream stopped accepting is unauthorized on the next photograph', async () => {
     const upstream = await startRugpullUpstream({ token });
     try {
-      await photographHttp(upstream.url, bearer);
+      await photographHttp(upstream.url, bearer, loopback);
       upstream.setToken('rotated-token');
-      await rejectsWith(photographHttp(upstream.url, bearer), 'unauthorized');
+      await rejectsWith(photographHttp(upstream.url, bearer, loopback), 'unauthorized');
     } finally {
       await upstream.close();
     }
@@ -196,9 +205,12 @@ describe('photographing over Streamable HTTP fails closed', () => {
   test('more tools, or a bigger response, than the bound is too_large', async () => {
     const upstream = await startRugpullUpstream({ token });
     try {
-      await rejectsWith(photographHttp(upstream.url, bearer, { maxTools: 1 }), 'too_large');
       await rejectsWith(
-        photographHttp(upstream.url, bearer, { maxResponseBytes: 64 }),
+        photographHttp(upstream.url, bearer, loopback, { maxTools: 1 }),
+        'too_large',
+      );
+      await rejectsWith(
+        photographHttp(upstream.url, bearer, loopback, { maxResponseBytes: 64 }),
         'too_large',
       );
     } finally {
@@ -214,7 +226,7 @@ describe('photographing over Streamable HTTP fails closed', () => {
     try {
       const started = Date.now();
       const error = await rejectsWith(
-        photographHttp(`http://127.0.0.1:${port}/mcp`, bearer, { timeoutMs: 1_000 }),
+        photographHttp(`http://127.0.0.1:${port}/mcp`, bearer, loopback, { timeoutMs: 1_000 }),
         'timeout',
       );
       // The photograph's own deadline ended it, at the bound given (not the default 10 s).
@@ -231,14 +243,14 @@ describe('photographing over Streamable HTTP fails closed', () => {
     try {
       const note = { name: 'create_note', arguments: { title: 't', body: 'b' } };
       const seen: string[][] = [];
-      const refused = await callToolHttp(upstream.url, bearer, note, (listed) => {
+      const refused = await callToolHttp(upstream.url, bearer, loopback, note, (listed) => {
         seen.push(listed.map((tool) => tool.name));
         return 'changed';
       });
       assert.deepEqual(refused, { called: false, refusal: 'changed' });
       assert.deepEqual(seen, [['search_notes', 'create_note']], 'every page of the list');
       assert.deepEqual(upstream.calls, []);
-      const sent = await callToolHttp(upstream.url, bearer, note, () => undefined);
+      const sent = await callToolHttp(upstream.url, bearer, loopback, note, () => undefined);
       assert.equal(sent.called, true);
       assert.equal(upstream.calls.length, 1);
     } finally {
@@ -252,7 +264,10 @@ describe('photographing over Streamable HTTP fails closed', () => {
     try {
       for (const status of [301, 302, 303, 307, 308]) {
         upstream.redirect({ status, location: elsewhere.url });
-        const error = await rejectsWith(photographHttp(upstream.url, bearer), 'redirected');
+        const error = await rejectsWith(
+          photographHttp(upstream.url, bearer, loopback),
+          'redirected',
+        );
         assert.match(
           error.message,
           new RegExp(`HTTP ${status} \\(a redirect\\); redirects are never followed`),
@@ -261,6 +276,7 @@ describe('photographing over Streamable HTTP fails closed', () => {
       const call = callToolHttp(
         upstream.url,
         bearer,
+        loopback,
         { name: 'create_note', arguments: { title: 't', body: 'b' } },
         () => undefined,
       );
@@ -268,7 +284,7 @@ describe('photographing over Streamable HTTP fails closed', () => {
       assert.equal(elsewhere.requests, 0, 'the redirect target was never contacted');
       assert.deepEqual(elsewhere.calls, []);
       upstream.redirect(null);
-      assert.equal((await photographHttp(upstream.url, bearer)).length, 2);
+      assert.equal((await photographHttp(upstream.url, bearer, loopback)).length, 2);
     } finally {
       await upstream.close();
       await elsewhere.close();
@@ -280,7 +296,7 @@ describe('photographing over Streamable HTTP fails closed', () => {
     const started = Date.now();
     // Unreachable, not a timeout: the refused connection answered, not the deadline.
     await rejectsWith(
-      photographHttp(`http://127.0.0.1:${port}/mcp`, bearer, { timeoutMs: 60_000 }),
+      photographHttp(`http://127.0.0.1:${port}/mcp`, bearer, loopback, { timeoutMs: 60_000 }),
       'unreachable',
     );
     assert.ok(Date.now() - started < catastrophicMs, `took ${Date.now() - started} ms`);
@@ -290,7 +306,7 @@ describe('photographing over Streamable HTTP fails closed', () => {
 test('server-everything over Streamable HTTP: its tools photograph with effects from their annotations', async () => {
   const server = await startServerEverything();
   try {
-    const listed = await photographHttp(server.url, { type: 'bearer', token: 'unused' });
+    const listed = await photographHttp(server.url, { type: 'bearer', token: 'unused' }, loopback);
     const { tools, unusable } = photographMcpTools('everything', listed);
     assert.deepEqual(unusable, []);
     const effects = new Map(tools.map((tool) => [tool.name, tool.effect]));

@@ -4318,6 +4318,8 @@ export interface operations {
                 /** @constant */
                 type: 'bearer';
                 token: string;
+                /** @description the server is inside the operator's network though its URL names a host: the name may resolve to an inside address (private or loopback), and what its servers name may be inside too */
+                private_network?: boolean;
               }
             | {
                 /** @constant */
@@ -4325,7 +4327,7 @@ export interface operations {
                 scopes?: string[];
                 client_id?: string;
                 client_secret?: string;
-                /** @description the server is on the operator's private network though its URL names a host: what its metadata names may be on a private address too */
+                /** @description the server is inside the operator's network though its URL names a host: the name may resolve to an inside address (private or loopback), and what its servers name may be inside too */
                 private_network?: boolean;
               };
         } & (
@@ -4585,11 +4587,13 @@ export interface operations {
                 /** @constant */
                 type: 'bearer';
                 token: string;
+                /** @description the server is inside the operator's network though its URL names a host: the name may resolve to an inside address (private or loopback), and what its servers name may be inside too */
+                private_network?: boolean;
               }
             | {
                 /** @constant */
                 type: 'oauth';
-                /** @description the server is on the operator's private network though its URL names a host: what its metadata names may be on a private address too */
+                /** @description the server is inside the operator's network though its URL names a host: the name may resolve to an inside address (private or loopback), and what its servers name may be inside too */
                 private_network?: boolean;
               };
         };
@@ -5159,6 +5163,15 @@ export interface operations {
           'text/html': string;
         };
       };
+      /** @description too many wrong tokens from this address; Retry-After says when to try again */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/html': string;
+        };
+      };
       /** @description an error, as a page */
       default: {
         headers: {
@@ -5223,6 +5236,15 @@ export interface operations {
       };
       /** @description no identity provider is configured */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/html': string;
+        };
+      };
+      /** @description too many sign-ins started from this address; Retry-After says when */
+      429: {
         headers: {
           [name: string]: unknown;
         };
@@ -5813,6 +5835,7 @@ export interface operations {
         'application/x-www-form-urlencoded': {
           code: string;
           state: string;
+          iss?: string;
         };
       };
     };

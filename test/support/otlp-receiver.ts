@@ -21,6 +21,8 @@ interface WireSpan {
   parentSpanId?: string;
   name: string;
   attributes?: WireAttribute[];
+  status?: { code?: number; message?: string };
+  events?: { name: string; attributes?: WireAttribute[] }[];
 }
 interface WireTraces {
   resourceSpans?: {
@@ -36,6 +38,9 @@ export interface ReceivedSpan {
   parentSpanId: string | undefined;
   name: string;
   attributes: Record<string, string | number | boolean>;
+  /** The status's message, when the span says why it failed. */
+  statusMessage: string | undefined;
+  events: { name: string; attributes: Record<string, string | number | boolean> }[];
 }
 
 function plain(value: AnyValue): string | number | boolean {
@@ -78,6 +83,11 @@ export async function startOtlpReceiver() {
               parentSpanId: span.parentSpanId || undefined,
               name: span.name,
               attributes: attributesOf(span.attributes),
+              statusMessage: span.status?.message || undefined,
+              events: (span.events ?? []).map((event) => ({
+                name: event.name,
+                attributes: attributesOf(event.attributes),
+              })),
             });
           }
         }

@@ -37,6 +37,8 @@ export interface RugpullUpstream {
   readonly refused: number;
   /** How many HTTP requests reached the MCP endpoint, whatever became of them. */
   readonly requests: number;
+  /** How many tools/list requests (pages) it answered. */
+  readonly lists: number;
   setToken(token: string): void;
   /** From now on every request is answered with this redirect (null: serve again). */
   redirect(to: { status: number; location: string } | null): void;
@@ -80,6 +82,8 @@ export async function startRugpullUpstream(options: {
   token: string;
   tools?: readonly UpstreamTool[];
   pageSize?: number;
+  /** Close the connection after every answer, so a client's next request dials (and resolves) anew. */
+  closeAfterEachAnswer?: boolean;
 }): Promise<RugpullUpstream> {
   const pageSize = options.pageSize ?? 2;
   let token = options.token;
@@ -87,6 +91,7 @@ export async function startRugpullUpstream(options: {
   const calls: ReceivedCall[] = [];
   let refused = 0;
   let requests = 0;
+  let lists = 0;
   let redirect: { status: number; location: string } | null = null;
 
   const mustExist = (name: string) => {
@@ -104,6 +109,7 @@ export async function startRugpullUpstream(options: {
     );
     // The low-level handlers take raw JSON Schema, which McpServer.registerTool does not.
     mcp.server.setRequestHandler(ListToolsRequestSchema, (request): ListToolsResult => {
+      lists += 1;
       const offset = Number(request.params?.cursor ?? '0');
       if (!Number.isInteger(offset) || offset < 0 || offset > tools.length) {
         throw new McpError(ErrorCode.InvalidParams, 'unknown cursor');
@@ -125,6 +131,7 @@ export async function startRugpullUpstream(options: {
   };
 
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
+    if (options.closeAfterEachAnswer) res.shouldKeepAlive = false;
     if (new URL(req.url ?? '/', 'http://upstream').pathname !== '/mcp') {
       res.writeHead(404).end();
       return;
@@ -187,6 +194,9 @@ export async function startRugpullUpstream(options: {
     },
     get requests() {
       return requests;
+    },
+    get lists() {
+      return lists;
     },
     setToken(next) {
       token = next;

@@ -14,7 +14,9 @@ import {
   seedWorkspace,
   type Seed,
 } from '../support/seed.js';
+import { digestOf } from '../../src/domain/ledger/digest.js';
 import { jsonLines } from '../support/json-lines.js';
+import { startRugpullUpstream } from '../support/rugpull-upstream.js';
 import { startWorkerProcess } from '../support/worker-processes.js';
 
 const taskQueue = `traces-${randomUUID()}`;
@@ -50,7 +52,8 @@ beforeAll(async () => {
   worker = await startWorkerProcess(
     'traced-worker',
     { ...otel, GATE_TASK_QUEUE: taskQueue, LOG_LEVEL: 'debug' },
-    { output: workerLines },
+    // The broker fails with a text of its own: what a span may say of it is the gate's sentence.
+    { output: workerLines, faults: { fail: { broker: `the broker saw ${canary}` } } },
   );
   ({ process: apiProcess, api } = await startApiProcess(
     'traced-api',
@@ -182,6 +185,7 @@ describe('traces', () => {
     assert.equal(allowed.root.attributes['gate.decision'], 'allow');
     assert.equal(allowed.root.attributes['gate.rule_id'], 'reads');
     assert.equal(allowed.root.attributes['gate.tool'], 'Read');
+    assert.equal(allowed.root.attributes['gate.tool_digest'], undefined);
 
     const deny = await traceOf('rm', (t) => decidedBy(t, 'deny'));
     assertOneTree(deny.root, deny.trace);
@@ -213,6 +217,67 @@ describe('traces', () => {
     const sent = receiver.bodies.join('\n');
     for (const secret of [canary, run.session_token, operatorKey, seed.admin.token]) {
       assert.ok(!sent.includes(secret), 'a secret or an argument value was exported');
+    }
+  });
+
+  test("a tool the run never froze is traced by its digest, and a failing activity's span says the gate's sentence, never the error's text", async () => {
+    const upstream = await startRugpullUpstream({ token: canary });
+    try {
+      const connection = await expectStatus(
+        api.call('POST', '/v1/connections', {
+          token: operatorKey,
+          body: {
+            workspace: seed.workspace,
+            name: 'notes',
+            kind: 'org',
+            url: upstream.url,
+            credential: { type: 'bearer', token: canary },
+          },
+        }),
+        201,
+      );
+      const run = await createRun(api, seed, {
+        tools: { bundles: [seed.bundleId], connections: [{ id: connection.id }] },
+      });
+      const put = (id: string, body: object) =>
+        api.call('PUT', `/v1/sessions/${run.session_id}/tool-calls/${id}`, {
+          token: run.session_token,
+          body,
+        });
+      const unknown = `Unknown-${canary}`;
+      assert.equal((await put('unknown', { tool: unknown, arguments: {} })).body.decision, 'deny');
+      const brokered = await put('brokered', {
+        tool: 'mcp__notes__search_notes',
+        arguments: { query: 'q' },
+        execute: true,
+      });
+      assert.ok([200, 202].includes(brokered.status), JSON.stringify(brokered.body));
+
+      const denied = await traceOf('unknown', (t) => decidedBy(t, 'deny'));
+      assert.equal(denied.root.attributes['gate.tool'], undefined);
+      assert.equal(denied.root.attributes['gate.tool_digest'], digestOf(unknown));
+      const failed = await waitFor(
+        'the failed broker attempts',
+        () => {
+          const spans = receiver.spans.filter(
+            (s) => s.name === 'RunActivity:broker' && s.statusMessage !== undefined,
+          );
+          if (spans.length === 0) throw new Error('not exported yet');
+          return Promise.resolve(spans);
+        },
+        { timeoutMs: 30_000, intervalMs: 100 },
+      );
+      for (const span of failed) {
+        assert.equal(span.statusMessage, 'the operation failed (Error)');
+        for (const event of span.events.filter((e) => e.name === 'exception')) {
+          assert.equal(event.attributes['exception.message'], 'the operation failed (Error)');
+          assert.equal(event.attributes['exception.stacktrace'], undefined);
+        }
+      }
+      const sent = receiver.bodies.join('\n');
+      assert.ok(!sent.includes(canary), "a tool's name or an error's text was exported");
+    } finally {
+      await upstream.close();
     }
   });
 

@@ -11,6 +11,7 @@ import {
   registerOAuthConnection,
   requestReauthorization,
 } from '../../application/oauth-connections.js';
+import type { BearerCredential } from '../../broker/sealing.js';
 import { guardToolSchemas } from '../../domain/tools/schema-guard.js';
 import { effectSchema, type PhotographedTool } from '../../domain/tools/tools.js';
 import {
@@ -29,17 +30,30 @@ export const originName = z
     'a name is 1 to 64 letters, digits, "_" or "-", starting with a letter or digit',
   );
 
+const privateNetwork = z.boolean().optional().meta({
+  description:
+    "the server is inside the operator's network though its URL names a host: the name may resolve to an inside address (private or loopback), and what its servers name may be inside too",
+});
+
 const bearerCredential = z
-  .object({ type: z.literal('bearer'), token: z.string().min(1).max(8192) })
+  .object({
+    type: z.literal('bearer'),
+    token: z.string().min(1).max(8192),
+    private_network: privateNetwork,
+  })
   .strict();
+
+/** The bearer credential to seal: the operator's word on the network kept only when said. */
+function heldBearer(given: z.infer<typeof bearerCredential>): BearerCredential {
+  return {
+    type: 'bearer',
+    token: given.token,
+    ...(given.private_network === true && { private_network: true }),
+  };
+}
 
 /** An OAuth scope token (RFC 6749 section 3.3): printable ASCII without spaces, quotes or "\\". */
 const scopeToken = z.string().regex(/^[\x21\x23-\x5b\x5d-\x7e]{1,200}$/, 'not an OAuth scope');
-
-const privateNetwork = z.boolean().optional().meta({
-  description:
-    "the server is on the operator's private network though its URL names a host: what its metadata names may be on a private address too",
-});
 
 export const oauthCredential = z
   .object({
@@ -209,7 +223,7 @@ export function connectionRoutes(server: FastifyInstance, ctx: ApiContext) {
         const view = connectionView(awaiting.connection);
         return reply.code(201).send({ ...view, authorize_url: awaiting.authorize_url });
       }
-      const row = await registerConnection(ctx, { ...target, credential: given });
+      const row = await registerConnection(ctx, { ...target, credential: heldBearer(given) });
       return reply.code(201).send(connectionView(row));
     },
   );
@@ -274,7 +288,7 @@ export function connectionRoutes(server: FastifyInstance, ctx: ApiContext) {
         const { auth_generation, status } = awaiting.connection;
         return { id, auth_generation, status, authorize_url: awaiting.authorize_url };
       }
-      const updated = await reauthorizeConnection(ctx, id, credential);
+      const updated = await reauthorizeConnection(ctx, id, heldBearer(credential));
       return { id, auth_generation: updated.auth_generation };
     },
   );

@@ -9,7 +9,7 @@ import { MAX_ARGUMENT_DEPTH } from '../../domain/tools/argument-validation.js';
 import { jsonDepthWithin } from '../../domain/tools/json-depth.js';
 import { toolDigestPattern } from '../../domain/gate/reported-drift.js';
 import { annotateSpan } from '../../telemetry/tracing.js';
-import { answerAttributes } from '../../telemetry/gate-attributes.js';
+import { answerAttributes, toolAttributes } from '../../telemetry/gate-attributes.js';
 import { callerKey } from '../caller-slots.js';
 import { callerAdmin, callerRun } from '../callers.js';
 import type { ApiContext } from '../context.js';
@@ -105,14 +105,18 @@ export function toolCallRoutes(server: FastifyInstance, ctx: ApiContext) {
     },
     async (request, reply) => {
       const { body } = request;
+      const run = callerRun(request);
       annotateSpan({
         'gate.session_id': request.params.session_id,
         'gate.tool_call_id': request.params.tool_call_id,
-        'gate.tool': body.tool,
+        ...toolAttributes(
+          body.tool,
+          run.toolset.some((tool) => tool.name === body.tool),
+        ),
       });
       const state = await submitToolCall(
         ctx,
-        callerRun(request),
+        run,
         request.params.tool_call_id,
         {
           tool: body.tool,

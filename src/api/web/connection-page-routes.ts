@@ -52,7 +52,9 @@ export const callbackQuery = z
   });
 
 export const csrfForm = z.object({ csrf: z.string() }).strict();
-export const callbackForm = z.object({ code, state }).strict();
+export const callbackForm = z
+  .object({ code, state, iss: z.string().max(2048).optional() })
+  .strict();
 
 async function showList(
   ctx: ApiContext,
@@ -70,7 +72,7 @@ async function finish(
   ctx: ApiContext,
   reply: FastifyReply,
   session: SignedIn,
-  callback: { code: string; state: string },
+  callback: { code: string; state: string; iss?: string | undefined },
 ) {
   try {
     const row = await finishAuthorization(ctx, session.member, callback);
@@ -172,7 +174,7 @@ export function connectionPageRoutes(server: FastifyInstance, ctx: ApiContext) {
         if (session && query.state) await abandonAuthorization(ctx, session.member, query.state);
         return sendPage(reply, 200, declinedPage(query.error ?? 'no code', session));
       }
-      const callback = { code: query.code, state: query.state };
+      const callback = { code: query.code, state: query.state, iss: query.iss };
       if (!session) return sendPage(reply, 200, finishPage(callback));
       return finish(ctx, reply, session, callback);
     },

@@ -131,7 +131,11 @@ export function continuePage(session: SignedIn, to: URL): SafeHtml {
  * SameSite=Strict, and the redirect came from another site): one click from our own page sends
  * it. The code and state are posted back unchanged; the state alone says whose they are.
  */
-export function finishPage(callback: { code: string; state: string }): SafeHtml {
+export function finishPage(callback: {
+  code: string;
+  state: string;
+  iss?: string | undefined;
+}): SafeHtml {
   return page(
     { title: 'Finish connecting' },
     html`<section class="card">
@@ -139,6 +143,11 @@ export function finishPage(callback: { code: string; state: string }): SafeHtml 
       <form method="post" action="/connections/oauth/callback">
         <input type="hidden" name="code" value="${callback.code}" />
         <input type="hidden" name="state" value="${callback.state}" />
+        ${
+          callback.iss === undefined
+            ? ''
+            : html`<input type="hidden" name="iss" value="${callback.iss}" />`
+        }
         <button type="submit" id="finish">Finish connecting</button>
       </form>
     </section>`,

@@ -1,7 +1,14 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 
-/** The value of one cookie the browser sent, or undefined. Only plain token values are accepted. */
-export function readCookie(request: FastifyRequest, name: string): string | undefined {
+/**
+ * The value of one cookie the browser sent, or undefined. Only plain token values are accepted,
+ * of up to `maxLength` characters (a sealed value is longer than a random one).
+ */
+export function readCookie(
+  request: FastifyRequest,
+  name: string,
+  maxLength = 200,
+): string | undefined {
   const header = request.headers.cookie;
   if (!header) return undefined;
   for (const part of header.split(';')) {
@@ -9,7 +16,7 @@ export function readCookie(request: FastifyRequest, name: string): string | unde
     if (eq < 0 || part.slice(0, eq).trim() !== name) continue;
     const value = part.slice(eq + 1).trim();
     // Our cookie values are base64url; anything else was not set by us.
-    return /^[A-Za-z0-9_-]{1,200}$/.test(value) ? value : undefined;
+    return value.length <= maxLength && /^[A-Za-z0-9_-]+$/.test(value) ? value : undefined;
   }
   return undefined;
 }

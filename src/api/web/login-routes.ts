@@ -3,6 +3,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { findMemberByTokenHash } from '../../store/members.js';
 import type { ApiContext } from '../context.js';
+import { RateWindow } from '../rate-window.js';
 import { hashToken, tokenKind } from '../../application/tokens.js';
 import { clearCookie, readCookie, setCookie } from './cookies.js';
 import { loginCsrfCookie, newLoginCsrf, requireCsrf, requireSameOrigin } from './csrf.js';
@@ -59,8 +60,12 @@ function loginPostedHere(ctx: ApiContext, request: FastifyRequest) {
   requireCsrf(formOf(request.body).csrf, readCookie(request, loginCsrfCookie));
 }
 
+/** Wrong tokens (or operator keys) one client address may post a minute before it waits. */
+export const loginGuessesPerMinute = 10;
+
 export function loginRoutes(server: FastifyInstance, ctx: ApiContext) {
   const web = server.withTypeProvider<ZodTypeProvider>();
+  const guesses = new RateWindow(loginGuessesPerMinute);
 
   web.get(
     '/login',
@@ -111,6 +116,7 @@ export function loginRoutes(server: FastifyInstance, ctx: ApiContext) {
         response: {
           303: empty('signed in'),
           401: media('neither a user token nor the operator key'),
+          429: media('too many wrong tokens from this address; Retry-After says when to try again'),
           403: media(
             'a suspended membership, token sign-in switched off, or a post from elsewhere',
           ),
@@ -121,14 +127,20 @@ export function loginRoutes(server: FastifyInstance, ctx: ApiContext) {
       const { csrf } = request.body;
       const next = safeNext(request.body.next);
       const token = request.body.token?.trim() ?? '';
+      const refuse = (status: number, error: string) =>
+        loginAgain(ctx, reply, status, csrf, next, error);
+      // Guesses at the operator key or a token are few a minute from one address.
+      const waitS = guesses.full(request.ip);
+      if (waitS !== undefined) {
+        reply.header('retry-after', String(waitS));
+        return refuse(429, `Too many wrong tokens from here; try again in ${waitS} seconds.`);
+      }
       // The operator signs in only for the Temporal UI's codec; the page it lands on says so.
       if (token !== '' && ctx.auth.isOperatorKey(token)) {
         await startWebSession(ctx, request, reply, 'operator');
         clearCookie(reply, loginCsrfCookie, overHttps(request, ctx.publicUrl));
         return reply.redirect('/login', 303);
       }
-      const refuse = (status: number, error: string) =>
-        loginAgain(ctx, reply, status, csrf, next, error);
       if (!ctx.web.tokenSignIn) {
         return refuse(
           403,
@@ -139,7 +151,10 @@ export function loginRoutes(server: FastifyInstance, ctx: ApiContext) {
         tokenKind(token) === 'user'
           ? await findMemberByTokenHash(ctx.pool, hashToken(token))
           : undefined;
-      if (!member) return refuse(401, 'That is not a valid user token.');
+      if (!member) {
+        guesses.take(request.ip);
+        return refuse(401, 'That is not a valid user token.');
+      }
       if (member.status !== 'active') {
         return refuse(403, 'Your membership in this workspace is suspended.');
       }

@@ -1,14 +1,10 @@
-import { randomBytes } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { signInPerson } from '../../application/sign-in.js';
-import { hashToken } from '../../application/tokens.js';
-import {
-  insertPendingAuthorization,
-  takePendingAuthorization,
-} from '../../store/oidc-authorizations.js';
+import { SealingError, type OidcPending } from '../../broker/sealing.js';
 import type { ApiContext } from '../context.js';
-import { notFound } from '../problem.js';
+import { notFound, Problem } from '../problem.js';
+import { RateWindow } from '../rate-window.js';
 import { clearCookie, readCookie, setCookie } from './cookies.js';
 import { html } from './html.js';
 import { empty, media } from '../route-schemas.js';
@@ -21,6 +17,23 @@ import { overHttps, startWebSession } from './session.js';
 const pendingCookie = 'fg_oidc';
 /** Minutes to sign in at the provider; past that the callback is refused. */
 const pendingLifetimeS = 600;
+/** What the pending cookie is sealed for: it opens for nothing else. */
+const pendingPurpose = 'oidc-sign-in';
+/** Sign-ins one client address may start a minute (each one a trip to the provider). */
+export const signInStartsPerMinute = 30;
+
+/** The sign-in under way that this browser's cookie carries, if it opens and is still live. */
+function pendingOf(ctx: ApiContext, cookie: string | undefined): OidcPending | undefined {
+  if (!cookie) return undefined;
+  try {
+    const sealed = ctx.sealer.fromStored(Buffer.from(cookie, 'base64url'));
+    const pending = ctx.sealer.unsealOidcPending(pendingPurpose, sealed);
+    return pending.expires_at > Date.now() ? pending : undefined;
+  } catch (error) {
+    if (error instanceof SealingError) return undefined;
+    throw error;
+  }
+}
 
 /**
  * After the provider's redirect (a navigation from another site) the browser withholds our
@@ -50,6 +63,7 @@ function requireOidc(ctx: ApiContext, request: FastifyRequest): OidcRelyingParty
 export function oidcRoutes(server: FastifyInstance, ctx: ApiContext) {
   const web = server.withTypeProvider<ZodTypeProvider>();
   const config = { caller: 'anyone' } as const;
+  const starts = new RateWindow(signInStartsPerMinute);
 
   web.get(
     '/auth/oidc/login',
@@ -63,24 +77,31 @@ export function oidcRoutes(server: FastifyInstance, ctx: ApiContext) {
         response: {
           303: empty("to the provider's authorization endpoint"),
           404: media('no identity provider is configured'),
+          429: media('too many sign-ins started from this address; Retry-After says when'),
           503: media('the provider could not be reached'),
         },
       },
     },
     async (request, reply) => {
       const oidc = requireOidc(ctx, request);
+      const taken = starts.take(request.ip);
+      if (!taken.ok) {
+        reply.header('retry-after', String(taken.retryAfterS));
+        throw new Problem(429, 'too many sign-ins started from this address; try again shortly');
+      }
       const checks = OidcRelyingParty.newChecks();
       const url = await oidc.authorizationUrl(checks);
-      const browserKey = randomBytes(32).toString('base64url');
       const next = safeNext(request.query.next) ?? null;
-      await insertPendingAuthorization(
-        ctx.pool,
-        hashToken(browserKey),
-        { ...checks, next },
-        pendingLifetimeS,
-      );
+      // Kept sealed in the browser, not in the database: a sign-in never finished costs nothing.
+      const pending: OidcPending = {
+        type: 'oidc_pending',
+        ...checks,
+        next,
+        expires_at: Date.now() + pendingLifetimeS * 1000,
+      };
+      const sealed = ctx.sealer.seal(pendingPurpose, pending).toBytes().toString('base64url');
       // Lax: it must come back on the provider's redirect, a top-level navigation from its site.
-      setCookie(reply, pendingCookie, browserKey, {
+      setCookie(reply, pendingCookie, sealed, {
         maxAgeS: pendingLifetimeS,
         secure: overHttps(request, ctx.publicUrl),
         sameSite: 'Lax',
@@ -108,12 +129,10 @@ export function oidcRoutes(server: FastifyInstance, ctx: ApiContext) {
     },
     async (request, reply) => {
       const oidc = requireOidc(ctx, request);
-      const browserKey = readCookie(request, pendingCookie);
+      const checks = pendingOf(ctx, readCookie(request, pendingCookie, 2048));
+      // Cleared before anything is checked: a callback replayed in this browser finds nothing to
+      // match, and the provider takes its code once.
       clearCookie(reply, pendingCookie, overHttps(request, ctx.publicUrl));
-      // Taken before anything is checked: a callback replayed, in this browser or another, finds
-      // nothing to match.
-      const checks =
-        browserKey && (await takePendingAuthorization(ctx.pool, hashToken(browserKey)));
       if (!checks) {
         throw new SignInRefusedError(
           'this browser has no sign-in under way (it was finished already, took too long, or was started elsewhere)',

@@ -54,3 +54,39 @@ export function accessTokenDue(
   const lifetimeMs = (token.lifetime_s ?? Infinity) * 1000;
   return now >= token.expires_at - Math.min(refreshMarginMs, lifetimeMs / 2);
 }
+
+/** The issuer an authorization was sent to, as its discovery found it (RFC 8414 metadata). */
+export interface SentTo {
+  issuer: string;
+  /** The server's metadata says its authorization responses carry `iss` (RFC 9207). */
+  sendsIss: boolean;
+}
+
+/**
+ * Whether an authorization response may be from the server the authorization was sent to (RFC
+ * 9207, the mix-up defence): a server that says it sends `iss` must send its own; any `iss` sent
+ * must be that issuer. Answers why not, or undefined.
+ */
+export function responseIssuerRefusal(sentTo: SentTo, iss: string | undefined): string | undefined {
+  if (iss === undefined) {
+    return sentTo.sendsIss
+      ? `the answer carries no issuer, though ${sentTo.issuer} says it names itself in every answer`
+      : undefined;
+  }
+  if (iss !== sentTo.issuer) {
+    return `the answer comes from ${iss}, not from ${sentTo.issuer}, where this authorization was sent`;
+  }
+  return undefined;
+}
+
+/**
+ * Whether a client the gate holds may be presented to `issuer`: a client (and its secret)
+ * belongs to the one authorization server it was first used with. Answers why not, or undefined.
+ */
+export function clientIssuerRefusal(
+  boundTo: string | undefined,
+  issuer: string,
+): string | undefined {
+  if (boundTo === undefined || boundTo === issuer) return undefined;
+  return `the client this connection holds belongs to ${boundTo}, and its server now names ${issuer}; the operator registers the connection again to use another authorization server`;
+}

@@ -2,8 +2,10 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'vitest';
 import {
   accessTokenDue,
+  clientIssuerRefusal,
   mayAuthorize,
   mayDisconnect,
+  responseIssuerRefusal,
   type CustodyConnection,
   type CustodyMember,
 } from '../../../src/domain/tools/connection-custody.js';
@@ -86,4 +88,31 @@ describe('an access token is refreshed before it expires', () => {
       assert.equal(accessTokenDue(token, now), due);
     });
   }
+});
+
+describe('the mix-up defence (RFC 9207)', () => {
+  const honest = 'https://as.example';
+  test("an answer's issuer: required when the server says it sends it, and always its own", () => {
+    const table: [boolean, string | undefined, RegExp | undefined][] = [
+      [true, honest, undefined],
+      [true, undefined, /carries no issuer/],
+      [true, 'https://other.example', /comes from https:\/\/other\.example, not from/],
+      [false, undefined, undefined],
+      [false, honest, undefined],
+      [false, 'https://other.example', /comes from https:\/\/other\.example/],
+      // Compared as strings (RFC 9207 section 2.4): no normalising a trailing slash away.
+      [true, `${honest}/`, /not from/],
+    ];
+    for (const [sendsIss, iss, refused] of table) {
+      const reason = responseIssuerRefusal({ issuer: honest, sendsIss }, iss);
+      if (refused) assert.match(reason ?? '', refused, `${sendsIss} ${iss}`);
+      else assert.equal(reason, undefined, `${sendsIss} ${iss}`);
+    }
+  });
+
+  test('a client belongs to the first issuer it was used with', () => {
+    assert.equal(clientIssuerRefusal(undefined, honest), undefined);
+    assert.equal(clientIssuerRefusal(honest, honest), undefined);
+    assert.match(clientIssuerRefusal(honest, 'https://other.example') ?? '', /belongs to/);
+  });
 });
