@@ -29,9 +29,10 @@ export async function openApprovals(api: ApiCaller, count: number, perRun = 5) {
   const calls = runs.flatMap((run) =>
     Array.from({ length: perRun }, (_, c) => ({ run, id: `c${c}` })),
   );
-  // A busy machine can make the gate answer 503 (still evaluating): sent again, as a runner does.
+  // A busy machine can make the gate answer 503 (still evaluating): sent again, as a runner does,
+  // for as long as a lone worker process takes to start 100 workflows beside another full suite.
   const answers = await Promise.all(
-    calls.map(({ run, id }, n) => untilAnswered(() => toolCall(api, run, id, bash(n)))),
+    calls.map(({ run, id }, n) => untilAnswered(() => toolCall(api, run, id, bash(n)), 180_000)),
   );
   for (const answer of answers) assert.equal(answer.status, 202, JSON.stringify(answer.body));
   return { seed, calls };

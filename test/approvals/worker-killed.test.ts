@@ -15,7 +15,7 @@ const db = useStorePool(10);
 // Bounds only the catastrophic: 100 calls through a kill and a restart on a loaded 2-core machine.
 test(
   'the worker killed while 100 approvals are pending, all decided while it is down: every runner gets its decision, nothing duplicates',
-  { timeout: 240_000 },
+  { timeout: 420_000 },
   async () => {
     const taskQueue = `restart-approvals-${randomUUID()}`;
     // No worker in the API: the workflows live on the worker process that is killed.

@@ -163,8 +163,9 @@ export function toolCall(
  */
 export async function untilAnswered<T extends { status: number }>(
   send: () => Promise<T>,
+  windowMs = 60_000,
 ): Promise<T> {
-  const deadline = Date.now() + 60_000;
+  const deadline = Date.now() + windowMs;
   for (;;) {
     const answer = await send();
     if ((answer.status !== 503 && answer.status !== 429) || Date.now() > deadline) return answer;
