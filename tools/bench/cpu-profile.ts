@@ -39,7 +39,10 @@ function place(url: string, line: number): string {
   return `${short}:${line + 1}`;
 }
 
-/** Self time per function within the windows, in microseconds, and their busy total. */
+/**
+ * Self time per function within the windows, in microseconds, and their total not idle. V8 samples
+ * on the wall clock: on a loaded machine a thread's time includes its waits for a core.
+ */
 function selfTimes(profile: CpuProfile, windows: readonly Window[]) {
   const names = new Map<number, string>();
   for (const { id, callFrame } of profile.nodes) {
@@ -84,7 +87,7 @@ export function printTopFunctions(
     const { self, busy, inWindow } = selfTimes(profile, windows);
     const threadName = thread === 0 ? 'main thread' : `thread ${thread}`;
     process.stdout.write(
-      `\n  ${name}, ${threadName}: ${(busy / 1e6).toFixed(2)} s busy in the load's ${inWindow} samples (${file})\n`,
+      `\n  ${name}, ${threadName}: ${(busy / 1e6).toFixed(2)} s not idle in the load's ${inWindow} samples (${file})\n`,
     );
     if (busy === 0) continue;
     const ranked = [...self.entries()].sort((a, b) => b[1] - a[1]).slice(0, top);
