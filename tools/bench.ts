@@ -13,6 +13,7 @@
  * running) and fails when a gate/floor ratio passes its threshold: the suite's last phase.
  * `--cpu` measures only CPU by process, statements and round trips (`--calls N` per runner and
  * round); `--profile` adds the API's and the worker's top functions while the load ran.
+ * `--pending N` holds N approvals open; `--heap` adds what they left on the API's heap.
  * `--model` measures only the model proxy's time to first byte, on a fresh stack.
  * `--simulation` measures only policy simulation's throughput, in this process (no stack).
  */
@@ -188,13 +189,13 @@ async function onBenchStack(
   }
 }
 
-/** Where `--profile` writes the CPU profiles of the measured API and worker processes. */
-function profileFolder(): string | undefined {
-  if (!process.argv.includes('--profile')) return undefined;
+/** With `flag`, a new folder under .data/`under`/ for what it writes. */
+function outputFolder(flag: string, under: string): string | undefined {
+  if (!process.argv.includes(flag)) return undefined;
   const folder = path.join(
     projectRoot,
     '.data',
-    'cpu-profiles',
+    under,
     new Date().toISOString().replace(/[:.]/g, '-'),
   );
   mkdirSync(folder, { recursive: true });
@@ -217,7 +218,8 @@ function numberAfter(flag: string, otherwise: number): number {
 async function cpuFigures(
   then: (config: GateConfig, base: string, key: string) => Promise<void>,
 ): Promise<void> {
-  const profileDir = profileFolder();
+  // The CPU profiles of the measured API and worker processes.
+  const profileDir = outputFolder('--profile', 'cpu-profiles');
   const sizes = {
     ...fullCpuSizes,
     callsPerRunner: numberAfter('--calls', fullCpuSizes.callsPerRunner),
@@ -291,7 +293,8 @@ async function check(): Promise<number> {
 /** `--pending N`: N approvals held at once (see bench/pending-approvals.ts). */
 function pending(count: number): Promise<void> {
   return onBenchStack(async (_config, base, key, workerPid) => {
-    await benchPendingApprovals(await gateCalls(base, key), count, workerPid);
+    const heapDir = outputFolder('--heap', 'heap-snapshots');
+    await benchPendingApprovals(await gateCalls(base, key), count, workerPid, heapDir);
   });
 }
 
