@@ -7,6 +7,7 @@ import SlowestFirst from './tools/test/slowest-first.js';
  */
 const withoutServices = [
   'test/domain/**/*.test.ts',
+  'test/bench/measured-processes.test.ts',
   'test/config.test.ts',
   'test/devstack/stack-config.test.ts',
   'test/api/error-mapping.test.ts',

@@ -1,7 +1,9 @@
 /**
  * `npm run bench`: figures and ratios. Starts a fresh stack of its own (the test profile on slot
  * 9, so it collides with neither `npm run dev` nor `npm test`), a worker process and an API, then
- * measures, on the same servers in one run: the floor any Temporal design pays (an empty
+ * measures, on the same servers in one run: CPU per call by process, beside an empty workflow's,
+ * and PostgreSQL's statements and round trips per decision (first, while nothing else polls);
+ * the floor any Temporal design pays (an empty
  * workflow through update-with-start, and started eagerly), the gate's allow, first-stage deny
  * and pending answers, an approver's decision reaching a waiting runner, throughput with 30
  * runners at once against the floor's, the pure parts, ledger appends, the approvers' list with
@@ -9,18 +11,21 @@
  *
  * `--check` measures a small sample on the stack the environment names (its worker already
  * running) and fails when a gate/floor ratio passes its threshold: the suite's last phase.
+ * `--cpu` measures only CPU by process, statements and round trips (`--calls N` per runner and
+ * round); `--profile` adds the API's and the worker's top functions while the load ran.
+ * `--pending N` holds N approvals open; `--heap` adds what they left on the API's heap.
  * `--model` measures only the model proxy's time to first byte, on a fresh stack.
  * `--simulation` measures only policy simulation's throughput, in this process (no stack).
  */
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { createApi } from '../src/api/main.js';
 import { loadConfig, type GateConfig } from '../src/config.js';
-import { startProcess } from './devstack/child-process.js';
+import { startProcess, type ManagedProcess } from './devstack/child-process.js';
 import { projectRoot } from './devstack/stack-config.js';
-import { startNodeProcess, startStack } from './devstack/stack.js';
+import { startNodeProcess, startStack, type Stack } from './devstack/stack.js';
 import { benchModelProxy } from './bench/model-proxy.js';
 import { figures, ms, show } from './bench/figures.js';
 import { startFloor } from './bench/floor.js';
@@ -32,6 +37,14 @@ import {
   type Measurement,
   type Sizes,
 } from './bench/gate-vs-floor.js';
+import {
+  benchCpuPerCall,
+  measuredNodeFlags,
+  statementCounting,
+  type CpuRun,
+  type CpuSizes,
+} from './bench/cpu-per-call.js';
+import { printTopFunctions } from './bench/cpu-profile.js';
 import { benchApprovalList } from './bench/approval-list.js';
 import { benchPendingApprovals } from './bench/pending-approvals.js';
 import { benchLedgerAppends, benchPureParts } from './bench/pure-parts.js';
@@ -61,6 +74,8 @@ const fullSizes: Sizes = {
   callsPerRunner: 10,
   rounds: 4,
 };
+/** CPU by process: 1,200 calls of each, as many as the throughput rounds. */
+const fullCpuSizes: CpuSizes = { runners: 30, callsPerRunner: 10, rounds: 4 };
 const checkSizes: Sizes = {
   sequential: 20,
   decisions: 5,
@@ -119,30 +134,54 @@ function quietWorkers(): void {
 
 /**
  * The worker process: with `--built-worker`, the compiled one of `npm run build` (node on its
- * JavaScript, as deployed), else the development one.
+ * JavaScript, as deployed), else the development one; with `nodeFlags` before its entry.
  */
-function startBenchWorker(env: NodeJS.ProcessEnv) {
-  if (!process.argv.includes('--built-worker'))
-    return startNodeProcess('worker', 'src/worker.ts', env, { quiet: true });
+function startBenchWorker(env: NodeJS.ProcessEnv, nodeFlags: string[], lines: string[]) {
+  const options = { cwd: projectRoot, quiet: true, capture: lines };
+  if (!process.argv.includes('--built-worker')) {
+    const source = path.join(projectRoot, 'src/worker.ts');
+    if (nodeFlags.length === 0) return startNodeProcess('worker', 'src/worker.ts', env, options);
+    return startProcess('worker', process.execPath, [...nodeFlags, source], { env, ...options });
+  }
   const built = path.join(projectRoot, 'dist', 'worker.js');
   if (!existsSync(built)) throw new Error('--built-worker needs `npm run build` first');
-  return startProcess('worker', process.execPath, [built], {
+  return startProcess('worker', process.execPath, [...nodeFlags, built], {
     env: { ...env, NODE_OPTIONS: '', GATE_WORKFLOW_BUNDLE: '' },
-    cwd: projectRoot,
-    quiet: true,
+    ...options,
   });
+}
+
+interface BenchStackOptions {
+  /** Node options of the worker process. */
+  workerFlags?: string[];
+  /**
+   * Run first, on the fresh stack with its worker process, before this process's API (and its
+   * hosted worker) exists: measurements that must be the only ones polling the gate's queue.
+   */
+  alone?: (
+    stack: Stack,
+    config: GateConfig,
+    worker: { process: ManagedProcess; lines: string[] },
+  ) => Promise<void>;
 }
 
 /** A fresh test stack on its own slot, a worker and an API on it, for `run`; then all stopped. */
 async function onBenchStack(
   run: (config: GateConfig, base: string, operatorKey: string, workerPid?: number) => Promise<void>,
+  { workerFlags = [], alone }: BenchStackOptions = {},
 ): Promise<void> {
   quietWorkers();
   process.env.GATE_TEST_SLOT ??= '9';
-  const stack = await startStack('test', { fresh: true, quietTemporal: true });
-  const worker = startBenchWorker(stack.env);
+  const stack = await startStack('test', {
+    fresh: true,
+    quietTemporal: true,
+    postgresSettings: statementCounting,
+  });
+  const lines: string[] = [];
+  const worker = startBenchWorker(stack.env, workerFlags, lines);
   const config = loadConfig(stack.env);
   try {
+    await alone?.(stack, config, { process: worker, lines });
     await withApi(config, (base, key) => run(config, base, key, worker.child.pid));
   } finally {
     await worker.stop();
@@ -150,11 +189,61 @@ async function onBenchStack(
   }
 }
 
+/** With `flag`, a new folder under .data/`under`/ for what it writes. */
+function outputFolder(flag: string, under: string): string | undefined {
+  if (!process.argv.includes(flag)) return undefined;
+  const folder = path.join(
+    projectRoot,
+    '.data',
+    under,
+    new Date().toISOString().replace(/[:.]/g, '-'),
+  );
+  mkdirSync(folder, { recursive: true });
+  return folder;
+}
+
+/** The number after a flag, or the default when the flag is absent. */
+function numberAfter(flag: string, otherwise: number): number {
+  const at = process.argv.indexOf(flag);
+  const value = at > 0 ? Number(process.argv[at + 1]) : otherwise;
+  if (!Number.isInteger(value) || value < 1) throw new Error(`${flag} takes a whole number`);
+  return value;
+}
+
+/**
+ * CPU by process, statements and round trips per decision (see bench/cpu-per-call.ts); with
+ * `--profile`, the top functions of the API and the worker while the load ran, once their
+ * profiles are written at their exit. `then` runs on the same stack afterwards.
+ */
+async function cpuFigures(
+  then: (config: GateConfig, base: string, key: string) => Promise<void>,
+): Promise<void> {
+  // The CPU profiles of the measured API and worker processes.
+  const profileDir = outputFolder('--profile', 'cpu-profiles');
+  const sizes = {
+    ...fullCpuSizes,
+    callsPerRunner: numberAfter('--calls', fullCpuSizes.callsPerRunner),
+  };
+  let measured: CpuRun | undefined;
+  await onBenchStack(then, {
+    workerFlags: measuredNodeFlags(profileDir),
+    alone: async (stack, config, worker) => {
+      measured = await benchCpuPerCall(stack, config, worker, sizes, profileDir);
+    },
+  });
+  if (profileDir && measured) {
+    process.stdout.write(
+      `\nCPU profiles while the gate's rounds ran, top functions by self time (${path.relative(process.cwd(), profileDir)}):\n`,
+    );
+    printTopFunctions(profileDir, measured.processes, measured.windows);
+  }
+}
+
 function full(): Promise<void> {
   process.stdout.write(
     '\nfluidbox gate benchmark (one machine: servers, worker, API and runners together)\n',
   );
-  return onBenchStack(async (config, base, key) => {
+  return cpuFigures(async (config, base, key) => {
     print(await gateAgainstFloor(config, base, key, fullSizes), fullSizes);
     benchPureParts();
     await benchSimulation();
@@ -204,13 +293,15 @@ async function check(): Promise<number> {
 /** `--pending N`: N approvals held at once (see bench/pending-approvals.ts). */
 function pending(count: number): Promise<void> {
   return onBenchStack(async (_config, base, key, workerPid) => {
-    await benchPendingApprovals(await gateCalls(base, key), count, workerPid);
+    const heapDir = outputFolder('--heap', 'heap-snapshots');
+    await benchPendingApprovals(await gateCalls(base, key), count, workerPid, heapDir);
   });
 }
 
 const pendingAt = process.argv.indexOf('--pending');
 if (process.argv.includes('--check')) process.exitCode = await check();
 else if (process.argv.includes('--simulation')) await benchSimulation();
+else if (process.argv.includes('--cpu')) await cpuFigures(() => Promise.resolve());
 else if (process.argv.includes('--model'))
   await onBenchStack((_config, base, key) => modelProxyFigures(base, key));
 else if (pendingAt > 0) await pending(Number(process.argv[pendingAt + 1] ?? 10_000));

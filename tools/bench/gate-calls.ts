@@ -4,6 +4,12 @@ import { createDemoRun, seed, type DemoWorkspace } from '../seed.js';
 
 export class BenchCallError extends Error {
   override name = 'BenchCallError';
+  constructor(
+    message: string,
+    readonly status: number,
+  ) {
+    super(message);
+  }
 }
 
 async function call(
@@ -20,7 +26,10 @@ async function call(
   });
   const json = (await response.json()) as Record<string, unknown>;
   if (response.status >= 300)
-    throw new BenchCallError(`${method} ${path}: ${response.status} ${JSON.stringify(json)}`);
+    throw new BenchCallError(
+      `${method} ${path}: ${response.status} ${JSON.stringify(json)}`,
+      response.status,
+    );
   return json;
 }
 

@@ -6,6 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { figures, show } from './figures.js';
+import { heapKinds, printHeapGrowth, snapshotHeap } from './heap-snapshot.js';
 import { approvalBody, type BenchRun, type GateCalls } from './gate-calls.js';
 
 const atOnce = 30;
@@ -25,8 +26,10 @@ export async function benchPendingApprovals(
   calls: GateCalls,
   count: number,
   workerPid?: number,
+  heapDir?: string,
 ): Promise<void> {
   process.stdout.write(`\n${count} pending approvals held by the API's worker:\n`);
+  const heapBefore = heapDir === undefined ? undefined : snapshotHeap(heapDir, 'before');
   const rssBefore = process.memoryUsage().rss;
   const runs = await Promise.all(Array.from({ length: atOnce }, () => calls.newRun()));
   const pending: { run: BenchRun; id: string }[] = [];
@@ -51,6 +54,8 @@ export async function benchPendingApprovals(
       `JavaScript heap ${mib(memory.heapUsed)} of ${mib(memory.heapTotal)}, ` +
       `outside it ${mib(memory.external)}\n`,
   );
+  // After the process's memory is read: writing a snapshot takes memory of its own.
+  const heapAfter = heapDir === undefined ? undefined : snapshotHeap(heapDir, 'after');
   const workerRss = workerPid === undefined ? undefined : rssOf(workerPid);
   if (workerRss !== undefined)
     process.stdout.write(
@@ -69,4 +74,6 @@ export async function benchPendingApprovals(
     samples.push(performance.now() - t);
   }
   show('approver decides -> waiting runner', figures(samples));
+  if (heapDir !== undefined && heapBefore !== undefined)
+    printHeapGrowth(heapKinds(heapBefore), heapKinds(heapAfter ?? heapBefore), count);
 }

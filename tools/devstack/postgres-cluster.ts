@@ -231,8 +231,12 @@ async function isReady(profile: StackProfile): Promise<boolean> {
 /**
  * Creates the cluster on first use, starts it unless it already runs, and creates the
  * profile's database. Loopback TCP and a socket only its owner may open, and a password on both.
+ * `settings` are server options added when this call starts it (the bench's statement counts).
  */
-export async function ensurePostgresCluster(profile: StackProfile): Promise<PostgresCluster> {
+export async function ensurePostgresCluster(
+  profile: StackProfile,
+  { settings = {} }: { settings?: Record<string, string> } = {},
+): Promise<PostgresCluster> {
   const { port } = profile.postgres;
   const dataDir = clusterDataDir(profile);
   if (!existsSync(path.join(dataDir, 'PG_VERSION'))) {
@@ -256,7 +260,11 @@ export async function ensurePostgresCluster(profile: StackProfile): Promise<Post
         '-t',
         '60',
         '-o',
-        `-c listen_addresses=127.0.0.1 -c port=${port} -c unix_socket_directories='${socketDirectory}' -c unix_socket_permissions=0700 -c max_connections=300 -c fsync=${profile.name === 'test' ? 'off' : 'on'}`,
+        `-c listen_addresses=127.0.0.1 -c port=${port} -c unix_socket_directories='${socketDirectory}' -c unix_socket_permissions=0700 -c max_connections=300 -c fsync=${profile.name === 'test' ? 'off' : 'on'}${Object.entries(
+          settings,
+        )
+          .map(([name, value]) => ` -c ${name}=${value}`)
+          .join('')}`,
         'start',
       ]),
     );

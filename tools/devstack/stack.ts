@@ -63,13 +63,22 @@ export async function startStack(
     fresh = false,
     quietTemporal = false,
     plan = planStack(name),
-  }: { fresh?: boolean; quietTemporal?: boolean; plan?: StackPlan } = {},
+    postgresSettings = {},
+  }: {
+    fresh?: boolean;
+    quietTemporal?: boolean;
+    plan?: StackPlan;
+    /** Server options for a cluster this call starts. */
+    postgresSettings?: Record<string, string>;
+  } = {},
 ): Promise<Stack> {
   const { profile, variables } = plan;
   const temporalBinary = await ensureTemporalCli(profile.cliVersion);
   if (fresh) await wipeData(profile);
 
-  const postgres = process.env.DATABASE_URL ? undefined : await ensurePostgresCluster(profile);
+  const postgres = process.env.DATABASE_URL
+    ? undefined
+    : await ensurePostgresCluster(profile, { settings: postgresSettings });
   const databaseUrl = process.env.DATABASE_URL ?? postgres?.url ?? '';
   const stopAll: (() => Promise<void>)[] = [];
   if (postgres) stopAll.push(() => postgres.stop());

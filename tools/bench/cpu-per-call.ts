@@ -1,0 +1,371 @@
+/**
+ * What an allowed decision costs each process, beside what an empty update-with-start workflow
+ * costs: the API and the worker each run as a process of their own, the floor's client and
+ * worker in one process of theirs, and each process's CPU time (/proc, every thread) is read
+ * before and after each round of calls at many runners at once, the floor's and the gate's in
+ * turn. During the gate's rounds PostgreSQL counts its statements (pg_stat_statements) and the
+ * API's and worker's pg clients count their round trips (pg-round-trips.ts, loaded into them).
+ */
+import { fork } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import pg from 'pg';
+import type { GateConfig } from '../../src/config.js';
+import { startProcess, waitFor, type ManagedProcess } from '../devstack/child-process.js';
+import { clusterDataDir } from '../devstack/postgres-cluster.js';
+import { projectRoot } from '../devstack/stack-config.js';
+import { waitHttpOk, type Stack } from '../devstack/stack.js';
+import { nowUs, type Window } from './cpu-profile.js';
+import type { FloorRound } from './floor-process.js';
+import {
+  allowBody,
+  BenchCallError,
+  gateCalls,
+  type BenchRun,
+  type GateCalls,
+} from './gate-calls.js';
+import { parseCountsLine, type PgQueryCounts } from './pg-query-counts.js';
+import { clusterCpuSeconds, cpuSeconds, postmasterPid } from './process-cpu.js';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const tsx = createRequire(import.meta.url).resolve('tsx');
+
+/** What the bench's cluster loads so that it counts every statement it runs. */
+export const statementCounting = { shared_preload_libraries: 'pg_stat_statements' };
+
+/**
+ * The counter of round trips, loaded in the main thread only: a worker thread (the workflows')
+ * starts with the same options, and has neither pg nor TypeScript's loader.
+ */
+const roundTripCounter = `import { isMainThread } from 'node:worker_threads';
+if (isMainThread) await import(${JSON.stringify(pathToFileURL(path.join(here, 'pg-round-trips.ts')).href)});`;
+
+/** The Node options of a measured process: pg's round trips counted, and its CPU profiled. */
+export function measuredNodeFlags(profileDir: string | undefined): string[] {
+  return [
+    '--import',
+    tsx,
+    '--import',
+    `data:text/javascript,${encodeURIComponent(roundTripCounter)}`,
+    ...(profileDir ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : []),
+  ];
+}
+
+export interface CpuSizes {
+  runners: number;
+  callsPerRunner: number;
+  rounds: number;
+}
+
+/** What the profiles are read for afterwards: which process is which, and when the load ran. */
+export interface CpuRun {
+  processes: Map<number, string>;
+  windows: Window[];
+}
+
+interface Kind {
+  seconds: Record<string, number>;
+  calls: number;
+  ms: number;
+}
+
+const rows = {
+  starter: 'API (its hosted worker within) / floor (client and worker)',
+  worker: 'worker process',
+  temporal: 'Temporal dev server',
+  postgres: 'PostgreSQL (postmaster, backends, the rest)',
+  runners: "runners over HTTP (the bench's own process)",
+} as const;
+
+/** The pg query counts a measured process prints on SIGWINCH. */
+async function queryCounts(process: ManagedProcess, lines: string[]): Promise<PgQueryCounts> {
+  const from = lines.length;
+  process.child.kill('SIGWINCH');
+  return waitFor(
+    `${process.name}'s pg query counts`,
+    () => {
+      const counts = lines.slice(from).map(parseCountsLine).find(Boolean);
+      return counts ? Promise.resolve(counts) : Promise.reject(new Error('not yet'));
+    },
+    { timeoutMs: 10_000, intervalMs: 20 },
+  );
+}
+
+function startApiProcess(stack: Stack, profileDir: string | undefined, lines: string[]) {
+  const source = path.join(projectRoot, 'src/api/main.ts');
+  return startProcess('api', process.execPath, [...measuredNodeFlags(profileDir), source], {
+    // The in-process API of the other figures logs nothing; this one logs what goes wrong.
+    env: { ...stack.env, LOG_LEVEL: 'warn' },
+    cwd: projectRoot,
+    quiet: true,
+    capture: lines,
+  });
+}
+
+/** The floor's client and worker in a process of their own, driven round by round. */
+async function startFloorProcess(stack: Stack) {
+  const child = fork(path.join(here, 'floor-process.ts'), [], {
+    env: stack.env,
+    execArgv: ['--import', tsx],
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+  });
+  const reply = () =>
+    new Promise<unknown>((resolve, reject) => {
+      child.once('message', resolve);
+      child.once('exit', (code) => {
+        reject(new Error(`the floor's process exited (${code})`));
+      });
+    });
+  const ready = await reply();
+  if (ready !== 'ready') throw new Error(`the floor's process said ${JSON.stringify(ready)}`);
+  return {
+    pid: child.pid ?? 0,
+    round: async (round: FloorRound) => {
+      const answer = reply();
+      child.send(round);
+      const { ms, error } = (await answer) as { ms?: number; error?: string };
+      if (ms === undefined) throw new Error(`a floor round failed: ${error}`);
+      return ms;
+    },
+    stop: async () => {
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.send('stop');
+      await exited;
+    },
+  };
+}
+
+/** Statements PostgreSQL ran in this database since the last reset, by normalised text. */
+async function statements(db: pg.Client): Promise<Map<string, number>> {
+  const { rows: found } = await db.query<{ query: string; calls: string }>(
+    `select query, calls from pg_stat_statements
+      where dbid = (select oid from pg_database where datname = current_database())
+        and query not like '%pg_stat_statements%'`,
+  );
+  const byText = new Map<string, number>();
+  for (const { query, calls } of found) {
+    const text = query.replace(/\s+/g, ' ').trim();
+    byText.set(text, (byText.get(text) ?? 0) + Number(calls));
+  }
+  return byText;
+}
+
+async function countingStatements(db: pg.Client): Promise<string | undefined> {
+  try {
+    await db.query('create extension if not exists pg_stat_statements');
+    await db.query('select pg_stat_statements_reset()');
+    return undefined;
+  } catch (err) {
+    return (err as Error).message;
+  }
+}
+
+/**
+ * An allowed call, sent again under the same id while the gate answers 503 (still evaluating
+ * it, or Temporal out of reach), as a runner does: a loaded machine answers some that way.
+ */
+async function submitUntilDecided(calls: GateCalls, run: BenchRun): Promise<void> {
+  const id = randomUUID();
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      await calls.submit(run, allowBody, id);
+      return;
+    } catch (err) {
+      if (!(err instanceof BenchCallError && err.status === 503) || attempt === 5) throw err;
+    }
+  }
+}
+
+const perThousand = (seconds: number, calls: number) => (seconds * 1000) / calls;
+
+/**
+ * Measures and prints CPU per 1,000 calls by process, the gate's allow beside the floor, and
+ * PostgreSQL's statements and round trips per decision. `worker` is the stack's worker process,
+ * started with `measuredNodeFlags` (its output in `workerLines`); nothing else may poll the
+ * gate's task queue meanwhile.
+ */
+export async function benchCpuPerCall(
+  stack: Stack,
+  config: GateConfig,
+  worker: { process: ManagedProcess; lines: string[] },
+  sizes: CpuSizes,
+  profileDir: string | undefined,
+): Promise<CpuRun> {
+  const apiLines: string[] = [];
+  const api = startApiProcess(stack, profileDir, apiLines);
+  const floor = await startFloorProcess(stack);
+  const db = new pg.Client({ connectionString: stack.databaseUrl });
+  await db.connect();
+  const windows: Window[] = [];
+  try {
+    const base = `http://${config.api.host}:${config.api.port}`;
+    await waitHttpOk(`${base}/readyz`);
+    const calls = await gateCalls(base, config.api.operatorKey ?? '');
+    const notCounted = await countingStatements(db);
+    const pids = {
+      starter: { gate: api.child.pid ?? 0, floor: floor.pid },
+      worker: worker.process.child.pid ?? 0,
+      temporal: stack.temporal.child.pid ?? 0,
+      postgres: postmasterPid(clusterDataDir(stack.profile)),
+    };
+    const cpu = (kind: 'gate' | 'floor'): Record<string, number> => {
+      if (worker.process.child.exitCode !== null)
+        throw new Error(`the worker process exited:\n${worker.lines.slice(-20).join('\n')}`);
+      return {
+        starter: cpuSeconds(pids.starter[kind]),
+        worker: cpuSeconds(pids.worker),
+        temporal: cpuSeconds(pids.temporal),
+        postgres: clusterCpuSeconds(pids.postgres),
+        runners: cpuSeconds(process.pid),
+      };
+    };
+    const runs = await Promise.all(Array.from({ length: sizes.runners }, () => calls.newRun()));
+    const gateRound = async (perRunner: number) => {
+      const started = performance.now();
+      await Promise.all(
+        runs.map(async (run: BenchRun) => {
+          for (let i = 0; i < perRunner; i += 1) await submitUntilDecided(calls, run);
+        }),
+      );
+      return performance.now() - started;
+    };
+    // The API and the worker bundle the workflow as they start: the first call waits for them.
+    const [first] = runs;
+    if (first)
+      await waitFor('a first decision', () => calls.submit(first, allowBody), {
+        timeoutMs: 300_000,
+        intervalMs: 1000,
+      });
+    // Warm before measuring: workflow code, connections, the JIT.
+    await floor.round({ runners: sizes.runners, calls: 2 });
+    await gateRound(2);
+
+    const totals: Record<'gate' | 'floor', Kind> = {
+      gate: { seconds: {}, calls: 0, ms: 0 },
+      floor: { seconds: {}, calls: 0, ms: 0 },
+    };
+    const roundTrips: PgQueryCounts = { waited: 0, pipelined: 0 };
+    const byText = new Map<string, number>();
+    for (let round = 0; round < sizes.rounds; round += 1) {
+      const order = round % 2 === 0 ? (['floor', 'gate'] as const) : (['gate', 'floor'] as const);
+      for (const kind of order) {
+        if (kind === 'gate' && notCounted === undefined)
+          await db.query('select pg_stat_statements_reset()');
+        const queriesBefore =
+          kind === 'gate'
+            ? [await queryCounts(api, apiLines), await queryCounts(worker.process, worker.lines)]
+            : [];
+        const before = cpu(kind);
+        const fromUs = nowUs();
+        const ms =
+          kind === 'gate'
+            ? await gateRound(sizes.callsPerRunner)
+            : await floor.round({ runners: sizes.runners, calls: sizes.callsPerRunner });
+        const after = cpu(kind);
+        if (kind === 'gate') {
+          windows.push({ fromUs, toUs: nowUs() });
+          const queriesAfter = [
+            await queryCounts(api, apiLines),
+            await queryCounts(worker.process, worker.lines),
+          ];
+          queriesAfter.forEach((counts, i) => {
+            roundTrips.waited += counts.waited - (queriesBefore[i]?.waited ?? 0);
+            roundTrips.pipelined += counts.pipelined - (queriesBefore[i]?.pipelined ?? 0);
+          });
+          if (notCounted === undefined)
+            for (const [text, n] of await statements(db))
+              byText.set(text, (byText.get(text) ?? 0) + n);
+        }
+        const total = totals[kind];
+        for (const [name, seconds] of Object.entries(after))
+          total.seconds[name] = (total.seconds[name] ?? 0) + seconds - (before[name] ?? 0);
+        total.calls += sizes.runners * sizes.callsPerRunner;
+        total.ms += ms;
+      }
+    }
+    printCpu(totals, sizes);
+    printStatements(totals.gate.calls, roundTrips, byText, notCounted);
+    return {
+      processes: new Map([
+        [pids.starter.gate, 'API'],
+        [pids.worker, 'worker process'],
+      ]),
+      windows,
+    };
+  } catch (err) {
+    process.stderr.write(`the API's last words:\n${apiLines.slice(-20).join('\n')}\n`);
+    throw err;
+  } finally {
+    await db.end();
+    await floor.stop();
+    await api.stop('SIGTERM', 30_000);
+  }
+}
+
+function printCpu(totals: { gate: Kind; floor: Kind }, sizes: CpuSizes): void {
+  const { gate, floor } = totals;
+  process.stdout.write(
+    `\nCPU seconds per 1,000 calls, by process: ${sizes.rounds} rounds of ${sizes.runners} runners x ${sizes.callsPerRunner} calls, the floor's and the gate's in turn (${gate.calls} calls each):\n`,
+  );
+  const column = (text: string) => text.padStart(14);
+  process.stdout.write(`  ${''.padEnd(60)}${column('gate: allow')}${column('floor: empty')}\n`);
+  const line = (label: string, g: string, f: string) =>
+    process.stdout.write(`  ${label.padEnd(60)}${column(g)}${column(f)}\n`);
+  const seconds = (kind: Kind, row: string) => perThousand(kind.seconds[row] ?? 0, kind.calls);
+  const together = (kind: Kind, with_: readonly string[]) =>
+    with_.reduce((sum, row) => sum + seconds(kind, row), 0);
+  const gateRows = ['starter', 'worker', 'temporal', 'postgres'] as const;
+  const floorRows = ['starter', 'temporal', 'postgres'] as const;
+  for (const row of gateRows)
+    line(
+      rows[row],
+      `${seconds(gate, row).toFixed(2)} s`,
+      (floorRows as readonly string[]).includes(row) ? `${seconds(floor, row).toFixed(2)} s` : '-',
+    );
+  const gateTotal = together(gate, gateRows);
+  const floorTotal = together(floor, floorRows);
+  line('together', `${gateTotal.toFixed(2)} s`, `${floorTotal.toFixed(2)} s`);
+  line(rows.runners, `${seconds(gate, 'runners').toFixed(2)} s`, '-');
+  line(
+    'calls per second',
+    ((gate.calls * 1000) / gate.ms).toFixed(0),
+    ((floor.calls * 1000) / floor.ms).toFixed(0),
+  );
+  process.stdout.write(
+    `  CPU per decision / CPU per empty workflow, together: ${(gateTotal / floorTotal).toFixed(2)}\n`,
+  );
+}
+
+function printStatements(
+  decisions: number,
+  roundTrips: PgQueryCounts,
+  byText: Map<string, number>,
+  notCounted: string | undefined,
+): void {
+  const per = (n: number) => (n / decisions).toFixed(2).padStart(7);
+  process.stdout.write(`\nPostgreSQL per allowed decision, over the gate's rounds:\n`);
+  process.stdout.write(
+    `  ${per(roundTrips.waited)}  round trips: queries the API's and the worker's pg clients sent and awaited\n`,
+  );
+  if (roundTrips.pipelined > 0)
+    process.stdout.write(
+      `  ${per(roundTrips.pipelined)}  queries sent pipelined, several to a round trip\n`,
+    );
+  if (notCounted !== undefined) {
+    process.stdout.write(`  statements not counted: ${notCounted}\n`);
+    return;
+  }
+  const all = [...byText.values()].reduce((a, b) => a + b, 0);
+  const control = [...byText.entries()]
+    .filter(([text]) => /^(begin|commit|rollback)\b/i.test(text))
+    .reduce((sum, [, n]) => sum + n, 0);
+  process.stdout.write(
+    `  ${per(all)}  statements PostgreSQL ran (pg_stat_statements, every session of the database)\n`,
+  );
+  process.stdout.write(`  ${per(control)}  of them BEGIN, COMMIT or ROLLBACK\n`);
+  process.stdout.write('  by statement, most run first:\n');
+  for (const [text, n] of [...byText.entries()].sort((a, b) => b[1] - a[1]).slice(0, 20))
+    process.stdout.write(`  ${per(n)}  ${text.length > 110 ? `${text.slice(0, 107)}...` : text}\n`);
+}
