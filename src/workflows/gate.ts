@@ -98,6 +98,14 @@ function causeOf(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
 
+/**
+ * What a broker whose every attempt failed tells the sandbox: a fixed sentence of its kind, never
+ * an error's text (which may carry a server's words, an address or a credential's shape).
+ */
+function brokerFailureCause(err: unknown): string {
+  return failureOf(err) instanceof TimeoutFailure ? 'the broker timed out' : 'the broker failed';
+}
+
 /** A local activity's failure reaches the workflow as itself, a regular one wrapped. */
 function failureOf(err: unknown): unknown {
   return err instanceof ActivityFailure ? err.cause : err;
@@ -282,7 +290,10 @@ export async function gate(request: GateRequest): Promise<GateAnswer> {
     try {
       decided = await brokering.broker(request, decided);
     } catch (err) {
-      decided = await recorder.recordBrokerFailure(request, brokerFailed(decided, causeOf(err)));
+      decided = await recorder.recordBrokerFailure(
+        request,
+        brokerFailed(decided, brokerFailureCause(err)),
+      );
     }
   }
   answer = decided;

@@ -418,7 +418,7 @@ describe('brokered execution', bound, () => {
     assert.equal(call.calls().includes('broker'), false);
   });
 
-  test('a broker whose every attempt fails: the call is recorded allowed with a tool error, not left evaluating, not retried forever', async () => {
+  test("a broker whose every attempt fails: the call is recorded allowed with a tool error in the gate's words, not left evaluating, not retried forever", async () => {
     const call = gate.call(
       {
         broker: () => {
@@ -436,7 +436,7 @@ describe('brokered execution', bound, () => {
       rule_id: 'reads',
       result: {
         isError: true,
-        content: [{ type: 'text', text: 'the call could not be carried out (upstream gone)' }],
+        content: [{ type: 'text', text: 'the call could not be carried out (the broker failed)' }],
       },
     };
     assert.deepEqual(call.onlyArgs('recordBrokerFailure')[1], failed);
@@ -455,7 +455,8 @@ describe('brokered execution', bound, () => {
     );
     const answer = await decided(call);
     assert.equal(call.calls().filter((c) => c === 'broker').length, 3);
-    assert.match(JSON.stringify(answer.result), /PostgreSQL is away/);
+    assert.match(JSON.stringify(answer.result), /could not be carried out \(the broker failed\)/);
+    assert.doesNotMatch(JSON.stringify(answer.result), /PostgreSQL is away/);
     assert.equal(call.calls().at(-1), 'recordBrokerFailure');
   });
 
