@@ -105,6 +105,24 @@ describe('SCIM PATCH', () => {
     }
   });
 
+  test('adding and removing 9,000 members at once takes linear time, not quadratic', () => {
+    const many = Array.from({ length: 9_000 }, (_, i) => ({ value: `user-${i}` }));
+    const started = performance.now();
+    const added = applyPatch(
+      groupResource,
+      group,
+      ops({ op: 'add', path: 'members', value: many }),
+    );
+    assert.equal((added.members as unknown[]).length, 9_002);
+    const removed = applyPatch(
+      groupResource,
+      added,
+      ops({ op: 'remove', path: 'members', value: many }),
+    );
+    assert.deepEqual(removed.members, group.members);
+    assert.ok(performance.now() - started < 2_000, `${performance.now() - started} ms`);
+  });
+
   test('add appends values not yet there; replace sets; remove of the last value drops it', () => {
     const added = applyPatch(
       groupResource,
