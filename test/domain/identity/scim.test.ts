@@ -123,6 +123,20 @@ describe('SCIM PATCH', () => {
     assert.ok(performance.now() - started < 2_000, `${performance.now() - started} ms`);
   });
 
+  test('a userName or displayName longer than 256 characters is an invalidValue naming it', () => {
+    const long = '名'.repeat(257);
+    for (const [resource, attributes, name] of [
+      [userResource, { userName: 'a@acme.test' }, 'userName'],
+      [groupResource, group, 'displayName'],
+    ] as const) {
+      assert.throws(
+        () => applyPatch(resource, attributes, ops({ op: 'replace', path: name, value: long })),
+        (e: unknown) =>
+          e instanceof ScimError && e.scimType === 'invalidValue' && e.message.includes(name),
+      );
+    }
+  });
+
   test('add appends values not yet there; replace sets; remove of the last value drops it', () => {
     const added = applyPatch(
       groupResource,
