@@ -19,6 +19,10 @@ export interface SignedInPerson {
   claims: Record<string, unknown>;
 }
 
+/** The person's email, unless the provider says it is unverified: only that is ever matched. */
+const verifiedEmail = (person: SignedInPerson): string | null =>
+  person.claims.email_verified === false ? null : (person.email ?? null);
+
 const memberColumns = 'id, workspace_id, name, role, status, provisioned, suspended_by_operator';
 
 /**
@@ -38,7 +42,7 @@ async function membershipOf(
     [workspaceId, personId],
   );
   if (linked.rows[0]) return linked.rows[0];
-  const email = person.claims.email_verified === false ? null : (person.email ?? null);
+  const email = verifiedEmail(person);
   const provisioned = await db.query<Membership>(
     `update members m set person_id = $2
      where m.id = (
@@ -71,7 +75,8 @@ export async function recordSignIn(pool: Pool, person: SignedInPerson): Promise<
        on conflict (issuer, subject) do update
          set name = excluded.name, email = excluded.email, signed_in_at = now()
        returning id`,
-      [person.issuer, person.subject, person.name ?? null, person.email ?? null],
+      // An unverified email is not kept: a User is adopted by the member whose email matches.
+      [person.issuer, person.subject, person.name ?? null, verifiedEmail(person)],
     );
     const personId = one(rows).id;
     const active: Member[] = [];

@@ -4,10 +4,11 @@
  * workspace's token, rotated and revoked by the operator.
  */
 import assert from 'node:assert/strict';
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { describe, test } from 'vitest';
 import { useHarness } from '../support/harness.js';
 import { expectStatus } from '../support/seed.js';
+import { recordSignIn } from '../../src/store/people.js';
 
 const h = useHarness();
 const errorSchema = 'urn:ietf:params:scim:api:messages:2.0:Error';
@@ -166,5 +167,48 @@ describe('the SCIM endpoint', () => {
       204,
     );
     assert.equal((await scim(second, 'GET', '/Users')).status, 401);
+  });
+
+  test('a User is never linked to a member who signed in with the same email unverified', async () => {
+    const token = await mint();
+    const group = `unverified-${randomUUID()}`;
+    await expectStatus(
+      h.api.call('PUT', `/v1/workspaces/${h.seed.workspace}/identity`, {
+        token: h.api.operatorKey,
+        body: { roles: { [group]: 'approver' } },
+      }),
+      200,
+    );
+    const email = `victim-${randomUUID()}@acme.test`;
+    const subject = `squatter-${randomUUID()}`;
+    const [signedIn] = await recordSignIn(h.db, {
+      issuer: 'https://idp.acme.test',
+      subject,
+      name: 'Squatter',
+      email,
+      claims: { sub: subject, email, email_verified: false, groups: [group] },
+    });
+    assert.ok(signedIn, 'the sign-in made a member');
+    const created = await scim(
+      token,
+      'POST',
+      '/Users',
+      JSON.stringify({
+        schemas: ['urn:ietf:params:scim:schemas:core:2.0:User'],
+        userName: email,
+        emails: [{ value: email, primary: true }],
+      }),
+    );
+    assert.equal(created.status, 201, JSON.stringify(created.body));
+    const { rows } = await h.db.query<{ member_id: string }>(
+      'select member_id from scim_resources where id = $1',
+      [created.body.id],
+    );
+    assert.notEqual(rows[0]?.member_id, signedIn.id, 'the User is not linked to the squatter');
+    const { rows: people } = await h.db.query<{ email: string | null }>(
+      'select email from people where subject = $1',
+      [subject],
+    );
+    assert.equal(people[0]?.email, null, 'an unverified email is not kept');
   });
 });

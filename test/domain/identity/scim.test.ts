@@ -105,6 +105,38 @@ describe('SCIM PATCH', () => {
     }
   });
 
+  test('adding and removing 9,000 members at once takes linear time, not quadratic', () => {
+    const many = Array.from({ length: 9_000 }, (_, i) => ({ value: `user-${i}` }));
+    const started = performance.now();
+    const added = applyPatch(
+      groupResource,
+      group,
+      ops({ op: 'add', path: 'members', value: many }),
+    );
+    assert.equal((added.members as unknown[]).length, 9_002);
+    const removed = applyPatch(
+      groupResource,
+      added,
+      ops({ op: 'remove', path: 'members', value: many }),
+    );
+    assert.deepEqual(removed.members, group.members);
+    assert.ok(performance.now() - started < 2_000, `${performance.now() - started} ms`);
+  });
+
+  test('a userName or displayName longer than 256 characters is an invalidValue naming it', () => {
+    const long = '名'.repeat(257);
+    for (const [resource, attributes, name] of [
+      [userResource, { userName: 'a@acme.test' }, 'userName'],
+      [groupResource, group, 'displayName'],
+    ] as const) {
+      assert.throws(
+        () => applyPatch(resource, attributes, ops({ op: 'replace', path: name, value: long })),
+        (e: unknown) =>
+          e instanceof ScimError && e.scimType === 'invalidValue' && e.message.includes(name),
+      );
+    }
+  });
+
   test('add appends values not yet there; replace sets; remove of the last value drops it', () => {
     const added = applyPatch(
       groupResource,

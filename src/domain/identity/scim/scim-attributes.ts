@@ -17,6 +17,9 @@ const envelope = new Set(['schemas', 'id', 'meta']);
 
 const maxText = 2_000;
 const maxValues = 10_000;
+/** The names the store indexes and looks resources up by: short enough for any index entry. */
+const maxIndexed = 256;
+const indexed = new Set(['userName', 'displayName']);
 
 /**
  * The value of one attribute as given, checked and in the schema's names; undefined when the
@@ -50,6 +53,9 @@ function singleValue(def: AttributeDef, value: unknown, path: string): unknown {
     case 'reference':
       if (typeof value !== 'string') throw invalidValue(`${path}: a string is expected`);
       if (value.length > maxText) throw invalidValue(`${path}: longer than ${maxText}`);
+      if (indexed.has(path) && value.length > maxIndexed) {
+        throw invalidValue(`${path}: longer than ${maxIndexed}`);
+      }
       return value.replaceAll('\u0000', '');
     case 'complex':
       return complexValue(def, value, path);

@@ -104,7 +104,8 @@ function target(resource: ResourceSchema, path: string): Target {
   return { def, filter, sub };
 }
 
-const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
+/** A value's canonical key: two values are the same when their keys are. */
+const key = (value: unknown) => JSON.stringify(value);
 
 /** The operations applied in order; the result still holds every required attribute. */
 export function applyPatch(
@@ -158,20 +159,20 @@ function applyAt(current: Attributes, at: Target, op: PatchOperation['op'], give
       if (def.required) throw new ScimError(400, `${def.name} is required`, 'mutability');
       if (def.multiValued && Array.isArray(given)) {
         // Entra ID removes group members this way: the values to take out, in the body.
-        const gone = (given as unknown[]).map((g) => field(g, 'value') ?? g);
+        const gone = new Set((given as unknown[]).map((g) => key(field(g, 'value') ?? g)));
         return setOrDrop(
           next,
           def,
-          asItems(existing).filter(
-            (item) => !gone.some((g) => same(field(item, 'value') ?? item, g)),
-          ),
+          asItems(existing).filter((item) => !gone.has(key(field(item, 'value') ?? item))),
         );
       }
       return withoutKey(next, def.name);
     }
     const value = attributeValue(def, given, def.name);
     if (op === 'add' && def.multiValued) {
-      const added = asItems(value).filter((item) => !asItems(existing).some((e) => same(e, item)));
+      // One canonical key per value, in a set: linear in the values however many are sent.
+      const seen = new Set(asItems(existing).map(key));
+      const added = asItems(value).filter((item) => !seen.has(key(item)) && !!seen.add(key(item)));
       return setOrDrop(next, def, [...asItems(existing), ...added]);
     }
     if (op === 'add' && def.type === 'complex' && isObject(existing) && isObject(value)) {
