@@ -23,6 +23,11 @@ export class RateWindow {
     return { ok: true };
   }
 
+  /** Uncounts `key`'s latest event: one taken for an attempt that turned out no guess. */
+  giveBack(key: string): void {
+    this.recent.get(key)?.pop();
+  }
+
   /** The seconds until `key`'s window frees when it is full, else undefined; counts nothing. */
   full(key: string): number | undefined {
     const now = this.now();
