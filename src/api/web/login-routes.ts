@@ -3,7 +3,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { findMemberByTokenHash } from '../../store/members.js';
 import type { ApiContext } from '../context.js';
-import { RateWindow } from '../rate-window.js';
+import { clientKey, RateWindow } from '../rate-window.js';
 import { hashToken, tokenKind } from '../../application/tokens.js';
 import { clearCookie, readCookie, setCookie } from './cookies.js';
 import { loginCsrfCookie, newLoginCsrf, requireCsrf, requireSameOrigin } from './csrf.js';
@@ -132,7 +132,7 @@ export function loginRoutes(server: FastifyInstance, ctx: ApiContext) {
       // Guesses at the operator key or a token are few a minute from one address. Every post
       // takes its slot before anything is awaited, so a burst cannot pass on one free slot; a
       // post that turns out right gives it back.
-      const taken = guesses.take(request.ip);
+      const taken = guesses.take(clientKey(request.ip));
       if (!taken.ok) {
         reply.header('retry-after', String(taken.retryAfterS));
         return refuse(
@@ -142,7 +142,7 @@ export function loginRoutes(server: FastifyInstance, ctx: ApiContext) {
       }
       // The operator signs in only for the Temporal UI's codec; the page it lands on says so.
       if (token !== '' && ctx.auth.isOperatorKey(token)) {
-        guesses.giveBack(request.ip);
+        guesses.giveBack(clientKey(request.ip));
         await startWebSession(ctx, request, reply, 'operator');
         clearCookie(reply, loginCsrfCookie, overHttps(request, ctx.publicUrl));
         return reply.redirect('/login', 303);
@@ -158,7 +158,7 @@ export function loginRoutes(server: FastifyInstance, ctx: ApiContext) {
           ? await findMemberByTokenHash(ctx.pool, hashToken(token))
           : undefined;
       if (!member) return refuse(401, 'That is not a valid user token.');
-      guesses.giveBack(request.ip);
+      guesses.giveBack(clientKey(request.ip));
       if (member.status !== 'active') {
         return refuse(403, 'Your membership in this workspace is suspended.');
       }
