@@ -10,8 +10,14 @@ import { cappedResponse, reachFetch, type Dial } from './reach-fetch.js';
  * never followed: the credential was given for this URL, and a server that sends it elsewhere
  * (another host, or a path the operator never registered) is a failure, not a new address.
  */
-export function boundedFetch(deadline: Deadline, maxBytes: number, dial: Dial): FetchLike {
+export function boundedFetch(
+  deadline: Deadline,
+  maxBytes: number,
+  maxExchangeBytes: number,
+  dial: Dial,
+): FetchLike {
   const send = reachFetch(dial, deadline.ms);
+  const exchange = { seen: 0 };
   return async (url, init) => {
     const signal = init?.signal ? AbortSignal.any([init.signal, deadline.signal]) : deadline.signal;
     let response: Response;
@@ -43,6 +49,15 @@ export function boundedFetch(deadline: Deadline, maxBytes: number, dial: Dial): 
         ),
       (error) => {
         deadline.fail(error);
+      },
+      {
+        counter: exchange,
+        maxBytes: maxExchangeBytes,
+        tooLarge: () =>
+          new PhotographError(
+            'too_large',
+            `the server's responses in one exchange came to more than ${maxExchangeBytes} bytes`,
+          ),
       },
     );
   };

@@ -14,6 +14,8 @@ export interface PhotographLimits {
 export interface HttpPhotographOptions extends PhotographLimits {
   /** Bound on the body of any one HTTP response. */
   maxResponseBytes?: number;
+  /** Bound on the bodies of all the exchange's HTTP responses together, its SSE stream included. */
+  maxExchangeBytes?: number;
 }
 
 export interface StdioPhotographOptions extends PhotographLimits {
@@ -29,6 +31,7 @@ const defaults = {
   maxTools: 1_000,
   maxPages: 50,
   maxResponseBytes: 8 * 1024 * 1024,
+  maxExchangeBytes: 8 * 1024 * 1024,
   maxOutputBytes: 8 * 1024 * 1024,
   maxStderrBytes: 64 * 1024,
 };
@@ -40,6 +43,7 @@ export function withDefaults(options: HttpPhotographOptions & StdioPhotographOpt
     maxTools: options.maxTools ?? defaults.maxTools,
     maxPages: options.maxPages ?? defaults.maxPages,
     maxResponseBytes: options.maxResponseBytes ?? defaults.maxResponseBytes,
+    maxExchangeBytes: options.maxExchangeBytes ?? defaults.maxExchangeBytes,
     maxOutputBytes: options.maxOutputBytes ?? defaults.maxOutputBytes,
     maxStderrBytes: options.maxStderrBytes ?? defaults.maxStderrBytes,
   };

@@ -41,6 +41,7 @@ export async function photographHttp(
 export interface CallToolOptions {
   timeoutMs?: number;
   maxResponseBytes?: number;
+  maxExchangeBytes?: number;
 }
 
 /** What a confirmed call came to: the server's result, or the reason it was never sent. */
@@ -64,6 +65,7 @@ export async function callToolHttp<R>(
   const limits = withDefaults({
     timeoutMs: options.timeoutMs ?? 30_000,
     maxResponseBytes: options.maxResponseBytes,
+    maxExchangeBytes: options.maxExchangeBytes,
   });
   return withHttpClient(
     url,
@@ -110,7 +112,7 @@ async function withHttpClient<T>(
   const deadline = new Deadline(limits.timeoutMs, what);
   const transport = new StreamableHTTPClientTransport(target, {
     requestInit: { headers: { Authorization: `Bearer ${credential.token}` } },
-    fetch: boundedFetch(deadline, limits.maxResponseBytes, dial),
+    fetch: boundedFetch(deadline, limits.maxResponseBytes, limits.maxExchangeBytes, dial),
     // One short exchange; resuming a broken stream would only outlive the bound.
     reconnectionOptions: {
       maxRetries: 0,

@@ -44,8 +44,16 @@ export function reachFetch(dial: Dial, connectTimeoutMs: number): FetchLike {
   };
 }
 
+/** A bound several responses share: each one's bytes count towards `counter.seen`. */
+export interface SharedBound<E extends Error> {
+  counter: { seen: number };
+  maxBytes: number;
+  tooLarge: () => E;
+}
+
 /**
- * The response with its body cut off past `maxBytes`: reading on fails with `tooLarge()`, which
+ * The response with its body cut off past `maxBytes`, or once the bodies sharing `shared` come to
+ * more than its bound: reading on fails with `tooLarge()` (or the shared bound's), which
  * `onTooLarge` is told of first (to end the exchange it belongs to).
  */
 export function cappedResponse<E extends Error>(
@@ -53,6 +61,7 @@ export function cappedResponse<E extends Error>(
   maxBytes: number,
   tooLarge: () => E,
   onTooLarge: (error: E) => void = () => undefined,
+  shared?: SharedBound<E>,
 ): Response {
   if (!response.body || nullBodyStatuses.has(response.status)) return response;
   let seen = 0;
@@ -60,8 +69,15 @@ export function cappedResponse<E extends Error>(
     new TransformStream<Uint8Array, Uint8Array>({
       transform(chunk, controller) {
         seen += chunk.byteLength;
-        if (seen > maxBytes) {
-          const error = tooLarge();
+        if (shared) shared.counter.seen += chunk.byteLength;
+        const over =
+          seen > maxBytes
+            ? tooLarge
+            : shared && shared.counter.seen > shared.maxBytes
+              ? shared.tooLarge
+              : undefined;
+        if (over) {
+          const error = over();
           onTooLarge(error);
           controller.error(error);
           return;

@@ -502,3 +502,45 @@ async function isGone(pid: number): Promise<boolean> {
   }
   return false;
 }
+
+describe('one exchange with an HTTP MCP server has one byte budget', () => {
+  /** Twelve pages of one tool whose description is about a mebibyte: each page well under 8 MiB. */
+  const heavyTools = Array.from({ length: 12 }, (_, index) => ({
+    ...searchNotesTool,
+    name: `heavy_${index}`,
+    description: 'x'.repeat(1024 * 1024),
+  }));
+
+  test('pages each under the response bound but together over the budget are too_large', async () => {
+    const upstream = await startRugpullUpstream({ token, pageSize: 1, tools: heavyTools });
+    try {
+      const before = process.memoryUsage().rss;
+      const error = await rejectsWith(photographHttp(upstream.url, bearer, loopback), 'too_large');
+      assert.match(error.message, /in one exchange/);
+      assert.ok(upstream.lists < heavyTools.length, `${upstream.lists} pages were read`);
+      // Catastrophic only: the whole list would be some 12 MiB of text, many times over in RSS.
+      assert.ok(process.memoryUsage().rss - before < 256 * 1024 * 1024);
+    } finally {
+      await upstream.close();
+    }
+  });
+
+  test('a tools/call, which lists the tools first, is refused the same way', async () => {
+    const upstream = await startRugpullUpstream({ token, pageSize: 1, tools: heavyTools });
+    try {
+      await rejectsWith(
+        callToolHttp(
+          upstream.url,
+          bearer,
+          loopback,
+          { name: 'heavy_0', arguments: {} },
+          () => undefined,
+        ),
+        'too_large',
+      );
+      assert.equal(upstream.calls.length, 0);
+    } finally {
+      await upstream.close();
+    }
+  });
+});

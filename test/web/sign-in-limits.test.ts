@@ -31,19 +31,27 @@ afterAll(async () => {
 const url = (path: string) => `${gate.api.url}${path}`;
 
 /** Posts the sign-in form with `token`, as its page and cookie allow. */
-async function postToken(token: string): Promise<Response> {
+async function postToken(token: string, at: OidcGate = gate): Promise<Response> {
+  return (await readyToPost(token, at))();
+}
+
+/** Reads the sign-in page, answering the post of `token` that its form and cookie allow. */
+async function readyToPost(token: string, at: OidcGate): Promise<() => Promise<Response>> {
+  const url = (path: string) => `${at.api.url}${path}`;
   const page = await fetch(url('/login'));
   const cookies = page.headers.getSetCookie().map((cookie) => cookie.split(';')[0] ?? '');
-  return fetch(url('/login'), {
-    method: 'POST',
-    redirect: 'manual',
-    headers: {
-      cookie: cookies.join('; '),
-      origin: gate.api.url,
-      'content-type': 'application/x-www-form-urlencoded',
-    },
-    body: new URLSearchParams({ csrf: csrfIn(await page.text()), token }).toString(),
-  });
+  const body = new URLSearchParams({ csrf: csrfIn(await page.text()), token }).toString();
+  return () =>
+    fetch(url('/login'), {
+      method: 'POST',
+      redirect: 'manual',
+      headers: {
+        cookie: cookies.join('; '),
+        origin: at.api.url,
+        'content-type': 'application/x-www-form-urlencoded',
+      },
+      body,
+    });
 }
 
 describe('an attempt limit per client address', () => {
@@ -80,5 +88,53 @@ describe('an attempt limit per client address', () => {
       'select count(*)::int as n from oidc_authorizations',
     );
     assert.equal(after[0]!.n, before[0]!.n, 'no sign-in under way is written');
+  });
+});
+
+describe('the attempt limit counts every wrong key, at once', () => {
+  // Gates of their own, each with a fresh limit for the loopback address.
+  let burstGate: OidcGate;
+  let keyOnlyGate: OidcGate;
+  const providers: DevIdentityProvider[] = [];
+  const provider = async (redirectUri: string) => {
+    const started = await startDevIdentityProvider({ redirectUri, people: [] });
+    providers.push(started);
+    return started;
+  };
+  beforeAll(async () => {
+    burstGate = await startOidcGate(provider);
+    keyOnlyGate = await startOidcGate(provider, { tokenSignIn: false });
+  });
+  afterAll(async () => {
+    await burstGate.close();
+    await keyOnlyGate.close();
+    await Promise.all(providers.map((started) => started.close()));
+  });
+
+  test('of a burst of concurrent wrong tokens, those past the limit are 429', async () => {
+    const burst = 3 * loginGuessesPerMinute;
+    const posts = await Promise.all(
+      Array.from({ length: burst }, (_, i) => readyToPost(`fgu_burst-guess-${i}`, burstGate)),
+    );
+    const answers = await Promise.all(posts.map((post) => post()));
+    const statuses = answers.map((answer) => answer.status);
+    await Promise.all(answers.map((answer) => answer.text()));
+    assert.equal(statuses.filter((status) => status === 401).length, loginGuessesPerMinute);
+    assert.equal(statuses.filter((status) => status === 429).length, burst - loginGuessesPerMinute);
+  });
+
+  test('with token sign-in off, wrong operator keys are limited too', async () => {
+    for (let i = 0; i < loginGuessesPerMinute; i++) {
+      const wrong = await postToken(`wrong-operator-key-${i}`, keyOnlyGate);
+      assert.equal(wrong.status, 403, `guess ${i}`);
+      await wrong.body?.cancel();
+    }
+    const held = await postToken('one-more-operator-key', keyOnlyGate);
+    assert.equal(held.status, 429);
+    assert.ok(Number(held.headers.get('retry-after')) >= 1);
+    await held.body?.cancel();
+    const right = await postToken(keyOnlyGate.api.operatorKey, keyOnlyGate);
+    assert.equal(right.status, 429);
+    await right.body?.cancel();
   });
 });

@@ -3,7 +3,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { findMemberByTokenHash } from '../../store/members.js';
 import type { ApiContext } from '../context.js';
-import { RateWindow } from '../rate-window.js';
+import { clientKey, RateWindow } from '../rate-window.js';
 import { hashToken, tokenKind } from '../../application/tokens.js';
 import { clearCookie, readCookie, setCookie } from './cookies.js';
 import { loginCsrfCookie, newLoginCsrf, requireCsrf, requireSameOrigin } from './csrf.js';
@@ -129,14 +129,20 @@ export function loginRoutes(server: FastifyInstance, ctx: ApiContext) {
       const token = request.body.token?.trim() ?? '';
       const refuse = (status: number, error: string) =>
         loginAgain(ctx, reply, status, csrf, next, error);
-      // Guesses at the operator key or a token are few a minute from one address.
-      const waitS = guesses.full(request.ip);
-      if (waitS !== undefined) {
-        reply.header('retry-after', String(waitS));
-        return refuse(429, `Too many wrong tokens from here; try again in ${waitS} seconds.`);
+      // Guesses at the operator key or a token are few a minute from one address. Every post
+      // takes its slot before anything is awaited, so a burst cannot pass on one free slot; a
+      // post that turns out right gives it back.
+      const taken = guesses.take(clientKey(request.ip));
+      if (!taken.ok) {
+        reply.header('retry-after', String(taken.retryAfterS));
+        return refuse(
+          429,
+          `Too many wrong tokens from here; try again in ${taken.retryAfterS} seconds.`,
+        );
       }
       // The operator signs in only for the Temporal UI's codec; the page it lands on says so.
       if (token !== '' && ctx.auth.isOperatorKey(token)) {
+        guesses.giveBack(clientKey(request.ip));
         await startWebSession(ctx, request, reply, 'operator');
         clearCookie(reply, loginCsrfCookie, overHttps(request, ctx.publicUrl));
         return reply.redirect('/login', 303);
@@ -151,10 +157,8 @@ export function loginRoutes(server: FastifyInstance, ctx: ApiContext) {
         tokenKind(token) === 'user'
           ? await findMemberByTokenHash(ctx.pool, hashToken(token))
           : undefined;
-      if (!member) {
-        guesses.take(request.ip);
-        return refuse(401, 'That is not a valid user token.');
-      }
+      if (!member) return refuse(401, 'That is not a valid user token.');
+      guesses.giveBack(clientKey(request.ip));
       if (member.status !== 'active') {
         return refuse(403, 'Your membership in this workspace is suspended.');
       }

@@ -4,7 +4,7 @@ import { signInPerson } from '../../application/sign-in.js';
 import { SealingError, type OidcPending } from '../../broker/sealing.js';
 import type { ApiContext } from '../context.js';
 import { notFound, Problem } from '../problem.js';
-import { RateWindow } from '../rate-window.js';
+import { clientKey, RateWindow } from '../rate-window.js';
 import { clearCookie, readCookie, setCookie } from './cookies.js';
 import { html } from './html.js';
 import { empty, media } from '../route-schemas.js';
@@ -84,7 +84,7 @@ export function oidcRoutes(server: FastifyInstance, ctx: ApiContext) {
     },
     async (request, reply) => {
       const oidc = requireOidc(ctx, request);
-      const taken = starts.take(request.ip);
+      const taken = starts.take(clientKey(request.ip));
       if (!taken.ok) {
         reply.header('retry-after', String(taken.retryAfterS));
         throw new Problem(429, 'too many sign-ins started from this address; try again shortly');
