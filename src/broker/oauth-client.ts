@@ -132,6 +132,8 @@ class ExchangeProvider implements OAuthClientProvider {
     return this.verifier;
   }
   saveDiscoveryState(state: OAuthDiscoveryState) {
+    // Before any registration or exchange: metadata that names another issuer is never used.
+    verifiedIssuer(state);
     this.discovery = state;
   }
   discoveryState() {
@@ -180,15 +182,42 @@ export async function beginAuthorization(
   }
 }
 
-/** The issuer an attempt was sent to, and whether it says its answers name it (RFC 9207). */
+/** Whether two issuer URLs are identical, a bare origin and its "/" being the same URL. */
+function sameIssuer(a: string, b: string): boolean {
+  try {
+    return new URL(a).href === new URL(b).href;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The issuer of a discovery, verified: the metadata's `issuer` must be identical to the
+ * authorization server URL it was fetched for, path included (RFC 8414 §3.3, OpenID Connect
+ * Discovery §4.3), or the metadata is refused; a server cannot claim another's name.
+ */
+export function verifiedIssuer(discovery: OAuthDiscoveryState): string {
+  const claimed = (discovery.authorizationServerMetadata as { issuer?: unknown } | undefined)
+    ?.issuer;
+  const fetchedFor = discovery.authorizationServerUrl;
+  if (claimed === undefined) return fetchedFor;
+  if (typeof claimed !== 'string' || !sameIssuer(claimed, fetchedFor)) {
+    throw new OAuthFlowError(
+      `the authorization server at ${fetchedFor} published metadata naming the issuer ${JSON.stringify(claimed).slice(0, 200)}, not itself; refused`,
+    );
+  }
+  return claimed;
+}
+
+/** The verified issuer an attempt was sent to, and whether it says its answers name it (RFC 9207). */
 export function attemptIssuer(discovery: OAuthDiscoveryState): {
   issuer: string;
   sendsIss: boolean;
 } {
   const metadata = discovery.authorizationServerMetadata as
-    { issuer?: string; authorization_response_iss_parameter_supported?: boolean } | undefined;
+    { authorization_response_iss_parameter_supported?: boolean } | undefined;
   return {
-    issuer: metadata?.issuer ?? discovery.authorizationServerUrl,
+    issuer: verifiedIssuer(discovery),
     sendsIss: metadata?.authorization_response_iss_parameter_supported === true,
   };
 }
@@ -243,6 +272,7 @@ export async function refreshCustody(dial: Dial, custody: OAuthCustody): Promise
   }
   const now = Date.now();
   try {
+    verifiedIssuer(discovery);
     const resource = resourceOf(discovery);
     const fresh = await refreshAuthorization(discovery.authorizationServerUrl, {
       ...(discovery.authorizationServerMetadata && {
