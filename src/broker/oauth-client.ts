@@ -23,8 +23,11 @@ import { UnreachableAddressError } from './address-reach.js';
 import type { OAuthAttempt, OAuthCustody } from './oauth-custody.js';
 import { cappedResponse, reachFetch, type Dial } from './reach-fetch.js';
 
-/** Bound on each request to an authorization or resource server. */
-const requestTimeoutMs = 10_000;
+/**
+ * Bound on one exchange (a start, a completion, a refresh, a revocation): all its requests and
+ * their redirects together, well inside a refresh's lease.
+ */
+export const exchangeTimeoutMs = 10_000;
 /** Bound on each answer's body: metadata, a registration, tokens are a few kilobytes. */
 export const oauthAnswerMaxBytes = 256 * 1024;
 
@@ -39,17 +42,20 @@ export class RefreshRefusedError extends Error {
 }
 
 /**
- * The fetch of one connection's exchanges: bounded in time and in bytes, and reaching only
+ * The fetch of one exchange: bounded in time (all its requests together) and in bytes, and reaching only
  * addresses as public as the connection's own server (./address-reach.ts), each redirect's too. A
  * refused address is an OAuthFlowError that names it, never a TypeError the SDK would take for a
  * network failure.
  */
 function exchangeFetch(dial: Dial): FetchLike {
-  const send = reachFetch(dial, requestTimeoutMs);
+  const send = reachFetch(dial, exchangeTimeoutMs);
+  // One deadline for the whole exchange, from its first request: never one per request or hop.
+  const deadline = AbortSignal.timeout(exchangeTimeoutMs);
   return async (url, init) => {
-    const signal = init?.signal
-      ? AbortSignal.any([init.signal, AbortSignal.timeout(requestTimeoutMs)])
-      : AbortSignal.timeout(requestTimeoutMs);
+    if (deadline.aborted) {
+      throw new OAuthFlowError(`the exchange took longer than ${exchangeTimeoutMs} ms`);
+    }
+    const signal = init?.signal ? AbortSignal.any([init.signal, deadline]) : deadline;
     try {
       const response = await send(url, { ...init, signal });
       const from = new URL(url).origin;
