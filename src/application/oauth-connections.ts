@@ -322,8 +322,9 @@ const reconnectReason = (row: Pick<ConnectionRow, 'name'>, why: string) =>
   `the connection "${row.name}" needs its owner to reconnect it (${why}); they can do so on the gate's connections page`;
 
 /**
- * A refresh's lease outlives its one exchange (10 s at most) with room to spare, so it never runs
- * out under a live holder; a holder that died frees it when it does.
+ * A refresh's lease outlives its one exchange (10 s at most, all its requests and redirects
+ * together) with room to spare; a holder that died frees it when it runs out, and a holder whose
+ * lease was taken over writes nothing.
  */
 const refreshLeaseS = 30;
 /**
@@ -387,7 +388,7 @@ async function refreshUnderLease(
       throw error;
     }
     const reason = reconnectReason(row, error.message);
-    await markNeedsReauthorization(pool, row.id, reason);
+    if (!(await markNeedsReauthorization(pool, row.id, holder, reason))) throw leaseLost();
     throw new ReauthorizationNeededError(reason);
   }
   const spent = current.tokens?.refresh_token;
@@ -400,11 +401,16 @@ async function refreshUnderLease(
     if (now.private_network) merged.private_network = true;
     return sealer.seal(row.id, merged).toBytes();
   });
-  if (!stored) {
+  if (stored === 'lease_lost') throw leaseLost();
+  if (stored === 'inactive') {
     throw new ReauthorizationNeededError(`the connection "${row.name}" is no longer active`);
   }
   return bearerOf(fresh);
 }
+
+/** A refresh that outlived its lease: another holder took over, so this one wrote nothing. */
+const leaseLost = () =>
+  new OAuthFlowError('the refresh outlived its lease and another took it over; nothing was stored');
 
 function due(custody: OAuthCustody): boolean {
   return accessTokenDue(

@@ -23,8 +23,11 @@ import { UnreachableAddressError } from './address-reach.js';
 import type { OAuthAttempt, OAuthCustody } from './oauth-custody.js';
 import { cappedResponse, reachFetch, type Dial } from './reach-fetch.js';
 
-/** Bound on each request to an authorization or resource server. */
-const requestTimeoutMs = 10_000;
+/**
+ * Bound on one exchange (a start, a completion, a refresh, a revocation): all its requests and
+ * their redirects together, well inside a refresh's lease.
+ */
+export const exchangeTimeoutMs = 10_000;
 /** Bound on each answer's body: metadata, a registration, tokens are a few kilobytes. */
 export const oauthAnswerMaxBytes = 256 * 1024;
 
@@ -39,17 +42,20 @@ export class RefreshRefusedError extends Error {
 }
 
 /**
- * The fetch of one connection's exchanges: bounded in time and in bytes, and reaching only
+ * The fetch of one exchange: bounded in time (all its requests together) and in bytes, and reaching only
  * addresses as public as the connection's own server (./address-reach.ts), each redirect's too. A
  * refused address is an OAuthFlowError that names it, never a TypeError the SDK would take for a
  * network failure.
  */
 function exchangeFetch(dial: Dial): FetchLike {
-  const send = reachFetch(dial, requestTimeoutMs);
+  const send = reachFetch(dial, exchangeTimeoutMs);
+  // One deadline for the whole exchange, from its first request: never one per request or hop.
+  const deadline = AbortSignal.timeout(exchangeTimeoutMs);
   return async (url, init) => {
-    const signal = init?.signal
-      ? AbortSignal.any([init.signal, AbortSignal.timeout(requestTimeoutMs)])
-      : AbortSignal.timeout(requestTimeoutMs);
+    if (deadline.aborted) {
+      throw new OAuthFlowError(`the exchange took longer than ${exchangeTimeoutMs} ms`);
+    }
+    const signal = init?.signal ? AbortSignal.any([init.signal, deadline]) : deadline;
     try {
       const response = await send(url, { ...init, signal });
       const from = new URL(url).origin;
@@ -132,6 +138,8 @@ class ExchangeProvider implements OAuthClientProvider {
     return this.verifier;
   }
   saveDiscoveryState(state: OAuthDiscoveryState) {
+    // Before any registration or exchange: metadata that names another issuer is never used.
+    verifiedIssuer(state);
     this.discovery = state;
   }
   discoveryState() {
@@ -180,15 +188,42 @@ export async function beginAuthorization(
   }
 }
 
-/** The issuer an attempt was sent to, and whether it says its answers name it (RFC 9207). */
+/** Whether two issuer URLs are identical, a bare origin and its "/" being the same URL. */
+function sameIssuer(a: string, b: string): boolean {
+  try {
+    return new URL(a).href === new URL(b).href;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The issuer of a discovery, verified: the metadata's `issuer` must be identical to the
+ * authorization server URL it was fetched for, path included (RFC 8414 §3.3, OpenID Connect
+ * Discovery §4.3), or the metadata is refused; a server cannot claim another's name.
+ */
+export function verifiedIssuer(discovery: OAuthDiscoveryState): string {
+  const claimed = (discovery.authorizationServerMetadata as { issuer?: unknown } | undefined)
+    ?.issuer;
+  const fetchedFor = discovery.authorizationServerUrl;
+  if (claimed === undefined) return fetchedFor;
+  if (typeof claimed !== 'string' || !sameIssuer(claimed, fetchedFor)) {
+    throw new OAuthFlowError(
+      `the authorization server at ${fetchedFor} published metadata naming the issuer ${JSON.stringify(claimed).slice(0, 200)}, not itself; refused`,
+    );
+  }
+  return claimed;
+}
+
+/** The verified issuer an attempt was sent to, and whether it says its answers name it (RFC 9207). */
 export function attemptIssuer(discovery: OAuthDiscoveryState): {
   issuer: string;
   sendsIss: boolean;
 } {
   const metadata = discovery.authorizationServerMetadata as
-    { issuer?: string; authorization_response_iss_parameter_supported?: boolean } | undefined;
+    { authorization_response_iss_parameter_supported?: boolean } | undefined;
   return {
-    issuer: metadata?.issuer ?? discovery.authorizationServerUrl,
+    issuer: verifiedIssuer(discovery),
     sendsIss: metadata?.authorization_response_iss_parameter_supported === true,
   };
 }
@@ -243,6 +278,7 @@ export async function refreshCustody(dial: Dial, custody: OAuthCustody): Promise
   }
   const now = Date.now();
   try {
+    verifiedIssuer(discovery);
     const resource = resourceOf(discovery);
     const fresh = await refreshAuthorization(discovery.authorizationServerUrl, {
       ...(discovery.authorizationServerMetadata && {

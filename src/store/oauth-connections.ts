@@ -85,30 +85,33 @@ export async function releaseRefreshLease(
 /**
  * Refreshed tokens, merged by `reseal` into the custody as it is now (an operator's setting may
  * have changed meanwhile), and the lease let go: the same authorization, so the generation stays.
- * False when the connection is no longer active.
+ * Written only while `holder` still holds the lease: 'inactive' when the connection is no longer
+ * active, 'lease_lost' when another holder took the lease over (nothing is written).
  */
 export async function storeRefreshedTokens(
   pool: Pool,
   id: string,
   holder: string,
   reseal: (sealed: Buffer) => Buffer,
-): Promise<boolean> {
+): Promise<'stored' | 'inactive' | 'lease_lost'> {
   return withTransaction(pool, async (tx) => {
-    const { rows } = await tx.query<Pick<ConnectionRow, 'sealed_credential'>>(
-      `select sealed_credential from connections
+    const { rows } = await tx.query<
+      Pick<ConnectionRow, 'sealed_credential'> & { refresh_lease: string | null }
+    >(
+      `select sealed_credential, refresh_lease from connections
         where id = $1 and credential_type = 'oauth' and status = 'active' for update`,
       [id],
     );
     const row = rows[0];
-    if (!row) return false;
+    if (!row) return 'inactive';
+    if (row.refresh_lease !== holder) return 'lease_lost';
     await tx.query(
       `update connections set sealed_credential = $2,
-         refresh_lease = case when refresh_lease = $3 then null else refresh_lease end,
-         refresh_lease_until = case when refresh_lease = $3 then null else refresh_lease_until end
-       where id = $1`,
+         refresh_lease = null, refresh_lease_until = null
+       where id = $1 and refresh_lease = $3`,
       [id, reseal(row.sealed_credential), holder],
     );
-    return true;
+    return 'stored';
   });
 }
 
@@ -138,16 +141,21 @@ export async function resealOAuthCustody(
   });
 }
 
-/** The server refused the refresh: the connection waits for its owner, saying why; no lease. */
+/**
+ * The server refused the refresh `holder` made: the connection waits for its owner, saying why;
+ * no lease. Nothing changes unless `holder` still holds the lease; answers whether it did.
+ */
 export async function markNeedsReauthorization(
   db: Queryable,
   id: string,
+  holder: string,
   reason: string,
-): Promise<void> {
-  await db.query(
-    `update connections set status = 'needs_reauthorization', status_reason = $2,
+): Promise<boolean> {
+  const { rowCount } = await db.query(
+    `update connections set status = 'needs_reauthorization', status_reason = $3,
        refresh_lease = null, refresh_lease_until = null
-     where id = $1 and status = 'active'`,
-    [id, reason],
+     where id = $1 and status = 'active' and refresh_lease = $2`,
+    [id, holder, reason],
   );
+  return (rowCount ?? 0) > 0;
 }

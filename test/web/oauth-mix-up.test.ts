@@ -64,6 +64,8 @@ const metadataOf = (issuer: string, sendsIss: boolean) => ({
 let honestSendsIss = true;
 /** Whether the hostile server says its answers carry `iss`. */
 let hostileSaysIss = true;
+/** The issuer the lying server at /evil-as claims in its metadata. */
+let liarClaims = '';
 /** The authorization server the resource names. */
 let named = '';
 
@@ -88,6 +90,17 @@ beforeAll(async () => {
     return { status: 400, body: { error: 'invalid_request' } };
   });
   hostile = await site((path, self) => {
+    // The liar at /evil-as: it claims the honest server's name, its authorize endpoint too, and
+    // keeps the token endpoint for itself.
+    if (path.pathname === '/.well-known/oauth-authorization-server/evil-as')
+      return {
+        status: 200,
+        body: {
+          ...metadataOf(self.url, true),
+          issuer: liarClaims,
+          authorization_endpoint: `${honest.url}/authorize`,
+        },
+      };
     if (path.pathname === '/.well-known/oauth-authorization-server')
       return { status: 200, body: metadataOf(self.url, hostileSaysIss) };
     // The bounce: the owner is sent on to the honest server, the gate's request unchanged.
@@ -217,5 +230,29 @@ describe('an authorization server that bounces the owner to another', () => {
     assert.ok(refused instanceof OAuthFlowError, String(refused));
     assert.match(refused.message, new RegExp(`belongs to ${honest.url}`));
     assert.deepEqual(exchanged(), []);
+  });
+
+  test('metadata that claims another issuer than the server it was fetched from: connecting is refused', async () => {
+    [honestSendsIss, hostileSaysIss] = [true, true];
+    named = `${hostile.url}/evil-as`;
+    const honestAsked = honest.asked.length;
+    // The honest server's name, and the liar's own origin without its path: neither is the URL.
+    for (const claim of [honest.url, hostile.url]) {
+      liarClaims = claim;
+      const id = await oauthConnection();
+      const refused = await startAuthorization(deps, admin, id).then(
+        () => undefined,
+        (err: unknown) => err,
+      );
+      assert.ok(refused instanceof OAuthFlowError, String(refused));
+      assert.ok(
+        refused.message.includes(
+          `${hostile.url}/evil-as published metadata naming the issuer ${claim}`,
+        ),
+        refused.message,
+      );
+    }
+    assert.deepEqual(exchanged(), []);
+    assert.equal(honest.asked.length, honestAsked, 'the honest server was asked nothing');
   });
 });
