@@ -247,7 +247,7 @@ describe('an authorization server that bounces the owner to another', () => {
       assert.ok(refused instanceof OAuthFlowError, String(refused));
       assert.ok(
         refused.message.includes(
-          `${hostile.url}/evil-as published metadata naming the issuer ${claim}`,
+          `${hostile.url}/evil-as published metadata naming the issuer ${JSON.stringify(claim)}`,
         ),
         refused.message,
       );
