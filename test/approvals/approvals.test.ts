@@ -209,8 +209,7 @@ describe('who may decide', () => {
 
     for (const d of ['approve', 'deny'] as const) {
       await expectStatus(decide(plain.token, run.session_id, 'c1', d), 403);
-      // A suspension ends the member's own token with the rest of their access.
-      await expectStatus(decide(suspended.token, run.session_id, 'c1', d), 401);
+      await expectStatus(decide(suspended.token, run.session_id, 'c1', d), 403);
       await expectStatus(decide(h.api.operatorKey, run.session_id, 'c1', d), 403);
       await expectStatus(decide(run.session_token, run.session_id, 'c1', d), 403);
       await expectStatus(decide(stranger.token, run.session_id, 'c1', d), 404);

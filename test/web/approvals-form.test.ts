@@ -298,10 +298,9 @@ describe('the approvers web form', () => {
     );
     await page.goto(`${h.api.url}/approvals`);
     assert.match(page.url(), /\/login/);
-    // The suspension ended the member's token too: it signs in no more, even once reactivated.
     await page.fill('#token', bystander.token);
     await page.getByRole('button', { name: 'Sign in' }).click();
-    assert.ok((await page.locator('.notice').innerText()).includes('not a valid user token'));
+    assert.ok((await page.locator('.notice').innerText()).includes('suspended'));
   });
 
   test('a session expires', async () => {
