@@ -1,4 +1,3 @@
-import { createHash, randomBytes } from 'node:crypto';
 import type pg from 'pg';
 import { lowersRole } from '../domain/identity/roles-from-groups.js';
 import { redact } from '../domain/ledger/redaction.js';
@@ -21,7 +20,6 @@ export type AccessEventType =
   | 'member.deprovisioned'
   | 'web_session.ended'
   | 'personal_token.revoked'
-  | 'member_token.revoked'
   | 'grant.revoked'
   | 'connection.needs_owner'
   | 'scim_token.minted'
@@ -105,14 +103,6 @@ export async function endMemberAccess(
     [member.id],
   );
   for (const { id } of tokens.rows) await record('personal_token.revoked', id);
-  // The operator-minted token of the member is ended too: cleared for a person who signs in,
-  // else replaced by the hash of a secret nobody holds (a member needs one or the other).
-  const memberToken = await tx.query<{ id: string }>(
-    `update members set token_hash = case when person_id is null then $2::bytea end
-     where id = $1 and token_hash is not null returning id`,
-    [member.id, createHash('sha256').update(randomBytes(32)).digest()],
-  );
-  for (const { id } of memberToken.rows) await record('member_token.revoked', id);
   const grants = await revokeGrantsOf(tx, member.id);
   for (const id of grants) await record('grant.revoked', id);
   const connections = await tx.query<{ id: string }>(

@@ -281,29 +281,6 @@ describe('bad input gets a clear error and loses nothing', () => {
     assertProblem(answer, 400);
     assert.equal(answer.body.errors[0].path, 'body.invoked_by');
   });
-
-  test("a member's operator-minted token ends with a suspension and stays ended after reactivation", async () => {
-    const op = { token: h.api.operatorKey };
-    const member = await expectStatus(
-      h.api.call('POST', `/v1/workspaces/${h.seed.workspace}/members`, {
-        ...op,
-        body: { name: 'rae', role: 'member' },
-      }),
-      201,
-    );
-    const token = member.user_token as string;
-    const path = `/v1/workspaces/${h.seed.workspace}/members/${member.user_id}`;
-    assert.equal((await h.api.call('GET', '/v1/approvals', { token })).status, 200);
-    for (const status of ['suspended', 'active']) {
-      await expectStatus(h.api.call('PATCH', path, { ...op, body: { status } }), 200);
-    }
-    assert.equal((await h.api.call('GET', '/v1/approvals', { token })).status, 401);
-    const events = await expectStatus<{ type: string }[]>(
-      h.api.call('GET', `${path}/access-events`, op),
-      200,
-    );
-    assert.ok(events.some((e) => e.type === 'member_token.revoked'));
-  });
 });
 
 describe('hostile bodies', () => {
