@@ -129,8 +129,13 @@ async function requireUsers(tx: pg.PoolClient, workspaceId: string, attributes: 
   const unknown = ids.find((id) => !known.has(id.toLowerCase()));
   if (unknown !== undefined)
     throw invalidValue(`members: no User of this workspace has the id ${unknown}`);
-  // Ids are kept as the database writes them, so containment finds them.
-  for (const member of members ?? []) member.value = String(member.value).toLowerCase();
+  // Ids are kept as the database writes them, so containment finds them, and each once.
+  if (!members) return;
+  const seen = new Set<string>();
+  attributes.members = members.filter((member) => {
+    member.value = String(member.value).toLowerCase();
+    return !seen.has(member.value) && !!seen.add(member.value);
+  });
 }
 
 /**
@@ -205,6 +210,11 @@ export async function changeScimResource(
       attributes = applyPatch(resource, before.attributes, change.patch);
     }
     if (kind === 'Group') await requireUsers(tx, workspaceId, attributes);
+    // Only `active: true` reactivates: a PUT that leaves `active` out, or a PATCH that removes
+    // it, keeps a deactivated User deactivated.
+    if (kind === 'User' && attributes.active === undefined && before.attributes.active === false) {
+      attributes = { ...attributes, active: false };
+    }
     const row = await updateScimResource(tx, id, attributes);
     if (!row) throw taken(kind);
     await settleAll(

@@ -211,4 +211,99 @@ describe('the SCIM endpoint', () => {
     );
     assert.equal(people[0]?.email, null, 'an unverified email is not kept');
   });
+
+  test('a provider writing ids in capitals, or leaving `active` out, takes away what it means to: a removed member loses the role, a deactivated User stays deactivated', async () => {
+    const token = await mint();
+    const group = `capitals-${randomUUID()}`;
+    await expectStatus(
+      h.api.call('PUT', `/v1/workspaces/${h.seed.workspace}/identity`, {
+        token: h.api.operatorKey,
+        body: { roles: { [group]: 'approver' } },
+      }),
+      200,
+    );
+    const user = async (name: string) => {
+      const created = await scim(
+        token,
+        'POST',
+        '/Users',
+        JSON.stringify({ userName: `${name}-${randomUUID()}@acme.test`, active: true }),
+      );
+      assert.equal(created.status, 201, JSON.stringify(created.body));
+      return created.body.id as string;
+    };
+    const standing = async (id: string) =>
+      (
+        await h.db.query<{ role: string; status: string }>(
+          'select role, status from members where id = $1',
+          [id],
+        )
+      ).rows[0];
+    const [okta, entra] = [await user('okta'), await user('entra')];
+    const created = await scim(
+      token,
+      'POST',
+      '/Groups',
+      JSON.stringify({
+        displayName: group,
+        members: [{ value: okta.toUpperCase() }, { value: entra }, { value: entra.toUpperCase() }],
+      }),
+    );
+    assert.equal(created.status, 201, JSON.stringify(created.body));
+    const groupPath = `/Groups/${created.body.id as string}`;
+    assert.deepEqual(
+      (created.body.members as { value: string }[]).map((m) => m.value).sort(),
+      [okta, entra].sort(),
+      'each member once, by the id the gate gave it',
+    );
+    assert.deepEqual(await standing(okta), { role: 'approver', status: 'active' });
+    assert.deepEqual(await standing(entra), { role: 'approver', status: 'active' });
+
+    // Okta's way: a value filter; Entra's: the values to remove in the body. Both in capitals.
+    const patch = (operation: object) =>
+      scim(token, 'PATCH', groupPath, JSON.stringify({ Operations: [operation] }));
+    assert.equal(
+      (await patch({ op: 'remove', path: `members[value eq "${okta.toUpperCase()}"]` })).status,
+      200,
+    );
+    assert.equal(
+      (await patch({ op: 'Remove', path: 'members', value: [{ value: entra.toUpperCase() }] }))
+        .status,
+      200,
+    );
+    assert.equal((await standing(okta))?.status, 'suspended', 'the filter in capitals removed');
+    assert.equal((await standing(entra))?.status, 'suspended', 'the values in capitals removed');
+    assert.equal((await scim(token, 'GET', groupPath)).body.members, undefined);
+
+    // Back in the group, then deactivated: a PUT without `active`, or a PATCH removing it,
+    // does not bring the User back; only `active: true` does.
+    assert.equal(
+      (await patch({ op: 'add', path: 'members', value: [{ value: okta }] })).status,
+      200,
+    );
+    const userPath = `/Users/${okta}`;
+    const userName = (await scim(token, 'GET', userPath)).body.userName as string;
+    const deactivate = await scim(
+      token,
+      'PATCH',
+      userPath,
+      JSON.stringify({ Operations: [{ op: 'replace', path: 'active', value: false }] }),
+    );
+    assert.equal(deactivate.status, 200, JSON.stringify(deactivate.body));
+    assert.equal((await standing(okta))?.status, 'suspended');
+    const put = await scim(token, 'PUT', userPath, JSON.stringify({ userName }));
+    assert.equal(put.status, 200, JSON.stringify(put.body));
+    assert.equal(put.body.active, false, 'the PUT without `active` keeps it false');
+    const removed = await scim(
+      token,
+      'PATCH',
+      userPath,
+      JSON.stringify({ Operations: [{ op: 'remove', path: 'active' }] }),
+    );
+    assert.equal(removed.status, 200, JSON.stringify(removed.body));
+    assert.equal((await standing(okta))?.status, 'suspended', 'still deactivated');
+    const back = await scim(token, 'PUT', userPath, JSON.stringify({ userName, active: true }));
+    assert.equal(back.status, 200, JSON.stringify(back.body));
+    assert.deepEqual(await standing(okta), { role: 'approver', status: 'active' });
+  });
 });

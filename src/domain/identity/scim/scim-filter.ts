@@ -192,7 +192,11 @@ export function parseFilter(source: string, urns: readonly string[] = []): Filte
 }
 
 /** Attributes compared exactly; every other string compares without regard to case. */
-const caseExact = new Set(['id', 'externalid', 'value', '$ref']);
+/**
+ * Attributes compared with their case. Not `id` nor a member's `value`: the gate's ids are UUIDs,
+ * whose hex digits have no case, and a provider may send them in capitals; nor an email's `value`.
+ */
+const caseExact = new Set(['externalid', '$ref']);
 
 function field(object: unknown, name: string): unknown {
   if (typeof object !== 'object' || object === null || Array.isArray(object)) return undefined;

@@ -107,6 +107,12 @@ function target(resource: ResourceSchema, path: string): Target {
 /** A value's canonical key: two values are the same when their keys are. */
 const key = (value: unknown) => JSON.stringify(value);
 
+/** The key of a value given by its `value` (a member's UUID, an email): compared without case. */
+function valueKey(item: unknown): string {
+  const value = field(item, 'value') ?? item;
+  return typeof value === 'string' ? `s:${value.toLowerCase()}` : key(value);
+}
+
 /** The operations applied in order; the result still holds every required attribute. */
 export function applyPatch(
   resource: ResourceSchema,
@@ -159,11 +165,11 @@ function applyAt(current: Attributes, at: Target, op: PatchOperation['op'], give
       if (def.required) throw new ScimError(400, `${def.name} is required`, 'mutability');
       if (def.multiValued && Array.isArray(given)) {
         // Entra ID removes group members this way: the values to take out, in the body.
-        const gone = new Set((given as unknown[]).map((g) => key(field(g, 'value') ?? g)));
+        const gone = new Set((given as unknown[]).map(valueKey));
         return setOrDrop(
           next,
           def,
-          asItems(existing).filter((item) => !gone.has(key(field(item, 'value') ?? item))),
+          asItems(existing).filter((item) => !gone.has(valueKey(item))),
         );
       }
       return withoutKey(next, def.name);
