@@ -133,8 +133,9 @@ async function requireUsers(tx: pg.PoolClient, workspaceId: string, attributes: 
   if (!members) return;
   const seen = new Set<string>();
   attributes.members = members.filter((member) => {
-    member.value = String(member.value).toLowerCase();
-    return !seen.has(member.value) && !!seen.add(member.value);
+    const value = String(member.value).toLowerCase();
+    member.value = value;
+    return !seen.has(value) && !!seen.add(value);
   });
 }
 

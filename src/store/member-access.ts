@@ -3,6 +3,7 @@ import { lowersRole } from '../domain/identity/roles-from-groups.js';
 import { redact } from '../domain/ledger/redaction.js';
 import { appendEvent } from './ledger.js';
 import type { Queryable } from './pool.js';
+import { revokeRunsInvokedBy } from './run-revocations.js';
 
 /**
  * A member's access ending, and the record of each change to it. Every state change here runs
@@ -22,6 +23,7 @@ export type AccessEventType =
   | 'personal_token.revoked'
   | 'grant.revoked'
   | 'connection.needs_owner'
+  | 'run.revoked'
   | 'scim_token.minted'
   | 'scim_token.revoked';
 
@@ -67,6 +69,8 @@ export interface EndedAccess {
   tokens: string[];
   grants: string[];
   connections: string[];
+  /** The runs the member invoked, revoked, and the paused calls each revocation denied. */
+  runs: { runId: string; sessionId: string; denied: string[] }[];
 }
 
 const needsOwnerReason =
@@ -112,6 +116,8 @@ export async function endMemberAccess(
     [member.id, needsOwnerReason],
   );
   for (const { id } of connections.rows) await record('connection.needs_owner', id);
+  const runs = await revokeRunsInvokedBy(tx, member.id);
+  for (const { runId } of runs) await record('run.revoked', runId);
   // An authorization the person started and has not finished is used up: it connects nothing.
   await tx.query(
     'update oauth_authorizations set used_at = now() where member_id = $1 and used_at is null',
@@ -122,6 +128,7 @@ export async function endMemberAccess(
     tokens: tokens.rows.map((r) => r.id),
     grants,
     connections: connections.rows.map((r) => r.id),
+    runs,
   };
 }
 

@@ -45,39 +45,69 @@ async function denyPendingApprovals(
  * call or an approval of the run (their references hold a lock on it), so none is left pending
  * unseen; then its pending approvals, then the ledger, the order every decider takes them in. Revoking again changes nothing and returns the first revocation, with no call denied.
  */
-export async function revokeRun(
+export function revokeRun(
   pool: Pool,
   run: { id: RunId; session_id: SessionId },
   revokedBy: string | null,
 ): Promise<{ revocation: RunRevocation; denied: ToolCallId[] }> {
-  return withTransaction(pool, async (tx) => {
-    await tx.query('select 1 from runs where id = $1 for update', [run.id]);
-    // The pending approvals before the ledger's head, as a person's decision takes them: taken
-    // the other way round, a decision landing now would deadlock with the revocation.
-    await tx.query(
-      `select 1 from approvals where session_id = $1 and status = 'pending'
-       order by tool_call_id for update`,
-      [run.session_id],
-    );
-    const inserted = await tx.query<RunRevocation>(
-      `insert into run_revocations (run_id, revoked_by) values ($1, $2)
-       on conflict (run_id) do nothing
-       returning run_id, revoked_by, revoked_at`,
-      [run.id, revokedBy],
-    );
-    const revocation = inserted.rows[0];
-    if (!revocation) {
-      const first = await findRunRevocation(tx, run.id);
-      if (!first) throw new Error(`the revocation of run ${run.id} vanished`);
-      return { revocation: first, denied: [] };
-    }
-    await appendEvent(
-      tx,
-      run.session_id,
-      redact('run.revoked', { run_id: run.id, revoked_by: revokedBy }),
-    );
-    return { revocation, denied: await denyPendingApprovals(tx, run.session_id) };
-  });
+  return withTransaction(pool, (tx) => revokeRunIn(tx, run, revokedBy));
+}
+
+/** {@link revokeRun} in the caller's transaction. */
+export async function revokeRunIn(
+  tx: pg.PoolClient,
+  run: { id: RunId; session_id: SessionId },
+  revokedBy: string | null,
+): Promise<{ revocation: RunRevocation; denied: ToolCallId[] }> {
+  await tx.query('select 1 from runs where id = $1 for update', [run.id]);
+  // The pending approvals before the ledger's head, as a person's decision takes them: taken
+  // the other way round, a decision landing now would deadlock with the revocation.
+  await tx.query(
+    `select 1 from approvals where session_id = $1 and status = 'pending'
+     order by tool_call_id for update`,
+    [run.session_id],
+  );
+  const inserted = await tx.query<RunRevocation>(
+    `insert into run_revocations (run_id, revoked_by) values ($1, $2)
+     on conflict (run_id) do nothing
+     returning run_id, revoked_by, revoked_at`,
+    [run.id, revokedBy],
+  );
+  const revocation = inserted.rows[0];
+  if (!revocation) {
+    const first = await findRunRevocation(tx, run.id);
+    if (!first) throw new Error(`the revocation of run ${run.id} vanished`);
+    return { revocation: first, denied: [] };
+  }
+  await appendEvent(
+    tx,
+    run.session_id,
+    redact('run.revoked', { run_id: run.id, revoked_by: revokedBy }),
+  );
+  return { revocation, denied: await denyPendingApprovals(tx, run.session_id) };
+}
+
+/**
+ * Revokes every run a member invoked that is not revoked yet, in the caller's transaction, in
+ * one order (so two endings never wait on each other): a run acts on its invoker's authority.
+ */
+export async function revokeRunsInvokedBy(
+  tx: pg.PoolClient,
+  memberId: string,
+): Promise<{ runId: RunId; sessionId: SessionId; denied: ToolCallId[] }[]> {
+  const { rows } = await tx.query<{ id: RunId; session_id: SessionId }>(
+    `select r.id, r.session_id from runs r
+     where r.invoked_by = $1
+       and not exists (select 1 from run_revocations v where v.run_id = r.id)
+     order by r.id`,
+    [memberId],
+  );
+  const revoked = [];
+  for (const run of rows) {
+    const { denied } = await revokeRunIn(tx, run, null);
+    revoked.push({ runId: run.id, sessionId: run.session_id, denied });
+  }
+  return revoked;
 }
 
 export async function findRunRevocation(

@@ -168,7 +168,49 @@ describe('a revoked run', () => {
       200,
     );
     assert.equal((await revoke(theirs.run_id, suspended.token)).status, 403);
-    await expectStatus(toolCall(h.api, theirs, 'c1', read), 200);
+  });
+
+  test("an invoker's access ending revokes their runs: a paused call is denied, later calls are refused, and reactivation revives no run", async () => {
+    const leaver = await member(h.seed.workspace);
+    const stays = await createRun(h.api, h.seed);
+    const theirs = await createRun(h.api, h.seed, { invoked_by: leaver.user_id });
+    const bash = { tool: 'Bash', arguments: { command: 'deploy' } };
+    await expectStatus(toolCall(h.api, theirs, 'paused', bash), 202);
+    const patch = (status: string) =>
+      expectStatus(
+        h.api.call('PATCH', `/v1/workspaces/${h.seed.workspace}/members/${leaver.user_id}`, {
+          token: h.api.operatorKey,
+          body: { status },
+        }),
+        200,
+      );
+    await patch('suspended');
+    const paused = await h.db.query<{ decision: string; reason: string }>(
+      `select decision, answer->>'reason' as reason from tool_calls
+       where session_id = $1 and tool_call_id = 'paused'`,
+      [theirs.session_id],
+    );
+    assert.equal(paused.rows[0]?.decision, 'deny', JSON.stringify(paused.rows));
+    assert.equal((await toolCall(h.api, theirs, 'c1', read)).status, 401);
+    const events = await expectStatus(
+      h.api.call(
+        'GET',
+        `/v1/workspaces/${h.seed.workspace}/members/${leaver.user_id}/access-events`,
+        {
+          token: h.api.operatorKey,
+        },
+      ),
+      200,
+    );
+    assert.ok(
+      (events as unknown as { type: string; subject_id: string }[]).some(
+        (e) => e.type === 'run.revoked' && e.subject_id === theirs.run_id,
+      ),
+      JSON.stringify(events),
+    );
+    await patch('active');
+    assert.equal((await toolCall(h.api, theirs, 'c2', read)).status, 401, 'still revoked');
+    await expectStatus(toolCall(h.api, stays, 'c1', read), 200);
   });
 
   test('its pending approvals are denied by the revocation, the paused workflows answer deny, and deciding them afterwards is a 409 run_revoked, in the API and in the web form', async () => {

@@ -249,7 +249,7 @@ export interface paths {
       cookie?: never;
     };
     /**
-     * What changed a member's access: suspensions, reactivations, roles, and each session, token, grant and connection a suspension ended
+     * What changed a member's access: suspensions, reactivations, roles, and each session, token, grant, connection and run a suspension ended
      * @description Bearer: the operator key.
      */
     get: operations['listMemberAccessEvents'];

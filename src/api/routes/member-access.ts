@@ -124,7 +124,7 @@ export function memberAccessRoutes(server: FastifyInstance, ctx: ApiContext) {
       schema: {
         operationId: 'listMemberAccessEvents',
         summary:
-          "What changed a member's access: suspensions, reactivations, roles, and each session, token, grant and connection a suspension ended",
+          "What changed a member's access: suspensions, reactivations, roles, and each session, token, grant, connection and run a suspension ended",
         tags,
         params: memberParams,
         response: { 200: json('the events, oldest first', z.array(accessEventAnswer)) },
