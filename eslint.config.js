@@ -1,6 +1,84 @@
 // @ts-check
 import js from '@eslint/js';
+import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescript';
+import importX from 'eslint-plugin-import-x';
 import tseslint from 'typescript-eslint';
+
+/**
+ * The floors of `src/`, lowest first. A room imports its own files and the rooms of the floors
+ * below it, never a room above: the domain is pure; settings and telemetry serve everything;
+ * the store and the broker are the I/O below every use case; the workflows and their Temporal
+ * client share message definitions; use cases (`application/`) sit on those; the entrances
+ * (HTTP routes, Temporal activities, the worker, the command line) call use cases. `runner/` is
+ * not a floor: it is the code a sandbox embeds, and imports nothing of the server.
+ */
+export const floors = [
+  ['domain'],
+  ['config.ts'],
+  ['telemetry'],
+  ['store', 'broker'],
+  ['workflows', 'temporal'],
+  ['application'],
+  ['activities', 'api', 'cli', 'worker.ts'],
+];
+
+/** What the runner may import of the server's rooms: the MCP client pieces it shares. */
+export const runnerMayImport = ['broker/tool-listing.ts', 'broker/stdio-process-transport.ts'];
+
+const rooms = floors.flat();
+const at = (/** @type {string} */ room) => `./src/${room}`;
+
+/**
+ * The layering as lint rules: a zone per room forbids the rooms above it, one zone keeps the
+ * runner off the server, and no module reaches itself through its imports.
+ * @type {import('eslint').Linter.RulesRecord}
+ */
+export const layeringRules = {
+  'import-x/no-restricted-paths': [
+    'error',
+    {
+      zones: [
+        ...floors.flatMap((floor, level) =>
+          floor.flatMap((room) => {
+            // Workflows import the activities' types, which their own allow-list admits alone.
+            const above = floors
+              .slice(level + 1)
+              .flat()
+              .filter((other) => !(room === 'workflows' && other === 'activities'));
+            if (above.length === 0) return [];
+            return [
+              {
+                target: at(room),
+                from: above.map(at),
+                message: `${room} is on a lower floor: it may not import ${above.join(', ')} (eslint.config.js, floors).`,
+              },
+            ];
+          }),
+        ),
+        ...rooms.map((room) => ({
+          target: at('runner'),
+          from: at(room),
+          except:
+            room === 'domain'
+              ? ['.']
+              : runnerMayImport
+                  .filter((allowed) => allowed.startsWith(`${room}/`))
+                  .map((allowed) => `./${allowed.slice(room.length + 1)}`),
+          message: 'runner code is embedded in sandboxes: it imports nothing of the server.',
+        })),
+      ],
+    },
+  ],
+  'import-x/no-cycle': ['error', { ignoreExternal: true }],
+};
+
+/** Where the layering rules look: the TypeScript resolver reads `.js` imports as `.ts` files. */
+export const layeringSettings = {
+  'import-x/resolver-next': [createTypeScriptImportResolver({ project: './tsconfig.json' })],
+  // The modules imported are read too (to follow cycles through them), with the same parser.
+  'import-x/parsers': { '@typescript-eslint/parser': ['.ts'] },
+  'import-x/extensions': ['.ts', '.js'],
+};
 
 /**
  * Workflow code is replayed: it may import only what is listed here, and activities as types
@@ -41,6 +119,12 @@ export default tseslint.config(
       '@typescript-eslint/restrict-template-expressions': ['error', { allowNumber: true }],
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_' }],
     },
+  },
+  {
+    files: ['src/**/*.ts'],
+    plugins: { 'import-x': importX },
+    settings: layeringSettings,
+    rules: layeringRules,
   },
   { files: ['src/workflows/**/*.ts'], rules: workflowImportRules },
   {

@@ -24,7 +24,7 @@ const withoutServices = [
   'test/temporal/payload-codec.test.ts',
   'test/temporal/recorded-window.test.ts',
   'test/web/visible-text.test.ts',
-  'test/workflows/import-rule.test.ts',
+  'test/lint/*.test.ts',
 ];
 /**
  * Files that stop a service of their own under load and bound every answer in time: after the

@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
-import { parsePayloadKeys, type PayloadKey } from './temporal/payload-codec.js';
+import { parsePayloadKeys, type PayloadKey } from './domain/secrets/payload-keys.js';
 
 const portError = 'must be a port number from 0 to 65535';
 const port = z.coerce

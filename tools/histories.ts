@@ -21,7 +21,7 @@ import { Worker, type WorkflowBundleOption } from '@temporalio/worker';
 import { configOrExit, type GateConfig } from '../src/config.js';
 import { withDevStackDefaults } from './devstack/stack-environment.js';
 import { gateDataConverter, temporalClient } from '../src/temporal/connections.js';
-import type { PayloadKey } from '../src/temporal/payload-codec.js';
+import type { PayloadKey } from '../src/domain/secrets/payload-keys.js';
 import { listedHistories } from '../src/temporal/recorded-calls.js';
 import { workflowsPath } from '../src/worker.js';
 import { gateWorkflowType } from '../src/workflows/messages.js';

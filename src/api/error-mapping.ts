@@ -7,7 +7,7 @@ import {
   InvalidInputError,
   NotFoundError,
   UnavailableError,
-} from '../application/errors.js';
+} from '../domain/errors.js';
 import { DecisionNotRecordedError } from '../application/decide-approval.js';
 import { ReauthorizationNeededError } from '../application/oauth-connections.js';
 import { OAuthFlowError } from '../broker/oauth-client.js';

@@ -1,6 +1,6 @@
 import type { FastifyReply } from 'fastify';
 import { z } from 'zod';
-import type { FieldError } from '../application/errors.js';
+import type { FieldError } from '../domain/errors.js';
 
 export type { FieldError };
 

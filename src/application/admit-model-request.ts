@@ -11,7 +11,7 @@ import {
   ConflictError,
   InvalidInputError,
   type FieldError,
-} from './errors.js';
+} from '../domain/errors.js';
 
 export interface ModelRequest {
   request_id: string;

@@ -3,18 +3,8 @@ import type { SessionId, ToolCallId } from '../domain/gate/ids.js';
 import type { ToolCallState } from '../domain/gate/vocabulary.js';
 import type { Pool } from '../store/pool.js';
 import { findToolCall } from '../store/tool-calls.js';
-import { awaitToolCall } from './await-tool-call.js';
-import { UnavailableError } from './errors.js';
-
-/** Wakes a reader when a call's recorded answer changes (LISTEN/NOTIFY in the API). */
-export interface ToolCallNotices {
-  waitForToolCall(
-    sessionId: string,
-    toolCallId: string,
-    ms: number,
-    signal: AbortSignal,
-  ): Promise<void>;
-}
+import { awaitToolCall, type ToolCallNotices } from './await-tool-call.js';
+import { UnavailableError } from '../domain/errors.js';
 
 /**
  * A notice can be lost (the listening connection dropped), and the shared re-check only looks

@@ -3,9 +3,18 @@ import type { DecidedAnswer, ToolCallState } from '../domain/gate/vocabulary.js'
 import type { Pool } from '../store/pool.js';
 import type { FrozenRun } from '../store/runs.js';
 import { findToolCall, stateOf } from '../store/tool-calls.js';
-import type { ToolCallNotices } from './await-gate-answer.js';
 import { answerIfGateEnded, type EndedGateDeps } from './ended-gate.js';
-import { NotFoundError } from './errors.js';
+import { NotFoundError } from '../domain/errors.js';
+
+/** Wakes a reader when a call's recorded answer changes (LISTEN/NOTIFY in the API). */
+export interface ToolCallNotices {
+  waitForToolCall(
+    sessionId: string,
+    toolCallId: string,
+    ms: number,
+    signal: AbortSignal,
+  ): Promise<void>;
+}
 
 /** Resolves when the call's record may have changed, after `ms`, or when `signal` aborts. */
 export type ToolCallWakeup = (ms: number, signal: AbortSignal) => Promise<void>;

@@ -1,7 +1,7 @@
 import { findMember } from '../store/members.js';
 import type { Pool } from '../store/pool.js';
 import { workspaceExists } from '../store/workspaces.js';
-import { InvalidInputError, NotFoundError } from './errors.js';
+import { InvalidInputError, NotFoundError } from '../domain/errors.js';
 
 /** What every new connection names, whatever its credential. */
 export interface ConnectionTarget {

@@ -22,7 +22,7 @@ import {
   mustBeRegistrable,
   type ConnectionTarget,
 } from './connection-prerequisites.js';
-import { ConflictError, NotFoundError } from './errors.js';
+import { ConflictError, NotFoundError } from '../domain/errors.js';
 import { connectionDial, oauthAccessToken } from './oauth-connections.js';
 
 export interface ConnectionDeps {

@@ -6,7 +6,7 @@ import { findModelProvider } from '../store/model-providers.js';
 import { findPolicyVersion } from '../store/policies.js';
 import type { Pool } from '../store/pool.js';
 import { createRun as createRunRecord, type FrozenRun } from '../store/runs.js';
-import { ConflictError, InvalidInputError, NotFoundError } from './errors.js';
+import { ConflictError, InvalidInputError, NotFoundError } from '../domain/errors.js';
 import { freezeRunTools, type ToolsRequest } from './freeze-run-tools.js';
 import { hashToken, newToken } from './tokens.js';
 

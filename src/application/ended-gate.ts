@@ -7,7 +7,7 @@ import type { FrozenRun } from '../store/runs.js';
 import { findToolCall, stateOf } from '../store/tool-calls.js';
 import { deliveryIdsFor } from '../store/webhooks.js';
 import type { GateWorkflowClient } from '../temporal/gate-workflow-client.js';
-import { NotFoundError } from './errors.js';
+import { NotFoundError } from '../domain/errors.js';
 
 export interface EndedGateDeps {
   pool: Pool;

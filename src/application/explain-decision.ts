@@ -8,7 +8,7 @@ import type { Member } from '../store/members.js';
 import type { Pool } from '../store/pool.js';
 import { findRunBySessionId } from '../store/runs.js';
 import { findToolCall, type ToolCallRow } from '../store/tool-calls.js';
-import { NotFoundError } from './errors.js';
+import { NotFoundError } from '../domain/errors.js';
 
 export interface Explanation {
   session_id: string;

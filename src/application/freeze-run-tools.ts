@@ -8,7 +8,7 @@ import {
 import { findCapabilityBundles } from '../store/capability-bundles.js';
 import { findConnections } from '../store/connections.js';
 import type { Queryable } from '../store/pool.js';
-import { ForbiddenError, InvalidInputError, type FieldError } from './errors.js';
+import { ForbiddenError, InvalidInputError, type FieldError } from '../domain/errors.js';
 
 export interface ToolsRequest {
   bundles: string[];

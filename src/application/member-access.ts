@@ -19,7 +19,7 @@ import { deleteScimToken, putScimToken } from '../store/scim-tokens.js';
 import { listWebSessions, type ListedWebSession } from '../store/web-sessions.js';
 import { workspaceExists } from '../store/workspaces.js';
 import type { MemberStatus, Role } from '../store/members.js';
-import { NotFoundError } from './errors.js';
+import { NotFoundError } from '../domain/errors.js';
 import { settleProvisionedMember } from './scim-provisioning.js';
 import { hashToken, newToken } from './tokens.js';
 

@@ -52,7 +52,7 @@ import {
   mustBeRegistrable,
   type ConnectionTarget,
 } from './connection-prerequisites.js';
-import { ConflictError, ForbiddenError, NotFoundError } from './errors.js';
+import { ConflictError, ForbiddenError, NotFoundError } from '../domain/errors.js';
 
 export interface OAuthConnectionDeps {
   pool: Pool;

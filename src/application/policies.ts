@@ -7,7 +7,7 @@ import {
 } from '../store/policies.js';
 import type { Pool } from '../store/pool.js';
 import { workspaceExists } from '../store/workspaces.js';
-import { InvalidInputError, NotFoundError } from './errors.js';
+import { InvalidInputError, NotFoundError } from '../domain/errors.js';
 
 /** A new policy at version 1. */
 export async function createPolicy(

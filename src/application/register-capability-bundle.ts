@@ -9,7 +9,7 @@ import {
 import { insertCapabilityBundle, type CapabilityBundle } from '../store/capability-bundles.js';
 import type { Pool } from '../store/pool.js';
 import { workspaceExists } from '../store/workspaces.js';
-import { ConflictError, NotFoundError } from './errors.js';
+import { ConflictError, NotFoundError } from '../domain/errors.js';
 
 export interface BundleRequest {
   workspace: string;

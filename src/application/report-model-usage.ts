@@ -1,7 +1,7 @@
 import { reconcileModelRequest, type ReservationRow, type UsageRow } from '../store/budget.js';
 import type { Pool } from '../store/pool.js';
 import type { FrozenRun } from '../store/runs.js';
-import { ConflictError, NotFoundError } from './errors.js';
+import { ConflictError, NotFoundError } from '../domain/errors.js';
 
 /**
  * Reconciles a model request the runner booked with its real usage, once: the hold is released

@@ -4,7 +4,7 @@ import type { Pool } from '../store/pool.js';
 import { revokeRun, type RunRevocation } from '../store/run-revocations.js';
 import { findRun } from '../store/runs.js';
 import type { GateWorkflowClient } from '../temporal/gate-workflow-client.js';
-import { ForbiddenError, NotFoundError } from './errors.js';
+import { ForbiddenError, NotFoundError } from '../domain/errors.js';
 
 /** Who asks: the operator revokes any run; a member only a run they invoked. */
 export type Revoker = { kind: 'operator' } | { kind: 'member'; member: Member };

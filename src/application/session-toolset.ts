@@ -1,36 +1,9 @@
-import type { FrozenTool, ToolClass } from '../domain/tools/tools.js';
+import type { RunnerTool, SessionToolset, ToolOrigin } from '../domain/tools/session-toolset.js';
+import type { FrozenTool } from '../domain/tools/tools.js';
 import { findCapabilityBundles } from '../store/capability-bundles.js';
 import { findConnections } from '../store/connections.js';
 import type { Queryable } from '../store/pool.js';
 import type { FrozenRun } from '../store/runs.js';
-
-/** A frozen tool as its runner needs it to serve it: no binding, nothing of a credential. */
-export interface RunnerTool {
-  name: string;
-  mcp_name?: string;
-  description: string;
-  input_schema: Record<string, unknown>;
-  effect: FrozenTool['effect'];
-  annotations?: Record<string, unknown>;
-  digest: string;
-  callable: boolean;
-}
-
-/** The tools a run froze from one bundle or connection, under that origin's name. */
-export interface ToolOrigin {
-  name: string;
-  kind: 'bundle' | 'connection';
-  class: ToolClass;
-  /** A photographed bundle's stdio MCP server, which the runner starts in its sandbox. */
-  command?: { cmd: string; args: string[] };
-  tools: RunnerTool[];
-}
-
-export interface SessionToolset {
-  run_id: string;
-  toolset_digest: string;
-  origins: ToolOrigin[];
-}
 
 function runnerTool(tool: FrozenTool & { annotations?: Record<string, unknown> }): RunnerTool {
   return {

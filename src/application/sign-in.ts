@@ -2,7 +2,7 @@ import { preferredMembership } from '../domain/identity/roles-from-groups.js';
 import type { Member } from '../store/members.js';
 import { recordSignIn, type SignedInPerson } from '../store/people.js';
 import type { Pool } from '../store/pool.js';
-import { ForbiddenError } from './errors.js';
+import { ForbiddenError } from '../domain/errors.js';
 
 /**
  * A person the identity provider signed in: their memberships are set from their groups now,

@@ -16,7 +16,7 @@ import type { Pool } from '../store/pool.js';
 import { findRun } from '../store/runs.js';
 import { sessionsWithCallsOf } from '../store/tool-calls.js';
 import type { RecordedWindow } from '../temporal/recorded-calls.js';
-import { InvalidInputError, NotFoundError, UnavailableError } from './errors.js';
+import { InvalidInputError, NotFoundError, UnavailableError } from '../domain/errors.js';
 import {
   ThreadStoppedError,
   type CandidateThread,

@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { PolicyBody } from '../domain/policy/policy.js';
 import type { RecordedCall, SimulatedRun, SimulatedVerdict } from '../domain/policy/simulation.js';
-import { UnavailableError } from './errors.js';
+import { UnavailableError } from '../domain/errors.js';
 
 export type ThreadMessage =
   | { kind: 'run'; run_id: string; run: SimulatedRun }

@@ -5,13 +5,10 @@ import type { Pool } from '../store/pool.js';
 import type { FrozenRun } from '../store/runs.js';
 import { recordToolCallRequest, stateOf, type ToolCallRow } from '../store/tool-calls.js';
 import type { GateWorkflowClient } from '../temporal/gate-workflow-client.js';
-import {
-  awaitGateAnswer,
-  whileDependenciesAnswer,
-  type ToolCallNotices,
-} from './await-gate-answer.js';
+import { awaitGateAnswer, whileDependenciesAnswer } from './await-gate-answer.js';
+import type { ToolCallNotices } from './await-tool-call.js';
 import { answerEndedGate } from './ended-gate.js';
-import { ConflictError } from './errors.js';
+import { ConflictError } from '../domain/errors.js';
 import type { LocalAnswers } from './local-answers.js';
 
 export interface ToolCallDeps {

@@ -12,7 +12,7 @@ import {
   type WebhookEndpoint,
 } from '../store/webhooks.js';
 import { workspaceExists } from '../store/workspaces.js';
-import { NotFoundError } from './errors.js';
+import { NotFoundError } from '../domain/errors.js';
 
 export interface NewWebhookEndpoint {
   url: string;

@@ -3,7 +3,7 @@ import { withTransaction, type Pool } from '../store/pool.js';
 import { workspaceExists } from '../store/workspaces.js';
 import { putWorkspaceIdentity } from '../store/workspace-identity.js';
 import type { GroupRoles } from '../domain/identity/roles-from-groups.js';
-import { NotFoundError } from './errors.js';
+import { NotFoundError } from '../domain/errors.js';
 import { settleWorkspace } from './scim-provisioning.js';
 import { hashToken, newToken } from './tokens.js';
 

@@ -1,4 +1,4 @@
-import type { SessionToolset } from '../application/session-toolset.js';
+import type { SessionToolset } from '../domain/tools/session-toolset.js';
 import type { DecidedAnswer, GateAnswer, PendingAnswer } from '../domain/gate/vocabulary.js';
 
 export class GateClientError extends Error {

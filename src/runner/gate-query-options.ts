@@ -1,6 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import type { McpStdioServerConfig, Options } from '@anthropic-ai/claude-agent-sdk';
-import type { ToolOrigin } from '../application/session-toolset.js';
+import type { ToolOrigin } from '../domain/tools/session-toolset.js';
 import { gateCanUseTool } from './can-use-tool.js';
 import type { GateClient } from './gate-client.js';
 import { interactiveTools } from './gated-call.js';

@@ -7,7 +7,7 @@
 import { performance } from 'node:perf_hooks';
 import { defaultPayloadConverter, type MetricMeter } from '@temporalio/common';
 import { Runtime, type ActivityInterceptorsFactory } from '@temporalio/worker';
-import { requestIdHeader } from '../workflows/log-context.js';
+import { requestIdHeader } from '../domain/gate/vocabulary.js';
 import { answerAttributes } from './gate-attributes.js';
 import { annotateSpan } from './tracing.js';
 

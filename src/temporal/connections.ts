@@ -14,7 +14,8 @@ import type { DataConverter } from '@temporalio/common';
 import { NativeConnection, type NativeConnectionOptions } from '@temporalio/worker';
 import type { TemporalConfig } from '../config.js';
 import { tracingClientInterceptors } from '../telemetry/temporal-tracing.js';
-import { EncryptionCodec, type PayloadKey } from './payload-codec.js';
+import type { PayloadKey } from '../domain/secrets/payload-keys.js';
+import { EncryptionCodec } from './payload-codec.js';
 
 /** What both kinds of connection share: where, TLS, and the API key. */
 function clusterOptions(config: TemporalConfig) {

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { ServiceError, type Client } from '@temporalio/client';
 import { defaultPayloadConverter } from '@temporalio/common';
 import proto from '@temporalio/proto';
-import { UnavailableError } from '../application/errors.js';
+import { UnavailableError } from '../domain/errors.js';
 import type { RecordedCall } from '../domain/policy/simulation.js';
 import type { GateAnswer, GateRequest } from '../domain/gate/vocabulary.js';
 import { gateWorkflowType } from '../workflows/messages.js';

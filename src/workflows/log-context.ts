@@ -12,9 +12,7 @@ import {
   type LocalActivityInput,
   type WorkflowInterceptorsFactory,
 } from '@temporalio/workflow';
-
-/** The activity header that carries the request id. */
-export const requestIdHeader = 'request-id';
+import { requestIdHeader } from '../domain/gate/vocabulary.js';
 
 function requestId(): string | undefined {
   const value = workflowInfo().memo?.request_id;

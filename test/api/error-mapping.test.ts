@@ -9,7 +9,7 @@ import {
   InvalidInputError,
   NotFoundError,
   UnavailableError,
-} from '../../src/application/errors.js';
+} from '../../src/domain/errors.js';
 import { problemFor } from '../../src/api/error-mapping.js';
 import { Problem } from '../../src/api/problem.js';
 import { PhotographError } from '../../src/broker/photograph-error.js';

@@ -6,8 +6,8 @@ import {
   EncryptionCodec,
   PayloadDecryptionError,
   keyIdMetadata,
-  type PayloadKey,
 } from '../../src/temporal/payload-codec.js';
+import type { PayloadKey } from '../../src/domain/secrets/payload-keys.js';
 
 const key = (id: string): PayloadKey => ({ id, key: randomBytes(32) });
 const canary = 'canary-4b1d0c-in-an-argument';

@@ -139,3 +139,6 @@ export interface GateDecision extends PolicyTrail {
 
 /** A tool call's state as GET .../tool-calls/{id} shows it. */
 export type ToolCallState = GateAnswer | { status: 'evaluating' };
+
+/** The activity header that carries the request id the API started the workflow with. */
+export const requestIdHeader = 'request-id';

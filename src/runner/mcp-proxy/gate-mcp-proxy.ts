@@ -9,7 +9,7 @@ import {
   type ServerRequest,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
-import type { RunnerTool, ToolOrigin } from '../../application/session-toolset.js';
+import type { RunnerTool, ToolOrigin } from '../../domain/tools/session-toolset.js';
 import type { DecidedAnswer, PendingAnswer } from '../../domain/gate/vocabulary.js';
 import { reportedDriftVerdict } from '../../domain/gate/reported-drift.js';
 import type { GateClient, ToolCallRequest } from '../gate-client.js';

@@ -5,7 +5,7 @@ import {
   ToolListChangedNotificationSchema,
   type CallToolResult,
 } from '@modelcontextprotocol/sdk/types.js';
-import type { ToolOrigin } from '../../application/session-toolset.js';
+import type { ToolOrigin } from '../../domain/tools/session-toolset.js';
 import { listServerTools } from '../../broker/tool-listing.js';
 import { StdioProcessTransport } from '../../broker/stdio-process-transport.js';
 import { diffPhotographs, photographMcpTools } from '../../domain/tools/mcp-tools.js';

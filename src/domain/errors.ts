@@ -1,6 +1,7 @@
 /**
- * Why a use case refused, as classes a caller can branch on. The API maps each to one HTTP
- * status (src/api/error-mapping.ts); the web form shows the same status and detail as a page.
+ * Why a use case refused, as classes a caller can branch on, on the bottom floor so that every
+ * floor may throw them. The API maps each to one HTTP status (src/api/error-mapping.ts); the
+ * web form shows the same status and detail as a page.
  */
 
 /** One failing field of a request: where it is and what is wrong with it. */

@@ -1,0 +1,117 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'vitest';
+import { ESLint } from 'eslint';
+import importX from 'eslint-plugin-import-x';
+import tseslint from 'typescript-eslint';
+import { layeringRules, layeringSettings } from '../../eslint.config.js';
+
+/** ESLint with the layering rules alone, as they apply to src/. */
+const eslint = new ESLint({
+  overrideConfigFile: true,
+  overrideConfig: [
+    {
+      files: ['**/*.ts'],
+      languageOptions: { parser: tseslint.parser },
+      plugins: { 'import-x': importX },
+      settings: layeringSettings,
+      rules: layeringRules,
+    },
+  ],
+});
+
+/** The layering rules a file of that path with that source breaks. */
+async function broken(filePath: string, source: string): Promise<string[]> {
+  const [result] = await eslint.lintText(`${source}\n`, { filePath });
+  return (result?.messages ?? []).map((m) => m.ruleId ?? m.message);
+}
+
+describe('the floors of src/ as lint rules', () => {
+  const allowed: [string, string][] = [
+    ['src/api/probe.ts', "import { createRun } from '../application/create-run.js';"],
+    ['src/application/probe.ts', "import { findRun } from '../store/runs.js';"],
+    [
+      'src/activities/probe.ts',
+      "import { connectionCredential } from '../application/connections.js';",
+    ],
+    ['src/temporal/probe.ts', "import { gateWorkflowType } from '../workflows/messages.js';"],
+    ['src/store/probe.ts', "import { NotFoundError } from '../domain/errors.js';"],
+    [
+      'src/runner/probe.ts',
+      "import type { ToolOrigin } from '../domain/tools/session-toolset.js';",
+    ],
+    ['src/runner/probe.ts', "import { listServerTools } from '../broker/tool-listing.js';"],
+    ['src/application/probe.ts', "import { awaitToolCall } from './await-tool-call.js';"],
+  ];
+  const refused: [string, string, string][] = [
+    // The domain is pure.
+    [
+      'src/domain/gate/probe.ts',
+      "import { withTransaction } from '../../store/pool.js';",
+      'import-x/no-restricted-paths',
+    ],
+    [
+      'src/domain/probe.ts',
+      "import { loadConfig } from '../config.js';",
+      'import-x/no-restricted-paths',
+    ],
+    // Settings and telemetry sit below what they serve.
+    [
+      'src/config.ts',
+      "import { EncryptionCodec } from './temporal/payload-codec.js';",
+      'import-x/no-restricted-paths',
+    ],
+    [
+      'src/telemetry/probe.ts',
+      "import { gateWorkflowType } from '../workflows/messages.js';",
+      'import-x/no-restricted-paths',
+    ],
+    // The store is below the use cases, which are below the entrances.
+    [
+      'src/store/probe.ts',
+      "import { createRun } from '../application/create-run.js';",
+      'import-x/no-restricted-paths',
+    ],
+    [
+      'src/temporal/probe.ts',
+      "import { revokeRunAs } from '../application/revoke-run.js';",
+      'import-x/no-restricted-paths',
+    ],
+    [
+      'src/application/probe.ts',
+      "import { Problem } from '../api/problem.js';",
+      'import-x/no-restricted-paths',
+    ],
+    // The runner imports nothing of the server.
+    [
+      'src/runner/probe.ts',
+      "import { sessionToolset } from '../application/session-toolset.js';",
+      'import-x/no-restricted-paths',
+    ],
+    [
+      'src/runner/probe.ts',
+      "import { CredentialSealer } from '../broker/sealing.js';",
+      'import-x/no-restricted-paths',
+    ],
+    [
+      'src/runner/mcp-proxy/probe.ts',
+      "import { findRun } from '../../store/runs.js';",
+      'import-x/no-restricted-paths',
+    ],
+    // No module reaches itself through its imports.
+    [
+      'src/application/await-tool-call.ts',
+      "import { awaitGateAnswer } from './await-gate-answer.js';",
+      'import-x/no-cycle',
+    ],
+  ];
+  for (const [file, source] of allowed) {
+    test(`allowed in ${file}: ${source}`, async () => {
+      assert.deepEqual(await broken(file, source), []);
+    });
+  }
+  for (const [file, source, rule] of refused) {
+    test(`refused in ${file} (${rule}): ${source}`, async () => {
+      assert.deepEqual(await broken(file, source), [rule]);
+    });
+  }
+});
