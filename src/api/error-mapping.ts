@@ -13,7 +13,6 @@ import { ReauthorizationNeededError } from '../application/oauth-connections.js'
 import { OAuthFlowError } from '../broker/oauth-client.js';
 import { PhotographError } from '../broker/photograph-error.js';
 import { isUnavailableError } from '../store/pool.js';
-import { GateStillEvaluatingError } from '../temporal/gate-workflow-client.js';
 import { Problem } from './problem.js';
 
 export const budgetExhaustedType = 'https://fluidbox.dev/problems/budget-exhausted';
@@ -71,7 +70,6 @@ export function problemFor(err: unknown): Problem {
     return new Problem(502, err.message, { type: 'https://fluidbox.dev/problems/upstream-oauth' });
   }
   if (err instanceof ReauthorizationNeededError) return new Problem(409, err.message);
-  if (err instanceof GateStillEvaluatingError) return new Problem(503, err.message);
   const client = clientProblem(err as Partial<FastifyError>);
   if (client) return client;
   if (isUnavailableError(err)) {

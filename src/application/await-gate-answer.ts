@@ -4,7 +4,7 @@ import type { ToolCallState } from '../domain/gate/vocabulary.js';
 import type { Pool } from '../store/pool.js';
 import { findToolCall } from '../store/tool-calls.js';
 import { awaitToolCall, type ToolCallNotices } from './await-tool-call.js';
-import { UnavailableError } from '../domain/errors.js';
+import { GateStillEvaluatingError } from '../domain/errors.js';
 
 /**
  * A notice can be lost (the listening connection dropped), and the shared re-check only looks
@@ -36,7 +36,7 @@ export async function awaitGateAnswer(
     { answered: (answer) => answer.status !== 'evaluating' },
   );
   if (state.status === 'evaluating') {
-    throw new UnavailableError('the gate is still evaluating this call; send it again');
+    throw new GateStillEvaluatingError();
   }
   return state;
 }

@@ -63,3 +63,11 @@ export class BudgetExhaustedError extends UseCaseError {
 export class UnavailableError extends UseCaseError {
   override name = 'UnavailableError';
 }
+
+/** The gate has not answered a call within its wait: nothing is lost, the call is sent again. */
+export class GateStillEvaluatingError extends UnavailableError {
+  override name = 'GateStillEvaluatingError';
+  constructor() {
+    super('the gate is still evaluating this call; send it again');
+  }
+}

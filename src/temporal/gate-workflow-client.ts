@@ -23,13 +23,7 @@ import { sessionIdAttribute, toolAttribute } from '../workflows/search-attribute
 import { temporalClient } from './connections.js';
 import type { HostedWorker } from './hosted-worker.js';
 import { startDeliveryWorkflows } from './webhook-deliveries.js';
-
-export class GateStillEvaluatingError extends Error {
-  override name = 'GateStillEvaluatingError';
-  constructor() {
-    super('the gate is still evaluating this call; send it again');
-  }
-}
+import { GateStillEvaluatingError } from '../domain/errors.js';
 
 /** How long one wake-up signal may take before it is given up. */
 const wakeDeadlineMs = 5_000;

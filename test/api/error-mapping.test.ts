@@ -6,6 +6,7 @@ import {
   BudgetExhaustedError,
   ConflictError,
   ForbiddenError,
+  GateStillEvaluatingError,
   InvalidInputError,
   NotFoundError,
   UnavailableError,
@@ -13,7 +14,6 @@ import {
 import { problemFor } from '../../src/api/error-mapping.js';
 import { Problem } from '../../src/api/problem.js';
 import { PhotographError } from '../../src/broker/photograph-error.js';
-import { GateStillEvaluatingError } from '../../src/temporal/gate-workflow-client.js';
 
 const withCode = (message: string, code: string) => Object.assign(new Error(message), { code });
 
