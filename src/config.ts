@@ -115,6 +115,7 @@ const environmentSchema = z.object({
   GATE_WEB_SESSION_MAX_S: seconds(60, 30 * 86_400).default(8 * 3600),
   GATE_SIMULATION_DEADLINE_S: seconds(1, 600).default(20),
   GATE_SIMULATIONS_AT_ONCE: wholeNumber(1, 64).default(2),
+  GATE_BROKER_CALLS_PER_WORKSPACE: wholeNumber(1, 10_000).default(20),
   GATE_BROKER_DNS_SERVERS: z
     .string()
     .transform((text) => text.split(',').map((server) => server.trim()))
@@ -215,6 +216,11 @@ export interface GateConfig {
    * unset: the system's resolver. Every address is checked against the connection's reach.
    */
   brokerDnsServers: string[] | undefined;
+  /**
+   * How many brokered calls of one workspace a worker process carries out at once: a workspace
+   * whose servers stall holds no more of the worker's activity slots than this.
+   */
+  brokerCallsPerWorkspace: number;
 }
 
 /** The relying party of the company's identity provider (OpenID Connect). */
@@ -356,6 +362,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GateConfig {
       atOnce: e.GATE_SIMULATIONS_AT_ONCE,
     },
     brokerDnsServers: e.GATE_BROKER_DNS_SERVERS,
+    brokerCallsPerWorkspace: e.GATE_BROKER_CALLS_PER_WORKSPACE,
   };
 }
 

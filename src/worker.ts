@@ -96,6 +96,7 @@ export function createGateWorkerOn(
       publicUrl: config.api.publicUrl,
       sealer: CredentialSealer.fromBase64(config.sealingKey),
       resolve: brokerResolver(config.brokerDnsServers),
+      brokerCallsPerWorkspace: config.brokerCallsPerWorkspace,
       onAnswerRecorded: extra.onAnswerRecorded,
     }),
     ...code,

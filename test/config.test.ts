@@ -69,6 +69,7 @@ describe('configuration from the environment', () => {
       web: { oidc: undefined, tokenSignIn: true, sessionIdleS: 1800, sessionMaxS: 28_800 },
       simulation: { deadlineMs: 20_000, atOnce: 2 },
       brokerDnsServers: undefined,
+      brokerCallsPerWorkspace: 20,
     });
   });
 
@@ -125,7 +126,9 @@ describe('configuration from the environment', () => {
       GATE_PG_QUERY_TIMEOUT_S: '9.5',
       GATE_TEMPORAL_CALL_TIMEOUT_S: '4',
       GATE_UNAVAILABLE_WINDOW_S: '60',
+      GATE_BROKER_CALLS_PER_WORKSPACE: '5',
     });
+    assert.equal(config.brokerCallsPerWorkspace, 5);
     assert.deepEqual(config.temporal, {
       address: 'temporal.internal:7233',
       namespace: 'gates',

@@ -27,6 +27,7 @@ import { toolAttributes } from '../telemetry/gate-attributes.js';
 import { inSpan } from '../telemetry/tracing.js';
 import type { FrozenRun } from '../store/runs.js';
 import type { FrozenRuns } from './frozen-runs.js';
+import type { WorkspaceShares } from './workspace-shares.js';
 
 /**
  * Carries out an allowed brokered call for the sandbox: the credential never leaves the control
@@ -34,7 +35,7 @@ import type { FrozenRuns } from './frozen-runs.js';
  * it is now, and right before the call the server's live tools/list must still hold the frozen
  * digest; either refusing turns the allow into a deny at the call, and nothing is executed.
  */
-export function brokerActivity(deps: ConnectionDeps, frozen: FrozenRuns) {
+export function brokerActivity(deps: ConnectionDeps, frozen: FrozenRuns, shares: WorkspaceShares) {
   const { pool } = deps;
   async function execute(called: CalledTool, request: GateRequest, run: FrozenRun) {
     const binding = called.frozen?.binding;
@@ -120,18 +121,25 @@ export function brokerActivity(deps: ConnectionDeps, frozen: FrozenRuns) {
     const claim = await claimBrokeredCall(pool, request.session_id, request.tool_call_id);
     if (claim.state === 'finished') return recordedBrokeredAnswer(pool, request);
     const started = Date.now();
-    const brokered: Brokered =
-      claim.state === 'unknown'
-        ? {
-            outcome: 'failed',
-            result: toolError(
-              'an earlier attempt to execute this call did not finish; it is not repeated',
-            ),
-          }
-        : await execute(called, request, run);
-    return recordBrokeredOutcome(pool, request, brokered, Date.now() - started);
+    if (claim.state === 'unknown') {
+      const text = 'an earlier attempt to execute this call did not finish; it is not repeated';
+      return recordBrokeredOutcome(pool, request, failed(text), Date.now() - started);
+    }
+    const release = shares.take(run.workspace_id);
+    if (!release) {
+      const text = `the workspace has ${shares.perWorkspace} brokered calls under way, as many as it may at once; this call was not carried out: make it again when one has finished`;
+      return recordBrokeredOutcome(pool, request, failed(text), Date.now() - started);
+    }
+    try {
+      const brokered = await execute(called, request, run);
+      return await recordBrokeredOutcome(pool, request, brokered, Date.now() - started);
+    } finally {
+      release();
+    }
   };
 }
+
+const failed = (text: string): Brokered => ({ outcome: 'failed', result: toolError(text) });
 
 /**
  * Records a brokered call whose every broker attempt failed, like any result, so the call never

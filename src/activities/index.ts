@@ -3,6 +3,7 @@ import type { CredentialSealer } from '../broker/sealing.js';
 import type { Pool } from '../store/pool.js';
 import { approvalActivities } from './approval.js';
 import { brokerActivity, brokerFailureActivity } from './broker.js';
+import { defaultBrokerCallsPerWorkspace, WorkspaceShares } from './workspace-shares.js';
 import { budgetStage } from './budget.js';
 import { capabilityStage } from './capability.js';
 import { recordDecisionActivity, recordedAnswer, type AnswerRecorded } from './decision.js';
@@ -22,6 +23,8 @@ export interface ActivityDeps {
   sealer: CredentialSealer;
   /** How the broker resolves the host names of connections' servers. */
   resolve: Resolve;
+  /** How many brokered calls of one workspace this process carries out at once. */
+  brokerCallsPerWorkspace?: number;
   /** Told each answer recorded, after its commit (the API hands it to the waiting request). */
   onAnswerRecorded?: AnswerRecorded;
 }
@@ -48,7 +51,11 @@ export function createActivities(deps: ActivityDeps) {
     requestApproval: reachingTheRecord(approval.requestApproval),
     checkApproval: reachingTheRecord(approval.checkApproval),
     expireApproval: reachingTheRecord(approval.expireApproval),
-    broker: brokerActivity({ pool, sealer, resolve }, frozen),
+    broker: brokerActivity(
+      { pool, sealer, resolve },
+      frozen,
+      new WorkspaceShares(deps.brokerCallsPerWorkspace ?? defaultBrokerCallsPerWorkspace),
+    ),
     recordBrokerFailure: reachingTheRecord(brokerFailureActivity(pool)),
     ...webhookActivities(pool, sealer),
   };

@@ -40,6 +40,8 @@ export interface RugpullUpstream {
   /** How many tools/list requests (pages) it answered. */
   readonly lists: number;
   setToken(token: string): void;
+  /** From now on each tools/call waits, received and counted, until the function returned is called. */
+  holdCalls(): () => void;
   /** From now on every request is answered with this redirect (null: serve again). */
   redirect(to: { status: number; location: string } | null): void;
   addTool(tool: UpstreamTool): void;
@@ -93,6 +95,7 @@ export async function startRugpullUpstream(options: {
   let requests = 0;
   let lists = 0;
   let redirect: { status: number; location: string } | null = null;
+  let held: Promise<void> | undefined;
 
   const mustExist = (name: string) => {
     if (!tools.some((tool) => tool.name === name)) throw new Error(`no upstream tool "${name}"`);
@@ -118,15 +121,21 @@ export async function startRugpullUpstream(options: {
       const next = offset + pageSize;
       return { tools: [...page], ...(next < tools.length ? { nextCursor: String(next) } : {}) };
     });
-    mcp.server.setRequestHandler(CallToolRequestSchema, (request): CallToolResult => {
-      const { name } = request.params;
-      const args = request.params.arguments ?? {};
-      calls.push({ tool: name, arguments: args, authorization });
-      if (!tools.some((tool) => tool.name === name)) {
-        throw new McpError(ErrorCode.InvalidParams, `unknown tool: ${name}`);
-      }
-      return { content: [{ type: 'text', text: JSON.stringify({ tool: name, arguments: args }) }] };
-    });
+    mcp.server.setRequestHandler(
+      CallToolRequestSchema,
+      async (request): Promise<CallToolResult> => {
+        const { name } = request.params;
+        const args = request.params.arguments ?? {};
+        calls.push({ tool: name, arguments: args, authorization });
+        await held;
+        if (!tools.some((tool) => tool.name === name)) {
+          throw new McpError(ErrorCode.InvalidParams, `unknown tool: ${name}`);
+        }
+        return {
+          content: [{ type: 'text', text: JSON.stringify({ tool: name, arguments: args }) }],
+        };
+      },
+    );
     return mcp;
   };
 
@@ -200,6 +209,14 @@ export async function startRugpullUpstream(options: {
     },
     setToken(next) {
       token = next;
+    },
+    holdCalls() {
+      let release: () => void = () => undefined;
+      held = new Promise((resolve) => (release = resolve));
+      return () => {
+        held = undefined;
+        release();
+      };
     },
     redirect(to) {
       redirect = to;
