@@ -4,6 +4,8 @@
  * they come from the deployment. A wrong or missing value stops the process, naming the variable.
  */
 import { readFileSync } from 'node:fs';
+import { loadClientConfigProfile, toClientOptions } from '@temporalio/envconfig';
+import type { NativeConnectionOptions } from '@temporalio/worker';
 import { z } from 'zod';
 import { parsePayloadKeys, type PayloadKey } from './domain/secrets/payload-keys.js';
 
@@ -136,9 +138,9 @@ type Environment = z.infer<typeof environmentSchema>;
 
 /** TLS to the Temporal frontend: the server's CA and name, and for mTLS the client's pair. */
 export interface TemporalTls {
-  serverRootCACertificate?: Buffer;
+  serverRootCACertificate?: Uint8Array;
   serverNameOverride?: string;
-  clientCertPair?: { crt: Buffer; key: Buffer };
+  clientCertPair?: { crt: Uint8Array; key: Uint8Array };
 }
 
 /** Where the gate workflows run, and how to reach it: plain, TLS, mTLS or an API key. */
@@ -149,6 +151,8 @@ export interface TemporalConfig {
   /** Absent: plain gRPC (a dev server). */
   tls?: TemporalTls;
   apiKey?: string;
+  /** gRPC metadata sent with every call (`TEMPORAL_GRPC_META_*`). */
+  metadata?: NativeConnectionOptions['metadata'];
 }
 
 export interface GateConfig {
@@ -310,7 +314,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GateConfig {
   }
   return {
     databaseUrl: e.DATABASE_URL,
-    temporal: temporalConfig(e),
+    temporal: temporalConfig(e, setVariables(env)),
     api: {
       host: e.GATE_API_HOST,
       port: e.GATE_API_PORT,
@@ -392,35 +396,36 @@ function postgresBounds(e: Environment): GateConfig['postgresBounds'] {
 }
 
 /**
- * Temporal's conventions: any TLS variable, or an API key, turns TLS on unless TEMPORAL_TLS is
- * false; a client certificate comes with its key.
+ * The cluster as Temporal's own environment configuration reads it (`@temporalio/envconfig`: the
+ * `TEMPORAL_*` variables over a profile of `TEMPORAL_CONFIG_FILE`, `TEMPORAL_PROFILE`): any TLS
+ * variable, or an API key, turns TLS on unless TEMPORAL_TLS is false. Its files are read here,
+ * once; a client certificate comes with its key.
  */
-function temporalConfig(e: Environment): TemporalConfig {
-  const config: TemporalConfig = {
-    address: e.TEMPORAL_ADDRESS,
-    namespace: e.TEMPORAL_NAMESPACE,
-    taskQueue: e.GATE_TASK_QUEUE,
-    ...(e.TEMPORAL_API_KEY && { apiKey: e.TEMPORAL_API_KEY }),
-  };
-  const crt = e.TEMPORAL_TLS_CLIENT_CERT_PATH;
-  const key = e.TEMPORAL_TLS_CLIENT_KEY_PATH;
-  if (Boolean(crt) !== Boolean(key)) {
+function temporalConfig(e: Environment, env: Record<string, string>): TemporalConfig {
+  if (Boolean(e.TEMPORAL_TLS_CLIENT_CERT_PATH) !== Boolean(e.TEMPORAL_TLS_CLIENT_KEY_PATH)) {
     throw refusal(
       'TEMPORAL_TLS_CLIENT_CERT_PATH, TEMPORAL_TLS_CLIENT_KEY_PATH: must be set together (mTLS)',
     );
   }
-  const tls: TemporalTls = {
-    ...(e.TEMPORAL_TLS_SERVER_CA_CERT_PATH && {
-      serverRootCACertificate: e.TEMPORAL_TLS_SERVER_CA_CERT_PATH,
-    }),
-    ...(e.TEMPORAL_TLS_SERVER_NAME && { serverNameOverride: e.TEMPORAL_TLS_SERVER_NAME }),
-    ...(crt && key && { clientCertPair: { crt, key } }),
+  let connect: ReturnType<typeof toClientOptions>;
+  try {
+    connect = toClientOptions(loadClientConfigProfile({ overrideEnvVars: env }));
+  } catch (err) {
+    throw refusal(`TEMPORAL_CONFIG_FILE, TEMPORAL_PROFILE: ${(err as Error).message}`);
+  }
+  const { address, apiKey, tls, metadata } = connect.connectionOptions;
+  return {
+    address: address ?? e.TEMPORAL_ADDRESS,
+    namespace: connect.namespace ?? 'default',
+    taskQueue: e.GATE_TASK_QUEUE,
+    ...(typeof apiKey === 'string' && { apiKey }),
+    ...(tls && { tls: tls === true ? {} : definedOnly(tls) }),
+    ...(metadata && Object.keys(metadata).length > 0 && { metadata }),
   };
-  const wanted =
-    e.TEMPORAL_TLS === 'true' ||
-    (e.TEMPORAL_TLS === undefined && (Object.keys(tls).length > 0 || Boolean(e.TEMPORAL_API_KEY)));
-  if (wanted) config.tls = tls;
-  return config;
+}
+
+function definedOnly<T extends object>(value: T): T {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
 }
 
 /** The configuration, or the process stops with what is wrong (for entry points). */

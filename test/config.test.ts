@@ -247,6 +247,7 @@ describe('configuration from the environment', () => {
 
 describe('a real Temporal cluster, as Temporal names it in the environment', () => {
   const files = mkdtempSync(path.join(tmpdir(), 'gate-config-'));
+  const bytes = (text: string) => new Uint8Array(Buffer.from(text));
   const file = (name: string) => {
     const full = path.join(files, name);
     writeFileSync(full, `-----${name}-----`);
@@ -283,9 +284,9 @@ describe('a real Temporal cluster, as Temporal names it in the environment', () 
       TEMPORAL_TLS_CLIENT_KEY_PATH: file('key'),
     });
     assert.deepEqual(temporal.tls, {
-      serverRootCACertificate: Buffer.from('-----ca-----'),
+      serverRootCACertificate: bytes('-----ca-----'),
       serverNameOverride: 'temporal.internal',
-      clientCertPair: { crt: Buffer.from('-----crt-----'), key: Buffer.from('-----key-----') },
+      clientCertPair: { crt: bytes('-----crt-----'), key: bytes('-----key-----') },
     });
   });
 
@@ -297,6 +298,36 @@ describe('a real Temporal cluster, as Temporal names it in the environment', () 
     assert.match(
       refusal({ ...required, TEMPORAL_TLS_CLIENT_CERT_PATH: file('crt') }),
       /TEMPORAL_TLS_CLIENT_CERT_PATH, TEMPORAL_TLS_CLIENT_KEY_PATH: must be set together/,
+    );
+  });
+  test("Temporal's own environment configuration: a profile of TEMPORAL_CONFIG_FILE, the variables over it, certificates given inline, gRPC metadata", () => {
+    const toml = path.join(files, 'temporal.toml');
+    writeFileSync(
+      toml,
+      [
+        '[profile.cloud]',
+        'address = "gates.a1b2c.tmprl.cloud:7233"',
+        'namespace = "gates.a1b2c"',
+        'api_key = "from-the-profile"',
+        '[profile.cloud.grpc_meta]',
+        'x-tenant = "acme"',
+      ].join('\n'),
+    );
+    const { temporal } = loadConfig({
+      ...required,
+      TEMPORAL_CONFIG_FILE: toml,
+      TEMPORAL_PROFILE: 'cloud',
+      TEMPORAL_TLS_SERVER_CA_CERT_DATA: '-----inline ca-----',
+    });
+    // The variables win over the profile: the address here is the environment's.
+    assert.equal(temporal.address, 'temporal.internal:7233');
+    assert.equal(temporal.namespace, 'gates.a1b2c');
+    assert.equal(temporal.apiKey, 'from-the-profile');
+    assert.deepEqual(temporal.tls, { serverRootCACertificate: bytes('-----inline ca-----') });
+    assert.deepEqual(temporal.metadata, { 'x-tenant': 'acme' });
+    assert.match(
+      refusal({ ...required, TEMPORAL_CONFIG_FILE: toml, TEMPORAL_PROFILE: 'absent' }),
+      /TEMPORAL_CONFIG_FILE, TEMPORAL_PROFILE: .*absent/,
     );
   });
 });

@@ -23,6 +23,7 @@ function clusterOptions(config: TemporalConfig) {
     address: config.address,
     ...(config.tls && { tls: config.tls }),
     ...(config.apiKey && { apiKey: config.apiKey }),
+    ...(config.metadata && { metadata: config.metadata }),
   };
 }
 
