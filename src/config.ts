@@ -53,6 +53,10 @@ const temporalSchema = {
   TEMPORAL_TLS_CLIENT_KEY_PATH: filePath.optional(),
   TEMPORAL_TLS_SERVER_CA_CERT_PATH: filePath.optional(),
   TEMPORAL_TLS_SERVER_NAME: z.string().min(1).optional(),
+  TEMPORAL_CONFIG_FILE: filePath.optional(),
+  TEMPORAL_TLS_DISABLE_HOST_VERIFICATION: z
+    .literal('false', { error: 'is not supported: name the server with TEMPORAL_TLS_SERVER_NAME' })
+    .optional(),
 };
 
 const environmentSchema = z.object({
@@ -117,7 +121,7 @@ const environmentSchema = z.object({
   GATE_WEB_SESSION_MAX_S: seconds(60, 30 * 86_400).default(8 * 3600),
   GATE_SIMULATION_DEADLINE_S: seconds(1, 600).default(20),
   GATE_SIMULATIONS_AT_ONCE: wholeNumber(1, 64).default(2),
-  GATE_BROKER_CALLS_PER_WORKSPACE: wholeNumber(1, 10_000).default(20),
+  GATE_BROKER_CALLS_PER_WORKSPACE: wholeNumber(1, 50).default(20),
   GATE_BROKER_DNS_SERVERS: z
     .string()
     .transform((text) => text.split(',').map((server) => server.trim()))
@@ -222,7 +226,7 @@ export interface GateConfig {
   brokerDnsServers: string[] | undefined;
   /**
    * How many brokered calls of one workspace a worker process carries out at once: a workspace
-   * whose servers stall holds no more of the worker's activity slots than this.
+   * whose servers stall holds no more of the worker's activity slots (100) than this, at most half.
    */
   brokerCallsPerWorkspace: number;
 }
@@ -402,26 +406,53 @@ function postgresBounds(e: Environment): GateConfig['postgresBounds'] {
  * once; a client certificate comes with its key.
  */
 function temporalConfig(e: Environment, env: Record<string, string>): TemporalConfig {
-  if (Boolean(e.TEMPORAL_TLS_CLIENT_CERT_PATH) !== Boolean(e.TEMPORAL_TLS_CLIENT_KEY_PATH)) {
+  let profile: ReturnType<typeof loadClientConfigProfile>;
+  try {
+    // A file only when named: a profile left in a home folder never steers a deployment.
+    profile = loadClientConfigProfile({
+      overrideEnvVars: env,
+      disableFile: env.TEMPORAL_CONFIG_FILE === undefined,
+      configFileStrict: true,
+    });
+  } catch (err) {
+    throw refusal(`TEMPORAL_CONFIG_FILE, TEMPORAL_PROFILE: ${profileFailure(err)}`);
+  }
+  if ((profile.tls?.clientCert === undefined) !== (profile.tls?.clientKey === undefined)) {
     throw refusal(
       'TEMPORAL_TLS_CLIENT_CERT_PATH, TEMPORAL_TLS_CLIENT_KEY_PATH: must be set together (mTLS)',
     );
   }
+  const metadata = profile.grpcMeta ?? {};
+  if (Object.keys(metadata).some((name) => name.toLowerCase() === 'authorization')) {
+    throw refusal('TEMPORAL_GRPC_META_AUTHORIZATION: the API key is TEMPORAL_API_KEY');
+  }
   let connect: ReturnType<typeof toClientOptions>;
   try {
-    connect = toClientOptions(loadClientConfigProfile({ overrideEnvVars: env }));
+    connect = toClientOptions(profile);
   } catch (err) {
-    throw refusal(`TEMPORAL_CONFIG_FILE, TEMPORAL_PROFILE: ${(err as Error).message}`);
+    throw refusal(`TEMPORAL_TLS_*: a certificate could not be read (${(err as Error).message})`);
   }
-  const { address, apiKey, tls, metadata } = connect.connectionOptions;
+  const { address, apiKey, tls } = connect.connectionOptions;
   return {
     address: address ?? e.TEMPORAL_ADDRESS,
     namespace: connect.namespace ?? 'default',
     taskQueue: e.GATE_TASK_QUEUE,
     ...(typeof apiKey === 'string' && { apiKey }),
     ...(tls && { tls: tls === true ? {} : definedOnly(tls) }),
-    ...(metadata && Object.keys(metadata).length > 0 && { metadata }),
+    ...(Object.keys(metadata).length > 0 && { metadata }),
   };
+}
+
+/**
+ * Why a profile could not be read, without its text: a TOML parser quotes the lines around its
+ * error, and those can hold an API key or a private key.
+ */
+function profileFailure(err: unknown): string {
+  const message = err instanceof Error ? err.message : String(err);
+  const profile = /^profile '[^']*' not found/i.exec(message);
+  if (profile) return profile[0];
+  const line = /line (\d+)/i.exec(message);
+  return `the file is not a Temporal configuration${line ? ` (line ${line[1]})` : ''}`;
 }
 
 function definedOnly<T extends object>(value: T): T {

@@ -71,6 +71,9 @@ export async function bundleWorkflowTo(file: string): Promise<void> {
  * A gate worker on a connection the caller owns: the worker process's own, or the API's, whose
  * client then starts workflows eagerly on it.
  */
+/** The activities a worker process runs at once. */
+const activitySlots = 100;
+
 export function createGateWorkerOn(
   connection: NativeConnection,
   config: GateConfig,
@@ -85,6 +88,8 @@ export function createGateWorkerOn(
     taskQueue: config.temporal.taskQueue,
     // Paused calls wait for days; only the ones that move stay in memory (see docs/operations.md).
     maxCachedWorkflows: config.workerCachedWorkflows,
+    // Named, not the SDK's default: a workspace's share of brokered calls is at most half of it.
+    maxConcurrentActivityTaskExecutions: activitySlots,
     // Each call is a new workflow, its first task on the normal queue (when not started eagerly):
     // the SDK's fixed two pollers there took a burst of calls two at a time on a busy machine.
     workflowTaskPollerBehavior: { type: 'autoscaling' },

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, test } from 'vitest';
@@ -328,6 +328,55 @@ describe('a real Temporal cluster, as Temporal names it in the environment', () 
     assert.match(
       refusal({ ...required, TEMPORAL_CONFIG_FILE: toml, TEMPORAL_PROFILE: 'absent' }),
       /TEMPORAL_CONFIG_FILE, TEMPORAL_PROFILE: .*absent/,
+    );
+  });
+
+  test('a profile is read only from a file named, and a bad one stops start-up without quoting it', () => {
+    // A Temporal CLI profile in the home folder is someone's workstation, not this deployment's.
+    const home = path.join(files, 'home');
+    mkdirSync(path.join(home, '.config', 'temporalio'), { recursive: true });
+    const cloud = '[profile.default]\nnamespace = "elsewhere"\napi_key = "a-workstation-key"\n';
+    writeFileSync(path.join(home, '.config', 'temporalio', 'temporal.toml'), cloud);
+    const { temporal } = loadConfig({ ...required, HOME: home, XDG_CONFIG_HOME: '' });
+    assert.equal(temporal.namespace, 'default');
+    assert.equal(temporal.apiKey, undefined);
+    assert.equal(temporal.tls, undefined);
+
+    const broken = path.join(files, 'broken.toml');
+    writeFileSync(broken, '[profile.default]\napi_key = "SECRET-CLOUD-KEY\n');
+    const told = refusal({ ...required, TEMPORAL_CONFIG_FILE: broken });
+    assert.match(
+      told,
+      /TEMPORAL_CONFIG_FILE, TEMPORAL_PROFILE: the file is not a Temporal configuration/,
+    );
+    assert.doesNotMatch(told, /SECRET/);
+    assert.match(
+      refusal({ ...required, TEMPORAL_CONFIG_FILE: path.join(files, 'absent.toml') }),
+      /TEMPORAL_CONFIG_FILE: must name a readable file/,
+    );
+  });
+
+  test('a certificate given inline still needs its key, host verification is never turned off, and the API key is not smuggled in as metadata', () => {
+    assert.match(
+      refusal({ ...required, TEMPORAL_TLS_CLIENT_CERT_DATA: '-----crt-----' }),
+      /must be set together/,
+    );
+    const mixed = loadConfig({
+      ...required,
+      TEMPORAL_TLS_CLIENT_CERT_DATA: '-----crt-----',
+      TEMPORAL_TLS_CLIENT_KEY_PATH: file('key'),
+    });
+    assert.deepEqual(mixed.temporal.tls?.clientCertPair, {
+      crt: bytes('-----crt-----'),
+      key: bytes('-----key-----'),
+    });
+    assert.match(
+      refusal({ ...required, TEMPORAL_TLS_DISABLE_HOST_VERIFICATION: 'true' }),
+      /TEMPORAL_TLS_DISABLE_HOST_VERIFICATION: is not supported/,
+    );
+    assert.match(
+      refusal({ ...required, TEMPORAL_GRPC_META_AUTHORIZATION: 'Bearer x' }),
+      /TEMPORAL_GRPC_META_AUTHORIZATION: the API key is TEMPORAL_API_KEY/,
     );
   });
 });

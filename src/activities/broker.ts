@@ -27,7 +27,7 @@ import { toolAttributes } from '../telemetry/gate-attributes.js';
 import { inSpan } from '../telemetry/tracing.js';
 import type { FrozenRun } from '../store/runs.js';
 import type { FrozenRuns } from './frozen-runs.js';
-import type { WorkspaceShares } from './workspace-shares.js';
+import { shareWaitMs, type WorkspaceShares } from './workspace-shares.js';
 
 /**
  * Carries out an allowed brokered call for the sandbox: the credential never leaves the control
@@ -125,7 +125,7 @@ export function brokerActivity(deps: ConnectionDeps, frozen: FrozenRuns, shares:
       const text = 'an earlier attempt to execute this call did not finish; it is not repeated';
       return recordBrokeredOutcome(pool, request, failed(text), Date.now() - started);
     }
-    const release = shares.take(run.workspace_id);
+    const release = await shares.waitFor(run.workspace_id, shareWaitMs);
     if (!release) {
       const text = `the workspace has ${shares.perWorkspace} brokered calls under way, as many as it may at once; this call was not carried out: make it again when one has finished`;
       return recordBrokeredOutcome(pool, request, failed(text), Date.now() - started);

@@ -4,8 +4,10 @@
  * workspace's SCIM token. Each change and its event commit together.
  */
 import { findMember } from '../store/members.js';
+import type { Waker } from '../temporal/gate-workflow-client.js';
 import {
   changeMembership,
+  type DeniedCall,
   endWebSessionOf,
   listAccessEvents,
   lockMembership,
@@ -20,7 +22,7 @@ import { listWebSessions, type ListedWebSession } from '../store/web-sessions.js
 import { workspaceExists } from '../store/workspaces.js';
 import type { MemberStatus, Role } from '../store/members.js';
 import { NotFoundError } from '../domain/errors.js';
-import { settleProvisionedMember } from './scim-provisioning.js';
+import { settleProvisionedMember, wakeDenied } from './scim-provisioning.js';
 import { hashToken, newToken } from './tokens.js';
 
 const noMember = (workspaceId: string, userId: string) =>
@@ -28,17 +30,19 @@ const noMember = (workspaceId: string, userId: string) =>
 
 /**
  * A new role or status from the operator. Suspending ends the member's sessions, personal
- * tokens, grants and personal connections at once, and holds until the operator reactivates;
+ * tokens, grants, personal connections and the runs they invoked at once (their paused calls
+ * denied, their workflows woken after the commit), and holds until the operator reactivates;
  * reactivating revives none of them, and a provisioned member is active again only while the
  * identity provider also says so.
  */
 export async function changeMember(
-  pool: Pool,
+  deps: { pool: Pool; gate: Waker },
   workspaceId: string,
   userId: string,
   change: { role?: Role | undefined; status?: MemberStatus | undefined },
 ): Promise<Membership> {
-  return withTransaction(pool, async (tx) => {
+  const denied: DeniedCall[] = [];
+  const membership = await withTransaction(deps.pool, async (tx) => {
     const before = await lockMembership(tx, workspaceId, userId);
     if (!before) throw noMember(workspaceId, userId);
     const suspended =
@@ -49,11 +53,14 @@ export async function changeMember(
       before,
       { role: change.role, status, suspended_by_operator: suspended },
       'operator',
+      { endsRuns: change.status === 'suspended', denied },
     );
     if (!after.provisioned || change.status !== 'active') return after;
     await settleProvisionedMember(tx, workspaceId, userId, 'operator');
     return (await lockMembership(tx, workspaceId, userId)) ?? after;
   });
+  wakeDenied(deps.gate, denied);
+  return membership;
 }
 
 async function requireMember(pool: Pool, workspaceId: string, userId: string) {

@@ -20,6 +20,7 @@ import {
   changeMembership,
   lockMembership,
   type AccessActor,
+  type DeniedCall,
 } from '../store/member-access.js';
 import { withTransaction, type Pool, type Queryable } from '../store/pool.js';
 import {
@@ -40,6 +41,7 @@ import {
 } from '../store/scim-resources.js';
 import { workspaceOfScimToken } from '../store/scim-tokens.js';
 import { findWorkspaceIdentity } from '../store/workspace-identity.js';
+import type { Waker } from '../temporal/gate-workflow-client.js';
 import { hashToken, tokenKind } from './tokens.js';
 
 const notFound = (kind: ScimKind, id: string) => new ScimError(404, `${kind} ${id} not found`);
@@ -70,6 +72,7 @@ export async function settleProvisionedMember(
   workspaceId: string,
   memberId: string,
   actor: AccessActor,
+  denied: DeniedCall[] = [],
 ): Promise<void> {
   const before = await lockMembership(tx, workspaceId, memberId);
   if (!before) return;
@@ -82,8 +85,9 @@ export async function settleProvisionedMember(
         mapping,
       )
     : undefined;
+  const active = user !== undefined && user.attributes.active !== false;
   const standing = provisionedStanding({
-    active: user !== undefined && user.attributes.active !== false,
+    active,
     role,
     suspendedByOperator: before.suspended_by_operator,
   });
@@ -96,13 +100,25 @@ export async function settleProvisionedMember(
       suspended_by_operator: before.suspended_by_operator,
     },
     actor,
+    // Deactivated or deleted at the provider: on purpose, so the runs they invoked end too.
+    { endsRuns: !active, denied },
   );
 }
 
+/** Wakes the workflows of paused calls denied in a transaction that has committed. */
+export function wakeDenied(gate: Waker, denied: readonly DeniedCall[]): void {
+  for (const call of denied) gate.wake(call.sessionId, call.toolCallId);
+}
+
 /** Settles several members in one order, so two changes never wait on each other's locks. */
-async function settleAll(tx: pg.PoolClient, workspaceId: string, memberIds: Iterable<string>) {
+async function settleAll(
+  tx: pg.PoolClient,
+  workspaceId: string,
+  memberIds: Iterable<string>,
+  denied: DeniedCall[] = [],
+) {
   for (const id of [...new Set(memberIds)].sort()) {
-    await settleProvisionedMember(tx, workspaceId, id, 'identity_provider');
+    await settleProvisionedMember(tx, workspaceId, id, 'identity_provider', denied);
   }
 }
 
@@ -165,13 +181,13 @@ async function memberForUser(
 }
 
 export async function createScimResource(
-  pool: Pool,
+  deps: ScimDeps,
   workspaceId: string,
   kind: ScimKind,
   body: unknown,
 ): Promise<Provisioned> {
   const attributes = resourceAttributes(schemaOf(kind), body);
-  return withTransaction(pool, async (tx) => {
+  return withWakes(deps, async (tx, denied) => {
     if (kind === 'Group') await requireUsers(tx, workspaceId, attributes);
     const id = kind === 'User' ? await memberForUser(tx, workspaceId, attributes) : randomUUID();
     const row = await insertScimResource(tx, { id, workspaceId, kind, attributes });
@@ -183,9 +199,9 @@ export async function createScimResource(
         type: 'member.provisioned',
         actor: 'identity_provider',
       });
-      await settleAll(tx, workspaceId, [id]);
+      await settleAll(tx, workspaceId, [id], denied);
     } else {
-      await settleAll(tx, workspaceId, memberIdsOf(attributes));
+      await settleAll(tx, workspaceId, memberIdsOf(attributes), denied);
     }
     return withGroups(tx, row);
   });
@@ -193,14 +209,14 @@ export async function createScimResource(
 
 /** A PUT (the whole resource) or a PATCH (operations), on a resource locked for it. */
 export async function changeScimResource(
-  pool: Pool,
+  deps: ScimDeps,
   workspaceId: string,
   kind: ScimKind,
   id: string,
   change: { replace: unknown } | { patch: PatchOperation[] },
 ): Promise<Provisioned> {
   const resource = schemaOf(kind);
-  return withTransaction(pool, async (tx) => {
+  return withWakes(deps, async (tx, denied) => {
     const before = await findScimResource(tx, workspaceId, kind, id, true);
     if (!before) throw notFound(kind, id);
     let attributes: Attributes;
@@ -222,6 +238,7 @@ export async function changeScimResource(
       tx,
       workspaceId,
       kind === 'User' ? [id] : [...memberIdsOf(before.attributes), ...memberIdsOf(attributes)],
+      denied,
     );
     return withGroups(tx, row);
   });
@@ -232,17 +249,17 @@ export async function changeScimResource(
  * ended, and leaves every group; a deleted Group's members lose the role it gave.
  */
 export async function deleteProvisioned(
-  pool: Pool,
+  deps: ScimDeps,
   workspaceId: string,
   kind: ScimKind,
   id: string,
 ): Promise<void> {
-  await withTransaction(pool, async (tx) => {
+  await withWakes(deps, async (tx, denied) => {
     const before = await findScimResource(tx, workspaceId, kind, id, true);
     if (!before) throw notFound(kind, id);
     await deleteScimResource(tx, id);
     if (kind === 'Group') {
-      await settleAll(tx, workspaceId, memberIdsOf(before.attributes));
+      await settleAll(tx, workspaceId, memberIdsOf(before.attributes), denied);
       return;
     }
     await removeFromGroups(tx, workspaceId, id);
@@ -252,8 +269,25 @@ export async function deleteProvisioned(
       type: 'member.deprovisioned',
       actor: 'identity_provider',
     });
-    await settleAll(tx, workspaceId, [id]);
+    await settleAll(tx, workspaceId, [id], denied);
   });
+}
+
+/** What a provisioning change needs: the store, and Temporal to wake the calls it denied. */
+export interface ScimDeps {
+  pool: Pool;
+  gate: Waker;
+}
+
+/** A provisioning change in one transaction; the paused calls it denied are woken after it. */
+async function withWakes<T>(
+  deps: ScimDeps,
+  change: (tx: pg.PoolClient, denied: DeniedCall[]) => Promise<T>,
+): Promise<T> {
+  const denied: DeniedCall[] = [];
+  const result = await withTransaction(deps.pool, (tx) => change(tx, denied));
+  wakeDenied(deps.gate, denied);
+  return result;
 }
 
 /** A provisioned resource and, for a User, the groups it is in: what the provider is served. */

@@ -1,9 +1,10 @@
 import type pg from 'pg';
+import type { SessionId, ToolCallId } from '../domain/gate/ids.js';
 import { lowersRole } from '../domain/identity/roles-from-groups.js';
 import { redact } from '../domain/ledger/redaction.js';
 import { appendEvent } from './ledger.js';
 import type { Queryable } from './pool.js';
-import { revokeRunsInvokedBy } from './run-revocations.js';
+import { denyForRevocation } from './run-revocations.js';
 
 /**
  * A member's access ending, and the record of each change to it. Every state change here runs
@@ -23,7 +24,7 @@ export type AccessEventType =
   | 'personal_token.revoked'
   | 'grant.revoked'
   | 'connection.needs_owner'
-  | 'run.revoked'
+  | 'runs.ended'
   | 'scim_token.minted'
   | 'scim_token.revoked';
 
@@ -69,8 +70,14 @@ export interface EndedAccess {
   tokens: string[];
   grants: string[];
   connections: string[];
-  /** The runs the member invoked, revoked, and the paused calls each revocation denied. */
-  runs: { runId: string; sessionId: string; denied: string[] }[];
+  /** The paused calls of the member's runs, denied when their runs ended with the access. */
+  denied: DeniedCall[];
+}
+
+/** A paused call denied in a transaction: its workflow is woken once that commits. */
+export interface DeniedCall {
+  sessionId: SessionId;
+  toolCallId: ToolCallId;
 }
 
 const needsOwnerReason =
@@ -81,12 +88,16 @@ const needsOwnerReason =
  * their personal tokens revoked, their standing approvals revoked (grant.revoked in each run's
  * ledger) and their personal connections left waiting for their owner, under a new generation so
  * a binding frozen before refuses (an authorization they started is used up). A later
- * reactivation revives none of it.
+ * reactivation revives none of it. When the access is ended on purpose (`endsRuns`: the
+ * operator's suspension, the provider's deactivation or deletion), the runs they invoked end too:
+ * their paused calls are denied first (approvals before any ledger, the order every decider takes
+ * them in), then every run started before now reads as revoked, by one write.
  */
 export async function endMemberAccess(
   tx: pg.PoolClient,
   member: { id: string; workspace_id: string },
   actor: AccessActor,
+  endsRuns = false,
 ): Promise<EndedAccess> {
   const record = (type: AccessEventType, subjectId: string) =>
     appendAccessEvent(tx, {
@@ -96,6 +107,7 @@ export async function endMemberAccess(
       subjectId,
       actor,
     });
+  const denied = endsRuns ? await endRunsOf(tx, member, actor) : [];
   const sessions = await tx.query<{ id: string }>(
     'delete from web_sessions where member_id = $1 returning id',
     [member.id],
@@ -116,8 +128,6 @@ export async function endMemberAccess(
     [member.id, needsOwnerReason],
   );
   for (const { id } of connections.rows) await record('connection.needs_owner', id);
-  const runs = await revokeRunsInvokedBy(tx, member.id);
-  for (const { runId } of runs) await record('run.revoked', runId);
   // An authorization the person started and has not finished is used up: it connects nothing.
   await tx.query(
     'update oauth_authorizations set used_at = now() where member_id = $1 and used_at is null',
@@ -128,8 +138,50 @@ export async function endMemberAccess(
     tokens: tokens.rows.map((r) => r.id),
     grants,
     connections: connections.rows.map((r) => r.id),
-    runs,
+    denied,
   };
+}
+
+/**
+ * Ends the runs a member invoked: each paused call of theirs denied, as a revocation denies it,
+ * then the member's runs ended as of now (`findRunRevocation` reads them revoked, their session
+ * tokens are refused). Costs the paused calls, not the runs ever started.
+ */
+async function endRunsOf(
+  tx: pg.PoolClient,
+  member: { id: string; workspace_id: string },
+  actor: AccessActor,
+): Promise<DeniedCall[]> {
+  const { rows } = await tx.query<{ session_id: SessionId; tool_call_id: ToolCallId }>(
+    `select a.session_id, a.tool_call_id from approvals a
+     join runs r on r.session_id = a.session_id
+     where r.invoked_by = $1 and a.status = 'pending'
+     order by a.session_id, a.tool_call_id
+     for update of a`,
+    [member.id],
+  );
+  const denied: DeniedCall[] = [];
+  for (const row of rows) {
+    const settled = await denyForRevocation(tx, row.session_id, row.tool_call_id);
+    if (settled.outcome === 'decided')
+      denied.push({ sessionId: row.session_id, toolCallId: row.tool_call_id });
+  }
+  // Recorded once per ending: again only when a run was started since the last one.
+  const { rowCount } = await tx.query(
+    `update members set runs_ended_at = now()
+     where id = $1 and (runs_ended_at is null
+       or exists (select 1 from runs where invoked_by = $1 and created_at > runs_ended_at))`,
+    [member.id],
+  );
+  if (rowCount === 1 || denied.length > 0) {
+    await appendAccessEvent(tx, {
+      workspaceId: member.workspace_id,
+      memberId: member.id,
+      type: 'runs.ended',
+      actor,
+    });
+  }
+  return denied;
 }
 
 /**
@@ -197,6 +249,7 @@ export async function changeMembership(
     suspended_by_operator: boolean;
   },
   actor: AccessActor,
+  ending: { endsRuns: boolean; denied: DeniedCall[] } = { endsRuns: false, denied: [] },
 ): Promise<Membership> {
   const role = next.role ?? before.role;
   const { rows } = await tx.query<Membership>(
@@ -215,7 +268,11 @@ export async function changeMembership(
     (before.status === 'active' || (after.suspended_by_operator && !before.suspended_by_operator));
   if (newlySuspended) {
     await record('member.suspended');
-    await endMemberAccess(tx, after, actor);
+    const ended = await endMemberAccess(tx, after, actor, ending.endsRuns);
+    ending.denied.push(...ended.denied);
+  } else if (ending.endsRuns && after.status === 'suspended') {
+    // Suspended already (by its groups), now ended on purpose: its runs end too.
+    ending.denied.push(...(await endRunsOf(tx, after, actor)));
   } else if (before.status === 'suspended' && after.status === 'active') {
     await record('member.reactivated');
   } else if (before.status === 'active' && lowersRole(before.role, after.role)) {

@@ -11,6 +11,8 @@ export interface RunRevocation {
   /** The invoker who revoked the run; null for the operator. */
   revoked_by: string | null;
   revoked_at: Date;
+  /** Set when nobody revoked the run by hand: its invoker's access ended on purpose. */
+  because?: 'invoker_access_ended' | null;
 }
 
 /** Who settles a revoked run's approvals, as the runner's answer names them. */
@@ -88,34 +90,20 @@ export async function revokeRunIn(
 }
 
 /**
- * Revokes every run a member invoked that is not revoked yet, in the caller's transaction, in
- * one order (so two endings never wait on each other): a run acts on its invoker's authority.
+ * The run's revocation: its own, or its invoker's runs ended with their access after it started
+ * (no one revoked it by hand then: `revoked_by` is null, `because` says why).
  */
-export async function revokeRunsInvokedBy(
-  tx: pg.PoolClient,
-  memberId: string,
-): Promise<{ runId: RunId; sessionId: SessionId; denied: ToolCallId[] }[]> {
-  const { rows } = await tx.query<{ id: RunId; session_id: SessionId }>(
-    `select r.id, r.session_id from runs r
-     where r.invoked_by = $1
-       and not exists (select 1 from run_revocations v where v.run_id = r.id)
-     order by r.id`,
-    [memberId],
-  );
-  const revoked = [];
-  for (const run of rows) {
-    const { denied } = await revokeRunIn(tx, run, null);
-    revoked.push({ runId: run.id, sessionId: run.session_id, denied });
-  }
-  return revoked;
-}
-
 export async function findRunRevocation(
   db: Queryable,
   runId: RunId,
 ): Promise<RunRevocation | undefined> {
   const { rows } = await db.query<RunRevocation>(
-    'select run_id, revoked_by, revoked_at from run_revocations where run_id = $1',
+    `select run_id, revoked_by, revoked_at, null as because from run_revocations where run_id = $1
+     union all
+     select r.id, null, m.runs_ended_at, 'invoker_access_ended'
+     from runs r join members m on m.id = r.invoked_by
+     where r.id = $1 and m.runs_ended_at >= r.created_at
+     limit 1`,
     [runId],
   );
   return rows[0];

@@ -94,7 +94,11 @@ export async function findRun(db: Queryable, runId: RunId): Promise<FrozenRun | 
   return rows[0];
 }
 
-/** The run a session token acts for; a revoked run's token finds nothing. */
+/**
+ * The run a session token acts for. A run acts on its invoker's authority: its token finds
+ * nothing when the run is revoked, while its invoker is suspended, or once its invoker's runs
+ * ended with their access (for good: a reactivation does not bring it back).
+ */
 export async function findRunBySessionTokenHash(
   db: Queryable,
   tokenHash: Buffer,
@@ -102,7 +106,9 @@ export async function findRunBySessionTokenHash(
   const { rows } = await db.query<FrozenRun>(
     `select ${runColumns} from runs
      where session_token_hash = $1
-       and not exists (select 1 from run_revocations v where v.run_id = runs.id)`,
+       and not exists (select 1 from run_revocations v where v.run_id = runs.id)
+       and exists (select 1 from members m where m.id = runs.invoked_by and m.status = 'active'
+         and (m.runs_ended_at is null or m.runs_ended_at < runs.created_at))`,
     [tokenHash],
   );
   return rows[0];

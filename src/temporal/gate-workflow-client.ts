@@ -25,6 +25,9 @@ import type { HostedWorker } from './hosted-worker.js';
 import { startDeliveryWorkflows } from './webhook-deliveries.js';
 import { GateStillEvaluatingError } from '../domain/errors.js';
 
+/** What wakes a paused call's workflow to re-read its approval. */
+export type Waker = Pick<GateWorkflowClient, 'wake'>;
+
 /** How long one wake-up signal may take before it is given up. */
 const wakeDeadlineMs = 5_000;
 /**

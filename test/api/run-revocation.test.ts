@@ -124,7 +124,11 @@ describe('a revoked run', () => {
       h.api.call('GET', `/v1/runs/${run.run_id}`, { token: h.api.operatorKey }),
       200,
     );
-    assert.deepEqual(view.revocation, { revoked_at: revoked.revoked_at, revoked_by: null });
+    assert.deepEqual(view.revocation, {
+      revoked_at: revoked.revoked_at,
+      revoked_by: null,
+      because: 'revoked',
+    });
   });
 
   test('revoking again changes nothing: the same revocation, one run.revoked in the ledger', async () => {
@@ -170,7 +174,7 @@ describe('a revoked run', () => {
     assert.equal((await revoke(theirs.run_id, suspended.token)).status, 403);
   });
 
-  test("an invoker's access ending revokes their runs: a paused call is denied, later calls are refused, and reactivation revives no run", async () => {
+  test("an invoker's access ended by the operator ends their runs: a paused call is denied and its workflow woken, later calls are refused, deciding is a 409, and reactivation revives no run", async () => {
     const leaver = await member(h.seed.workspace);
     const stays = await createRun(h.api, h.seed);
     const theirs = await createRun(h.api, h.seed, { invoked_by: leaver.user_id });
@@ -190,27 +194,46 @@ describe('a revoked run', () => {
        where session_id = $1 and tool_call_id = 'paused'`,
       [theirs.session_id],
     );
-    assert.equal(paused.rows[0]?.decision, 'deny', JSON.stringify(paused.rows));
+    assert.deepEqual(
+      { ...paused.rows[0] },
+      { decision: 'deny', reason: 'denied by the revocation of the run' },
+    );
+    // Woken after the commit: the workflow ends with the deny, long before its re-check timer.
+    const client = testTemporalClient();
+    try {
+      const workflowId = gateWorkflowId(asSessionId(theirs.session_id), asToolCallId('paused'));
+      const started = Date.now();
+      const answer = await client.workflow.getHandle(workflowId).result();
+      assert.equal((answer as { decision: string }).decision, 'deny');
+      assert.ok(Date.now() - started < 60_000, 'woken, not left to its five-minute re-check');
+    } finally {
+      await client.connection.close();
+    }
     assert.equal((await toolCall(h.api, theirs, 'c1', read)).status, 401);
+    const run = await expectStatus(
+      h.api.call('GET', `/v1/runs/${theirs.run_id}`, { token: h.api.operatorKey }),
+      200,
+    );
+    assert.equal(run.revocation.revoked_by, null);
+    assert.equal(run.revocation.because, 'invoker_access_ended');
     const events = await expectStatus(
       h.api.call(
         'GET',
         `/v1/workspaces/${h.seed.workspace}/members/${leaver.user_id}/access-events`,
-        {
-          token: h.api.operatorKey,
-        },
+        { token: h.api.operatorKey },
       ),
       200,
     );
     assert.ok(
-      (events as unknown as { type: string; subject_id: string }[]).some(
-        (e) => e.type === 'run.revoked' && e.subject_id === theirs.run_id,
-      ),
+      (events as unknown as { type: string }[]).some((e) => e.type === 'runs.ended'),
       JSON.stringify(events),
     );
     await patch('active');
-    assert.equal((await toolCall(h.api, theirs, 'c2', read)).status, 401, 'still revoked');
+    assert.equal((await toolCall(h.api, theirs, 'c2', read)).status, 401, 'still ended');
     await expectStatus(toolCall(h.api, stays, 'c1', read), 200);
+    // A run the member starts after coming back is theirs to use.
+    const after = await createRun(h.api, h.seed, { invoked_by: leaver.user_id });
+    await expectStatus(toolCall(h.api, after, 'c1', read), 200);
   });
 
   test('its pending approvals are denied by the revocation, the paused workflows answer deny, and deciding them afterwards is a 409 run_revoked, in the API and in the web form', async () => {

@@ -94,6 +94,20 @@ describe('a workspace share of brokered calls', () => {
     assert.ok(shares.take('a'));
   });
 
+  test('a call past the share waits a while for one: handed the first given back, else none', async () => {
+    const shares = new WorkspaceShares(1);
+    const held = shares.take('a');
+    assert.ok(held);
+    const waiting = shares.waitFor('a', 5_000);
+    held();
+    const handed = await waiting;
+    assert.ok(handed, 'the share given back went to the waiting call');
+    assert.equal(shares.underWayFor('a'), 1);
+    assert.equal(await shares.waitFor('a', 50), undefined, 'none given back within the wait');
+    handed();
+    assert.equal(shares.underWayFor('a'), 0);
+  });
+
   test("a stalling server's workspace has two calls under way and no more; the third is not carried out, and another workspace's call runs meanwhile", async () => {
     const stalled = await runOn(h.seed, stalling);
     const other = await runOn(await seedWorkspace(h.api, allowAll), answering);

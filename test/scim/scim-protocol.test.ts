@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { createHash, randomUUID } from 'node:crypto';
 import { describe, test } from 'vitest';
 import { useHarness } from '../support/harness.js';
-import { expectStatus } from '../support/seed.js';
+import { createRun, expectStatus, toolCall } from '../support/seed.js';
 import { recordSignIn } from '../../src/store/people.js';
 
 const h = useHarness();
@@ -305,5 +305,62 @@ describe('the SCIM endpoint', () => {
     const back = await scim(token, 'PUT', userPath, JSON.stringify({ userName, active: true }));
     assert.equal(back.status, 200, JSON.stringify(back.body));
     assert.deepEqual(await standing(okta), { role: 'approver', status: 'active' });
+  });
+
+  test("a run acts on its invoker's standing: refused while a group change leaves them without a role and back with it; ended for good when the provider deactivates them", async () => {
+    const token = await mint();
+    const group = `standing-${randomUUID()}`;
+    await expectStatus(
+      h.api.call('PUT', `/v1/workspaces/${h.seed.workspace}/identity`, {
+        token: h.api.operatorKey,
+        body: { roles: { [group]: 'approver' } },
+      }),
+      200,
+    );
+    const user = await scim(
+      token,
+      'POST',
+      '/Users',
+      JSON.stringify({ userName: `invoker-${randomUUID()}@acme.test`, active: true }),
+    );
+    const id = user.body.id as string;
+    const created = await scim(
+      token,
+      'POST',
+      '/Groups',
+      JSON.stringify({ displayName: group, members: [{ value: id }] }),
+    );
+    const groupPath = `/Groups/${created.body.id as string}`;
+    const run = await createRun(h.api, h.seed, { invoked_by: id });
+    const read = (n: number) =>
+      toolCall(h.api, run, `r${n}`, { tool: 'Read', arguments: { file_path: '/tmp/x' } });
+    assert.equal((await read(1)).status, 200);
+    const members = (value: { value: string }[]) =>
+      scim(
+        token,
+        'PATCH',
+        groupPath,
+        JSON.stringify({ Operations: [{ op: 'replace', path: 'members', value }] }),
+      );
+    assert.equal((await members([])).status, 200);
+    assert.equal((await read(2)).status, 401, 'no role, no run');
+    assert.equal((await members([{ value: id }])).status, 200);
+    assert.equal((await read(3)).status, 200, 'a group change is undone by the next');
+    const deactivated = await scim(
+      token,
+      'PATCH',
+      `/Users/${id}`,
+      JSON.stringify({ Operations: [{ op: 'replace', path: 'active', value: false }] }),
+    );
+    assert.equal(deactivated.status, 200);
+    assert.equal((await read(4)).status, 401);
+    const back = await scim(
+      token,
+      'PATCH',
+      `/Users/${id}`,
+      JSON.stringify({ Operations: [{ op: 'replace', path: 'active', value: true }] }),
+    );
+    assert.equal(back.status, 200);
+    assert.equal((await read(5)).status, 401, 'a deactivation ended the run for good');
   });
 });

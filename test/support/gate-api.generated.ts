@@ -2743,6 +2743,11 @@ export interface operations {
               /** Format: date-time */
               revoked_at: string;
               revoked_by: string | null;
+              /**
+               * @description revoked: by its invoker or the operator; invoker_access_ended: its invoker's access was ended
+               * @enum {string}
+               */
+              because: 'revoked' | 'invoker_access_ended';
             } | null;
           };
         };
@@ -2781,6 +2786,11 @@ export interface operations {
             /** Format: date-time */
             revoked_at: string;
             revoked_by: string | null;
+            /**
+             * @description revoked: by its invoker or the operator; invoker_access_ended: its invoker's access was ended
+             * @enum {string}
+             */
+            because: 'revoked' | 'invoker_access_ended';
           };
         };
       };

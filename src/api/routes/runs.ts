@@ -56,7 +56,15 @@ export const runAnswer = z.object({
   created_at: timestamp,
 });
 export const newRunAnswer = runAnswer.extend({ session_token: z.string() });
-const revocationFields = { revoked_at: timestamp, revoked_by: z.uuid().nullable() };
+const revocationFields = {
+  revoked_at: timestamp,
+  revoked_by: z.uuid().nullable(),
+  because: z
+    .enum(['revoked', 'invoker_access_ended'])
+    .describe(
+      "revoked: by its invoker or the operator; invoker_access_ended: its invoker's access was ended",
+    ),
+};
 export const runStateAnswer = runAnswer.extend({
   budget: z.object({
     max_tokens: z.number().int(),
@@ -163,5 +171,9 @@ export function runRoutes(server: FastifyInstance, ctx: ApiContext) {
 }
 
 function revocationView(revocation: RunRevocation) {
-  return { revoked_at: revocation.revoked_at, revoked_by: revocation.revoked_by };
+  return {
+    revoked_at: revocation.revoked_at,
+    revoked_by: revocation.revoked_by,
+    because: revocation.because ?? ('revoked' as const),
+  };
 }

@@ -112,7 +112,7 @@ export function workspaceRoutes(server: FastifyInstance, ctx: ApiContext) {
     },
     async (request) => {
       const { ws, user_id } = request.params;
-      const member = await changeMember(ctx.pool, ws, user_id, request.body);
+      const member = await changeMember(ctx, ws, user_id, request.body);
       return { user_id: member.id, name: member.name, role: member.role, status: member.status };
     },
   );

@@ -259,7 +259,7 @@ export function scimRoutes(server: FastifyInstance, ctx: ApiContext) {
         });
         route('POST', path, async (request, reply) => {
           const workspace = workspaceOf(request);
-          const created = await createScimResource(ctx.pool, workspace, kind, request.body);
+          const created = await createScimResource(ctx, workspace, kind, request.body);
           void reply.header('location', `${base}${path}/${created.row.id}`);
           return send(reply, 201, answer(request, created));
         });
@@ -270,7 +270,7 @@ export function scimRoutes(server: FastifyInstance, ctx: ApiContext) {
         });
         route('PUT', `${path}/:id`, async (request, reply) => {
           const workspace = workspaceOf(request);
-          const replaced = await changeScimResource(ctx.pool, workspace, kind, idOf(request), {
+          const replaced = await changeScimResource(ctx, workspace, kind, idOf(request), {
             replace: request.body,
           });
           return send(reply, 200, answer(request, replaced));
@@ -278,13 +278,13 @@ export function scimRoutes(server: FastifyInstance, ctx: ApiContext) {
         route('PATCH', `${path}/:id`, async (request, reply) => {
           const workspace = workspaceOf(request);
           const id = idOf(request);
-          const patched = await changeScimResource(ctx.pool, workspace, kind, id, {
+          const patched = await changeScimResource(ctx, workspace, kind, id, {
             patch: patchOperations(request.body),
           });
           return send(reply, 200, answer(request, patched));
         });
         route('DELETE', `${path}/:id`, async (request, reply) => {
-          await deleteProvisioned(ctx.pool, workspaceOf(request), kind, idOf(request));
+          await deleteProvisioned(ctx, workspaceOf(request), kind, idOf(request));
           return reply.code(204).send();
         });
       }

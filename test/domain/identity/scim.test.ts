@@ -100,6 +100,9 @@ describe('SCIM PATCH', () => {
     for (const remove of [
       { op: 'remove', path: 'members[value eq "u1"]' },
       { op: 'Remove', path: 'members', value: [{ value: 'u1' }] },
+      // One value alone, not in a list: that one member out, never the whole group.
+      { op: 'remove', path: 'members', value: { value: 'u1' } },
+      { op: 'remove', path: 'members', value: 'U1' },
     ]) {
       assert.deepEqual(applyPatch(groupResource, group, ops(remove)).members, [{ value: 'u2' }]);
     }

@@ -163,9 +163,10 @@ function applyAt(current: Attributes, at: Target, op: PatchOperation['op'], give
     }
     if (op === 'remove') {
       if (def.required) throw new ScimError(400, `${def.name} is required`, 'mutability');
-      if (def.multiValued && Array.isArray(given)) {
-        // Entra ID removes group members this way: the values to take out, in the body.
-        const gone = new Set((given as unknown[]).map(valueKey));
+      if (def.multiValued && given !== undefined && given !== null) {
+        // Entra ID removes group members this way: the values to take out, in the body (one
+        // value alone is one to take out, never the whole attribute).
+        const gone = new Set(asItems(given).map(valueKey));
         return setOrDrop(
           next,
           def,
