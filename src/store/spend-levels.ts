@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import type { Queryable } from './pool.js';
 import type { Booking, SpendLevel } from '../domain/budget/spend-levels.js';
 
 /**
@@ -19,6 +20,37 @@ export interface LevelSubject {
   memberId: string;
 }
 
+/** The budgets a request of the run falls under ($1 workspace, $2 run, $3 member). */
+const budgetsOfSubject = `b.workspace_id = $1
+  and (b.level = 'workspace'
+    or (b.level = 'run' and b.run_id = $2)
+    or (b.level = 'person' and b.member_id = $3)
+    or (b.level = 'team' and b.team in (
+      select g.attributes ->> 'displayName' from scim_resources g
+      where g.workspace_id = $1 and g.kind = 'Group'
+        and g.attributes -> 'members' @> jsonb_build_array(jsonb_build_object('value', $3::text)))))`;
+
+/**
+ * The levels above a run as they stand in the current period, read without locking (the gate's
+ * budget stage: a tool call of a run with a spent level stops).
+ */
+export async function findRunSpendLevels(db: Queryable, runId: string): Promise<SpendLevel[]> {
+  const { rows } = await db.query<SpendLevel>(
+    `select b.level as kind, b.period, b.max_nanos, b.max_tokens,
+       coalesce(w.held_nanos, 0) as held_nanos, coalesce(w.used_nanos, 0) as used_nanos,
+       coalesce(w.held_tokens, 0) as held_tokens, coalesce(w.used_tokens, 0) as used_tokens,
+       case b.level when 'person' then m.name when 'team' then b.team end as name
+     from runs r
+     join spend_budgets b on ${budgetsOfSubject.replaceAll('$1', 'r.workspace_id').replaceAll('$2', 'r.id').replaceAll('$3', 'r.invoked_by')}
+     left join members m on m.id = b.member_id
+     left join spend_budget_windows w
+       on w.budget_id = b.id and w.window_start = spend_window_start(b.period, now())
+     where r.id = $1`,
+    [runId],
+  );
+  return rows;
+}
+
 /**
  * Opens this period's window of each budget the subject falls under (a team is an identity
  * provider group the member belongs to, by its display name) and locks them, in budget id order.
@@ -28,16 +60,7 @@ export async function lockSpendLevels(
   subject: LevelSubject,
 ): Promise<LockedLevel[]> {
   const { rows: budgets } = await tx.query<{ id: string }>(
-    `select b.id from spend_budgets b
-     where b.workspace_id = $1
-       and (b.level = 'workspace'
-         or (b.level = 'run' and b.run_id = $2)
-         or (b.level = 'person' and b.member_id = $3)
-         or (b.level = 'team' and b.team in (
-           select g.attributes ->> 'displayName' from scim_resources g
-           where g.workspace_id = $1 and g.kind = 'Group'
-             and g.attributes -> 'members' @> jsonb_build_array(jsonb_build_object('value', $3::text)))))
-     order by b.id`,
+    `select b.id from spend_budgets b where ${budgetsOfSubject} order by b.id`,
     [subject.workspaceId, subject.runId, subject.memberId],
   );
   if (budgets.length === 0) return [];

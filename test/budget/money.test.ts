@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, test } from 'vitest';
 import { costOf, defaultPrices, formatUsd } from '../../src/domain/budget/pricing.js';
 import { startFakeAnthropic, text, type FakeAnthropic } from '../support/fake-anthropic.js';
 import { useHarness } from '../support/harness.js';
-import { createRun, expectStatus } from '../support/seed.js';
+import { createRun, expectStatus, toolCall } from '../support/seed.js';
 import {
   createModelRun,
   createProvider,
@@ -367,6 +367,52 @@ describe('budgets at the levels above a run, kept by an admin', () => {
       body: { workspace: randomUUID(), level: 'workspace', period: 'life', max_usd: '1' },
     });
     assert.equal(otherWorkspace.status, 404);
+  });
+
+  test('a tool call of a run with a spent level is denied at the budget stage, the level named; a held booking counts as spent', async () => {
+    const run = await createRun(h.api, h.seed, { budget: { max_tokens: 1_000_000 } });
+    const budget = await expectStatus(
+      h.api.call('POST', '/v1/budgets', {
+        ...op(),
+        body: {
+          workspace: h.seed.workspace,
+          level: 'run',
+          run: run.run_id,
+          period: 'month',
+          max_usd: '1',
+        },
+      }),
+      201,
+    );
+    const allowed = await expectStatus(
+      toolCall(h.api, run, 'c1', { tool: 'Read', arguments: { file_path: 'a' } }),
+      200,
+    );
+    assert.equal(allowed.decision, 'allow');
+    await expectStatus(
+      h.api.call('POST', `/v1/sessions/${run.session_id}/model-requests`, {
+        token: run.session_token,
+        body: {
+          request_id: 'held',
+          model: 'claude-sonnet-4-5',
+          max_output_tokens: 1_000,
+          input: { messages: [{ role: 'user', content: 'hi' }] },
+        },
+      }),
+      201,
+    );
+    // The cap lowered under what is held: the level is spent.
+    await expectStatus(
+      h.api.call('PUT', `/v1/budgets/${budget.id}`, { ...op(), body: { max_usd: '0.001' } }),
+      200,
+    );
+    const denied = await expectStatus(
+      toolCall(h.api, run, 'c2', { tool: 'Read', arguments: { file_path: 'a' } }),
+      200,
+    );
+    assert.equal(denied.decision, 'deny');
+    assert.equal(denied.source, 'budget');
+    assert.match(denied.reason, /budget: run, month is spent/);
   });
 
   test('a request over a level refuses with the level named (402, and the runner API too); nothing is booked anywhere', async () => {
