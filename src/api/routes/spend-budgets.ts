@@ -159,7 +159,7 @@ export function spendBudgetRoutes(server: FastifyInstance, ctx: ApiContext) {
       const subject = { run_id: body.run ?? null, member_id: body.person ?? null };
       if (!(await levelSubjectInWorkspace(ctx.pool, body.workspace, subject))) {
         const field = body.run ? 'run' : 'person';
-        throw new Problem(422, `the ${field} is not one of the workspace's`, {
+        throw new Problem(400, `the ${field} is not one of the workspace's`, {
           errors: [{ path: `body.${field}`, message: 'is not in the workspace' }],
         });
       }
@@ -239,7 +239,7 @@ export function spendBudgetRoutes(server: FastifyInstance, ctx: ApiContext) {
           request.body.max_tokens === undefined ? row.max_tokens : request.body.max_tokens,
       };
       if (caps.max_nanos === null && caps.max_tokens === null)
-        throw new Problem(422, 'a budget caps money, tokens or both: delete it instead', {
+        throw new Problem(400, 'a budget caps money, tokens or both: delete it instead', {
           errors: [{ path: 'body.max_usd', message: 'would leave the budget without a cap' }],
         });
       const updated = await updateSpendBudgetCaps(ctx.pool, row.id, caps);
