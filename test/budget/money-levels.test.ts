@@ -118,7 +118,10 @@ type Outcome =
   /** Admitted, and the exchange failed on the way (a 5xx): settled all the same. */
   | { kind: 'failed'; status: number };
 
-/** One request through the SDK: streamed or not, its client maybe gone after the first event. */
+/**
+ * One request through the SDK: streamed or not, its client maybe gone after the first event. A
+ * 503 or 429 (the gate busy: nothing was booked) is sent again, as a runner's SDK does.
+ */
 async function send(
   sessionToken: string,
   model: string,
@@ -126,34 +129,43 @@ async function send(
 ): Promise<Outcome> {
   const client = gateClient(h.api, sessionToken);
   const request = { ...smallRequest(maxTokens), model };
-  try {
-    if (how === 'json') {
-      await client.messages.create(request as never);
-    } else {
-      const stream = (await client.messages.create({
-        ...request,
-        stream: true,
-      } as never)) as unknown as AsyncIterable<unknown>;
-      // Leaving the loop early aborts the request: the client is gone mid-stream.
-      const events = stream[Symbol.asyncIterator]();
-      while (!(await events.next()).done) {
-        if (how === 'vanish') {
-          await events.return?.();
-          break;
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      if (how === 'json') {
+        await client.messages.create(request as never);
+      } else {
+        const stream = (await client.messages.create({
+          ...request,
+          stream: true,
+        } as never)) as unknown as AsyncIterable<unknown>;
+        // Leaving the stream early aborts the request: the client is gone mid-stream.
+        const events = stream[Symbol.asyncIterator]();
+        while (!(await events.next()).done) {
+          if (how === 'vanish') {
+            await events.return?.();
+            break;
+          }
         }
       }
+      return { kind: 'answered' };
+    } catch (err) {
+      const refusal = err as { status?: number; error?: unknown; message?: string };
+      if ((refusal.status === 503 || refusal.status === 429) && attempt < 60) {
+        await new Promise((resolve) => setTimeout(resolve, 100 + Math.random() * 200));
+        continue;
+      }
+      if (refusal.status === 402) {
+        const body = refusal.error as { error: { type: string; message: string } };
+        assert.equal(body.error.type, 'billing_error');
+        return { kind: 'refused', message: body.error.message };
+      }
+      // After admission: the upstream unreachable or its stream broken off (an error event).
+      assert.ok(
+        refusal.status === undefined || refusal.status === 502 || refusal.status === 504,
+        String(err),
+      );
+      return { kind: 'failed', status: refusal.status ?? 0 };
     }
-    return { kind: 'answered' };
-  } catch (err) {
-    const refusal = err as {
-      status?: number;
-      error?: { error?: { type?: string; message?: string } };
-    };
-    // A failure on the way (the upstream unreachable, or broken off) comes after admission.
-    if (refusal.status !== 402) return { kind: 'failed', status: refusal.status ?? 0 };
-    const body = refusal.error as { error: { type: string; message: string } };
-    assert.equal(body.error.type, 'billing_error');
-    return { kind: 'refused', message: body.error.message };
   }
 }
 

@@ -343,12 +343,12 @@ describe('budgets at the levels above a run, kept by an admin', () => {
       [
         { workspace: ws, level: 'person', person: randomUUID(), period: 'day', max_usd: '1' },
         'body.person',
-        422,
+        400,
       ],
       [
         { workspace: ws, level: 'run', run: randomUUID(), period: 'day', max_usd: '1' },
         'body.run',
-        422,
+        400,
       ],
     ];
     for (const [body, field, status] of cases) {
