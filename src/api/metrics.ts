@@ -8,6 +8,7 @@ export interface GateMetrics {
   httpDuration: Histogram<'method' | 'route' | 'status'>;
   budgetRefusals: Counter<'where'>;
   modelSettlementFailures: Counter<'reason'>;
+  modelSpend: Counter<'provider_kind' | 'via'>;
 }
 
 /**
@@ -46,6 +47,12 @@ export function createMetrics(pool: Pool): GateMetrics {
       name: 'gate_budget_refusals_total',
       help: 'Model requests refused for budget (402), by where they were refused.',
       labelNames: ['where'],
+      registers: [registry],
+    }),
+    modelSpend: new Counter({
+      name: 'gate_model_spend_usd_total',
+      help: 'Model spend settled, in US dollars (the ledger keeps it exact, in nano-dollars), by provider kind and by who settled it (the proxy or the runner).',
+      labelNames: ['provider_kind', 'via'],
       registers: [registry],
     }),
     modelSettlementFailures: new Counter({

@@ -15,6 +15,8 @@ import { capabilityBundleRoutes } from './routes/capability-bundles.js';
 import { codecRoutes } from './routes/codec.js';
 import { eventRoutes } from './routes/events.js';
 import { anthropicProxyRoutes } from './routes/anthropic-proxy.js';
+import { modelPriceRoutes } from './routes/model-prices.js';
+import { spendBudgetRoutes } from './routes/spend-budgets.js';
 import { modelProviderRoutes } from './routes/model-providers.js';
 import { modelRequestRoutes } from './routes/model-requests.js';
 import { apiVersion, openApiRoutes } from './routes/openapi.js';
@@ -156,6 +158,8 @@ export function buildApi(
     sessionToolsetRoutes(api, ctx);
     modelRequestRoutes(api, ctx);
     modelProviderRoutes(api, ctx);
+    modelPriceRoutes(api, ctx);
+    spendBudgetRoutes(api, ctx);
     anthropicProxyRoutes(api, ctx);
     eventRoutes(api, ctx);
     approvalRoutes(api, ctx);

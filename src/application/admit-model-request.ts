@@ -2,7 +2,10 @@ import { inputTokenBound } from '../domain/budget/input-token-bound.js';
 import { type ModelInput } from '../domain/budget/model-input-schema.js';
 import { thinkingDigests } from '../domain/budget/thinking-origins.js';
 import { digestOf } from '../domain/ledger/digest.js';
-import { admitModelRequest as admit, type ReservationRow } from '../store/budget.js';
+import { formatUsd } from '../domain/budget/pricing.js';
+import type { ReservationRow } from '../store/budget.js';
+import { findModelProvider } from '../store/model-providers.js';
+import { bookModelRequest } from './model-access/book-model-request.js';
 import { findThinkingOrigins } from '../store/model-thinking-blocks.js';
 import type { Pool } from '../store/pool.js';
 import type { FrozenRun } from '../store/runs.js';
@@ -48,11 +51,13 @@ function refuseWhatCanNeverFit(maxTokens: number, maxOutputTokens: number, input
 }
 
 /** Built from the stored row alone, so a retry gets the same answer. */
-function budgetExhausted(reservation: ReservationRow): BudgetExhaustedError {
-  return new BudgetExhaustedError(
-    `model request ${reservation.request_id} needs ${reservation.booked_tokens} tokens (max_output_tokens plus the input bound), more than the run had left`,
-    { request_id: reservation.request_id, booked_tokens: reservation.booked_tokens },
-  );
+function budgetExhausted(reservation: ReservationRow, message: string): BudgetExhaustedError {
+  return new BudgetExhaustedError(`model request ${reservation.request_id}: ${message}`, {
+    request_id: reservation.request_id,
+    booked_tokens: reservation.booked_tokens,
+    ...(reservation.booked_nanos !== null && { booked_usd: formatUsd(reservation.booked_nanos) }),
+    level: reservation.refused_by ?? 'run, life',
+  });
 }
 
 /**
@@ -75,20 +80,28 @@ export async function admitModelRequest(
     max_output_tokens: request.max_output_tokens,
     input: request.input,
   });
-  const { reservation } = await admit(pool, {
-    runId: run.id,
-    sessionId: run.session_id,
+  // The runner's request is in the Messages shape: priced as the run's provider, else Anthropic.
+  const provider = run.model_provider_id
+    ? await findModelProvider(pool, run.model_provider_id)
+    : undefined;
+  const booked = await bookModelRequest(pool, {
+    run,
+    providerKind: provider?.kind ?? 'anthropic',
+    providerId: provider?.id ?? null,
+    model: request.model,
     requestId: request.request_id,
     requestDigest,
-    model: request.model,
-    maxOutputTokens: request.max_output_tokens,
-    inputBoundTokens,
+    via: 'runner',
+    worstCase: { inputTokens: inputBoundTokens, outputTokens: request.max_output_tokens },
   });
+  if (booked.kind === 'unpriced')
+    throw new InvalidInputError(booked.message, [{ path: 'model', message: booked.message }]);
+  const { reservation } = booked;
   if (reservation.request_digest !== requestDigest) {
     throw new ConflictError(
       `model request ${request.request_id} was already made with a different body`,
     );
   }
-  if (reservation.status === 'refused') throw budgetExhausted(reservation);
+  if (booked.kind === 'exhausted') throw budgetExhausted(reservation, booked.message);
   return reservation;
 }

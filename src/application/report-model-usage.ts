@@ -1,3 +1,4 @@
+import { costOf } from '../domain/budget/pricing.js';
 import { reconcileModelRequest, type ReservationRow, type UsageRow } from '../store/budget.js';
 import type { Pool } from '../store/pool.js';
 import type { FrozenRun } from '../store/runs.js';
@@ -19,6 +20,15 @@ export async function reportModelUsage(
     requestId: report.request_id,
     inputTokens: report.input_tokens,
     outputTokens: report.output_tokens,
+    // A runner reports no cache figures: its input is priced as uncached input.
+    costNanos: (booked) =>
+      booked.price &&
+      costOf(booked.price, {
+        input: report.input_tokens,
+        cache_write: 0,
+        cache_read: 0,
+        output: report.output_tokens,
+      }),
   });
   if (result.kind === 'unknown') throw new NotFoundError(`model request ${report.request_id}`);
   if (result.kind === 'not_maker') {

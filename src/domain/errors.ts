@@ -53,7 +53,13 @@ export class BudgetExhaustedError extends UseCaseError {
   override name = 'BudgetExhaustedError';
   constructor(
     message: string,
-    readonly details: { request_id: string; booked_tokens: number },
+    readonly details: {
+      request_id: string;
+      booked_tokens: number;
+      booked_usd?: string;
+      /** The level that refused, as `team "payments", month`. */
+      level?: string;
+    },
   ) {
     super(message);
   }

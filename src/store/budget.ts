@@ -1,6 +1,9 @@
 import type pg from 'pg';
+import type { ModelPrice, ProviderKind } from '../domain/budget/pricing.js';
+import { firstExhausted, levelLabel, type SpendLevel } from '../domain/budget/spend-levels.js';
 import { redact } from '../domain/ledger/redaction.js';
 import { appendEvent } from './ledger.js';
+import { holdAtLevels, lockSpendLevels, settleAtLevels } from './spend-levels.js';
 import { one, withTransaction, type Pool, type Queryable } from './pool.js';
 
 /**
@@ -13,14 +16,22 @@ import { one, withTransaction, type Pool, type Queryable } from './pool.js';
  *   under it, so a retry, concurrent or late, finds that answer and books nothing.
  * - Reconciliation and expiry lock the reservation row first; the usage entry's external id is
  *   unique, so a hold is released once and real usage is counted once, whichever comes first.
- * Locks are taken reservation row, budget row, ledger head, in that order (admission only
- * inserts reservations, never locks one), so no two of these transactions deadlock.
+ * - Every level a request falls under (its run, its person, their teams, the workspace; see
+ *   store/spend-budgets.ts) is booked in the same transaction: its window rows are locked in
+ *   budget id order after the run's row, checked, and all booked or none, so no level is ever
+ *   booked past its cap however many requests race.
+ * Locks are taken reservation row, run budget row, spend windows by budget id, ledger head, in
+ * that order (admission only inserts reservations, never locks one), so none of these
+ * transactions deadlock.
  */
 
 export interface BudgetFigures {
   max_tokens: number;
   held_tokens: number;
   used_tokens: number;
+  /** The run's spend in money (nano-dollars), held and settled, whatever caps apply. */
+  held_nanos: number;
+  used_nanos: number;
 }
 
 export type ReservationStatus = 'refused' | 'held' | 'expired' | 'reconciled';
@@ -41,6 +52,13 @@ export interface ReservationRow {
   made_by: ReservationMaker;
   /** What the sweep charged when the hold expired unsettled (the booking); null otherwise. */
   expiry_charged_tokens: number | null;
+  /** The price booked at (kept for the settlement) and the worst-case cost booked. */
+  provider_kind: ProviderKind | null;
+  price: ModelPrice | null;
+  booked_nanos: number | null;
+  expiry_charged_nanos: number | null;
+  /** The level that refused it, as a refusal names it (`team "payments", month`). */
+  refused_by: string | null;
   created_at: Date;
   expired_at: Date | null;
   reconciled_at: Date | null;
@@ -52,14 +70,18 @@ export interface UsageRow {
   output_tokens: number;
   used_tokens: number;
   released_tokens: number;
+  /** Nano-dollars; null for usage recorded before prices. */
+  cost_nanos: number | null;
   recorded_at: Date;
 }
 
 const reservationColumns = `id, session_id, request_id, run_id, request_digest, model,
   max_output_tokens, input_bound_tokens, booked_tokens, status, made_by, expiry_charged_tokens,
+  provider_kind, price, booked_nanos, expiry_charged_nanos, refused_by,
   created_at, expired_at, reconciled_at`;
 const usageColumns = `external_id, input_tokens, output_tokens, used_tokens, released_tokens,
-  recorded_at`;
+  cost_nanos, recorded_at`;
+const budgetColumns = 'max_tokens, held_tokens, used_tokens, held_nanos, used_nanos';
 
 /** '/' appears in neither id (see externalIdPattern), so the pair is recoverable from the key. */
 export function reservationKey(sessionId: string, requestId: string): string {
@@ -68,7 +90,7 @@ export function reservationKey(sessionId: string, requestId: string): string {
 
 export async function findBudget(db: Queryable, runId: string): Promise<BudgetFigures> {
   const { rows } = await db.query<BudgetFigures>(
-    'select max_tokens, held_tokens, used_tokens from run_budgets where run_id = $1',
+    `select ${budgetColumns} from run_budgets where run_id = $1`,
     [runId],
   );
   return budgetRow(rows, runId);
@@ -104,6 +126,13 @@ export interface AdmissionRequest {
   inputBoundTokens: number;
   /** Who meters and settles the request: the gate's model proxy, or the runner (default). */
   via?: ReservationMaker;
+  /** The levels above the run: its workspace and the member who invoked it. */
+  workspaceId: string;
+  memberId: string;
+  /** The price booked at, kept for the settlement, and the worst case it gives. */
+  providerKind: ProviderKind;
+  price: ModelPrice;
+  bookedNanos: number;
 }
 
 export interface Admission {
@@ -114,16 +143,16 @@ export interface Admission {
 }
 
 /**
- * Admits a model request if used + held + its booking stays within the allowance, booking a
- * hold, and records the answer either way so the same request id always gets it back.
+ * Admits a model request if, at every level it falls under, used + held + its booking stays
+ * within each cap (money and tokens), booking a hold at all of them; records the answer either
+ * way (a refusal with the level that refused) so the same request id always gets it back.
  */
 export async function admitModelRequest(pool: Pool, request: AdmissionRequest): Promise<Admission> {
   return withTransaction(pool, async (tx) => {
     const budget = budgetRow(
       (
         await tx.query<BudgetFigures>(
-          `select max_tokens, held_tokens, used_tokens from run_budgets where run_id = $1
-           for update`,
+          `select ${budgetColumns} from run_budgets where run_id = $1 for update`,
           [request.runId],
         )
       ).rows,
@@ -133,23 +162,39 @@ export async function admitModelRequest(pool: Pool, request: AdmissionRequest): 
     const existing = await findReservation(tx, request.sessionId, request.requestId);
     if (existing) return { reservation: existing, created: false };
 
-    const booked = request.maxOutputTokens + request.inputBoundTokens;
-    const admitted = budget.used_tokens + budget.held_tokens + booked <= budget.max_tokens;
-    if (admitted) {
-      await tx.query('update run_budgets set held_tokens = held_tokens + $2 where run_id = $1', [
-        request.runId,
-        booked,
-      ]);
-    }
+    const booking = {
+      tokens: request.maxOutputTokens + request.inputBoundTokens,
+      nanos: request.bookedNanos,
+    };
+    const levels = await lockSpendLevels(tx, {
+      workspaceId: request.workspaceId,
+      runId: request.runId,
+      memberId: request.memberId,
+    });
+    const runAllowance: SpendLevel = {
+      kind: 'run',
+      name: null,
+      period: 'life',
+      max_nanos: null,
+      max_tokens: budget.max_tokens,
+      held_nanos: budget.held_nanos,
+      used_nanos: budget.used_nanos,
+      held_tokens: budget.held_tokens,
+      used_tokens: budget.used_tokens,
+    };
+    const exhausted = firstExhausted([runAllowance, ...levels], booking);
+    const admitted = exhausted === undefined;
+    const id = reservationKey(request.sessionId, request.requestId);
     const reservation = one(
       (
         await tx.query<ReservationRow>(
           `insert into model_reservations (id, session_id, request_id, run_id, request_digest,
-             model, max_output_tokens, input_bound_tokens, booked_tokens, status, made_by)
-           values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
+             model, max_output_tokens, input_bound_tokens, booked_tokens, status, made_by,
+             provider_kind, price, booked_nanos, refused_by)
+           values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)
            returning ${reservationColumns}`,
           [
-            reservationKey(request.sessionId, request.requestId),
+            id,
             request.sessionId,
             request.requestId,
             request.runId,
@@ -157,14 +202,24 @@ export async function admitModelRequest(pool: Pool, request: AdmissionRequest): 
             request.model,
             request.maxOutputTokens,
             request.inputBoundTokens,
-            booked,
+            booking.tokens,
             admitted ? 'held' : 'refused',
             request.via ?? 'runner',
+            request.providerKind,
+            JSON.stringify(request.price),
+            booking.nanos,
+            exhausted ? levelLabel(exhausted) : null,
           ],
         )
       ).rows,
     );
     if (admitted) {
+      await tx.query(
+        `update run_budgets set held_tokens = held_tokens + $2, held_nanos = held_nanos + $3
+         where run_id = $1`,
+        [request.runId, booking.tokens, booking.nanos],
+      );
+      await holdAtLevels(tx, id, levels, booking);
       await appendEvent(
         tx,
         request.sessionId,
@@ -173,7 +228,8 @@ export async function admitModelRequest(pool: Pool, request: AdmissionRequest): 
           model: request.model,
           max_output_tokens: request.maxOutputTokens,
           input_bound_tokens: request.inputBoundTokens,
-          booked_tokens: booked,
+          booked_tokens: booking.tokens,
+          booked_nanos: booking.nanos,
           via: request.via ?? 'runner',
         }),
       );
@@ -207,6 +263,11 @@ export interface UsageReport {
   requestId: string;
   inputTokens: number;
   outputTokens: number;
+  /**
+   * The exchange's cost in nano-dollars, from the reservation's booked price (see
+   * settlementCost); omitted for a reservation booked before prices.
+   */
+  costNanos?: (reservation: ReservationRow) => number | null;
   /** Present when the gate's model proxy measured the usage itself. */
   metered?: MeteredFacts;
   /** Further writes in the same transaction, made only by the call that settles the hold. */
@@ -243,25 +304,38 @@ export async function reconcileModelRequest(
       return { kind: 'reconciled', reservation, usage: one(rows), created: false };
     }
 
-    const released = reservation.status === 'held' ? reservation.booked_tokens : 0;
+    const held = reservation.status === 'held';
+    const released = held ? reservation.booked_tokens : 0;
+    const releasedNanos = held ? (reservation.booked_nanos ?? 0) : 0;
     // Real usage replaces what an expiry charged in its place.
     const replacedCharge = reservation.expiry_charged_tokens ?? 0;
+    const replacedNanos = reservation.expiry_charged_nanos ?? 0;
+    const cost = report.costNanos?.(reservation) ?? null;
     const usage = one(
       (
         await tx.query<UsageRow>(
           `insert into model_usage (external_id, session_id, input_tokens, output_tokens,
-             released_tokens)
-           values ($1, $2, $3, $4, $5)
+             released_tokens, cost_nanos)
+           values ($1, $2, $3, $4, $5, $6)
            returning ${usageColumns}`,
-          [id, reservation.session_id, report.inputTokens, report.outputTokens, released],
+          [id, reservation.session_id, report.inputTokens, report.outputTokens, released, cost],
         )
       ).rows,
     );
+    const charged = {
+      tokens: usage.used_tokens - replacedCharge,
+      nanos: (cost ?? 0) - replacedNanos,
+    };
     await tx.query(
-      `update run_budgets set held_tokens = held_tokens - $2, used_tokens = used_tokens + $3
+      `update run_budgets set held_tokens = held_tokens - $2, used_tokens = used_tokens + $3,
+         held_nanos = held_nanos - $4, used_nanos = used_nanos + $5
        where run_id = $1`,
-      [reservation.run_id, released, usage.used_tokens - replacedCharge],
+      [reservation.run_id, released, charged.tokens, releasedNanos, charged.nanos],
     );
+    await settleAtLevels(tx, id, {
+      released: { tokens: released, nanos: releasedNanos },
+      charged,
+    });
     const settled = one(
       (
         await tx.query<ReservationRow>(
@@ -282,6 +356,8 @@ export async function reconcileModelRequest(
         used_tokens: usage.used_tokens,
         released_tokens: released,
         ...(replacedCharge > 0 && { replaced_charge_tokens: replacedCharge }),
+        ...(cost !== null && { cost_nanos: cost }),
+        ...(replacedNanos > 0 && { replaced_charge_nanos: replacedNanos }),
         via: report.by,
         ...report.metered,
       }),
@@ -310,15 +386,19 @@ async function expireOneStaleReservation(pool: Pool, expireAfterMs: number): Pro
     if (!reservation) return false;
     await tx.query(
       `update model_reservations set status = 'expired', expired_at = clock_timestamp(),
-         expiry_charged_tokens = booked_tokens
+         expiry_charged_tokens = booked_tokens, expiry_charged_nanos = booked_nanos
        where id = $1`,
       [reservation.id],
     );
+    const nanos = reservation.booked_nanos ?? 0;
     await tx.query(
-      `update run_budgets set held_tokens = held_tokens - $2, used_tokens = used_tokens + $2
+      `update run_budgets set held_tokens = held_tokens - $2, used_tokens = used_tokens + $2,
+         held_nanos = held_nanos - $3, used_nanos = used_nanos + $3
        where run_id = $1`,
-      [reservation.run_id, reservation.booked_tokens],
+      [reservation.run_id, reservation.booked_tokens, nanos],
     );
+    const booking = { tokens: reservation.booked_tokens, nanos };
+    await settleAtLevels(tx, reservation.id, { released: booking, charged: booking });
     await appendEvent(
       tx,
       reservation.session_id,
@@ -326,6 +406,7 @@ async function expireOneStaleReservation(pool: Pool, expireAfterMs: number): Pro
         request_id: reservation.request_id,
         released_tokens: reservation.booked_tokens,
         charged_tokens: reservation.booked_tokens,
+        ...(reservation.booked_nanos !== null && { charged_nanos: reservation.booked_nanos }),
       }),
     );
     return true;

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'vitest';
+import { formatUsd } from '../../src/domain/budget/pricing.js';
 import { createRun, expectStatus } from '../support/seed.js';
 import {
   admit,
@@ -26,9 +27,12 @@ describe('retries are idempotent', () => {
     const answers = await Promise.all(Array.from({ length: 10 }, () => admit(h.api, run, body)));
     for (const answer of answers) assert.equal(answer.status, 201);
     const first = answers[0]!.body;
+    // Sonnet 4.5's worst case: the input bound at its dearest input price (a 5-minute cache
+    // write, $3.75 per million tokens) and the whole output at $15.
     assert.deepEqual(first, {
       reservation_id: `${run.session_id}/same`,
       booked_tokens: 1_000 + inputBound,
+      booked_usd: formatUsd(inputBound * 3_750 + 1_000 * 15_000),
     });
     for (const answer of answers) assert.deepEqual(answer.body, first);
     assert.deepEqual(await expectStatus(admit(h.api, run, body), 201), first);
@@ -58,6 +62,8 @@ describe('retries are idempotent', () => {
       output_tokens: 1_234,
       used_tokens: 1_324,
       released_tokens: 4_000 + inputBound,
+      // 90 input tokens at $3 and 1,234 output tokens at $15 per million.
+      cost_usd: '0.01878',
     });
     for (const answer of answers) assert.deepEqual(answer.body, first);
     const settled = { max_tokens: 50_000, held_tokens: 0, used_tokens: 1_324 };
@@ -74,7 +80,7 @@ describe('retries are idempotent', () => {
       h.api.call('GET', `/v1/runs/${run.run_id}`, { token: run.session_token }),
       200,
     );
-    assert.deepEqual(view.budget, settled);
+    assert.deepEqual(view.budget, { ...settled, spent_usd: '0.01878', held_usd: '0' });
   });
 
   test('a refused request_id stays refused with the same answer, even after the budget frees up', async () => {

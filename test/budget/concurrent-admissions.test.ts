@@ -5,6 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'vitest';
+import { defaultPrices, worstCaseCost } from '../../src/domain/budget/pricing.js';
 import { admitModelRequest } from '../../src/store/budget.js';
 import { useHarness } from '../support/harness.js';
 import { createRun, untilAnswered } from '../support/seed.js';
@@ -22,6 +23,7 @@ import {
 import { useStorePool } from '../support/store-pool.js';
 
 const h = useHarness();
+const sonnet = defaultPrices.prices.find((p) => p.model === 'claude-sonnet-4-5')!.price;
 const store = useStorePool(40);
 
 const input = modelInput();
@@ -59,6 +61,14 @@ describe('admission is atomic', () => {
             model: 'claude-sonnet-4-5',
             maxOutputTokens: size - inputBound,
             inputBoundTokens: inputBound,
+            workspaceId: h.seed.workspace,
+            memberId: h.seed.admin.user_id,
+            providerKind: 'anthropic',
+            price: sonnet,
+            bookedNanos: worstCaseCost(sonnet, {
+              inputBoundTokens: inputBound,
+              maxOutputTokens: size - inputBound,
+            }),
           });
           return reservation.status === 'held';
         }),

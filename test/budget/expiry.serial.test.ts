@@ -61,6 +61,8 @@ describe('reservations never settled expire, charged at their booking', () => {
         request_id: id,
         released_tokens: 1_000 + inputBound,
         charged_tokens: 1_000 + inputBound,
+        // Its worst case in money too: the bound at Sonnet 4.5's dearest input, the output at $15.
+        charged_nanos: inputBound * 3_750 + 1_000 * 15_000,
       })),
     );
 

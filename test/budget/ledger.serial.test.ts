@@ -72,6 +72,7 @@ describe('the ledger records model requests with counts only', () => {
           max_output_tokens: 512,
           input_bound_tokens: bound,
           booked_tokens: 512 + bound,
+          booked_nanos: bound * 3_750 + 512 * 15_000,
           via: 'runner',
         },
       },
@@ -83,6 +84,8 @@ describe('the ledger records model requests with counts only', () => {
           output_tokens: 60,
           used_tokens: 100,
           released_tokens: 512 + bound,
+          // 40 in at $3 and 60 out at $15 per million tokens.
+          cost_nanos: 40 * 3_000 + 60 * 15_000,
           via: 'runner',
         },
       },
@@ -94,6 +97,7 @@ describe('the ledger records model requests with counts only', () => {
           max_output_tokens: 512,
           input_bound_tokens: bound,
           booked_tokens: 512 + bound,
+          booked_nanos: bound * 3_750 + 512 * 15_000,
           via: 'runner',
         },
       },
@@ -103,6 +107,7 @@ describe('the ledger records model requests with counts only', () => {
           request_id: 'abandoned',
           released_tokens: 512 + bound,
           charged_tokens: 512 + bound,
+          charged_nanos: bound * 3_750 + 512 * 15_000,
         },
       },
     ]);

@@ -20,6 +20,7 @@ import { expectStatus } from '../support/seed.js';
 import {
   createModelRun,
   createProvider,
+  testFallbackPrice,
   drain,
   gateClient,
   postMessages,
@@ -482,6 +483,13 @@ describe('egress through the provider is a choice', () => {
       201,
     );
     assert.equal(open.allow_url_sources, true);
+    await expectStatus(
+      h.api.call('PUT', `/v1/model-providers/${open.id}/fallback-price`, {
+        token: h.api.operatorKey,
+        body: testFallbackPrice,
+      }),
+      200,
+    );
     const openRun = await createModelRun(h.api, h.seed, open.id, 1_000_000);
     fake.setScript(() => text('an image'));
     const allowed = await postMessages(h.api, JSON.stringify(withSource(leak, 'image')), {

@@ -163,6 +163,12 @@ describe('the official SDK through the gate, the session token as its API key', 
       h.api.call('GET', `/v1/runs/${run.run_id}`, { token: run.session_token }),
       200,
     );
-    assert.deepEqual(view.budget, { max_tokens: 100_000, held_tokens: 0, used_tokens: 0 });
+    assert.deepEqual(view.budget, {
+      max_tokens: 100_000,
+      held_tokens: 0,
+      used_tokens: 0,
+      spent_usd: '0',
+      held_usd: '0',
+    });
   });
 });

@@ -21,8 +21,24 @@ export async function createProvider(api: ApiCaller, seed: Seed, baseUrl: string
     }),
     201,
   );
+  // The scripted upstream's models have no published price: they are charged at this one.
+  await expectStatus(
+    api.call('PUT', `/v1/model-providers/${created.id}/fallback-price`, {
+      token: api.operatorKey,
+      body: testFallbackPrice,
+    }),
+    200,
+  );
   return { id: created.id, key };
 }
+
+/** What a test provider charges for models without a price: $1 in, $5 out per million tokens. */
+export const testFallbackPrice = {
+  input: '1',
+  output: '5',
+  cache_write: '1.25',
+  cache_read: '0.10',
+};
 
 export function createModelRun(api: ApiCaller, seed: Seed, providerId: string, maxTokens: number) {
   return createRun(api, seed, {

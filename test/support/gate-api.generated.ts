@@ -633,6 +633,130 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/model-prices': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The price table: the operator's prices, then the shipped defaults they do not replace
+     * @description Bearer: the operator key.
+     */
+    get: operations['listModelPrices'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/model-prices/{provider}/{model}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    /**
+     * Set a model's price, in place of the shipped default; requests admitted from now on pay it
+     * @description Bearer: the operator key.
+     */
+    put: operations['setModelPrice'];
+    post?: never;
+    /**
+     * Remove the operator's price: the shipped default applies again, or none
+     * @description Bearer: the operator key.
+     */
+    delete: operations['deleteModelPrice'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/model-providers/{id}/fallback-price': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * What a provider's models without a price are charged at
+     * @description Bearer: the operator key.
+     */
+    get: operations['getModelProviderFallbackPrice'];
+    /**
+     * Charge a provider's models without a price at this price, instead of refusing them
+     * @description Bearer: the operator key.
+     */
+    put: operations['setModelProviderFallbackPrice'];
+    post?: never;
+    /**
+     * Refuse a provider's models without a price again
+     * @description Bearer: the operator key.
+     */
+    delete: operations['deleteModelProviderFallbackPrice'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/budgets': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A workspace's budgets, with what each has spent in its current period
+     * @description Bearer: the operator key (every workspace), or an active admin's user token (their own).
+     */
+    get: operations['listBudgets'];
+    put?: never;
+    /**
+     * Cap a level's model spend (run, person, team, workspace) per day, month or for life
+     * @description Bearer: the operator key (every workspace), or an active admin's user token (their own).
+     */
+    post: operations['createBudget'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/budgets/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A budget and what it has spent in its current period
+     * @description Bearer: the operator key (every workspace), or an active admin's user token (their own).
+     */
+    get: operations['getBudget'];
+    /**
+     * Change a budget's caps; a field left out keeps its cap, null removes it
+     * @description Bearer: the operator key (every workspace), or an active admin's user token (their own).
+     */
+    put: operations['updateBudgetCaps'];
+    post?: never;
+    /**
+     * Remove a budget; spend already recorded stays in the ledger
+     * @description Bearer: the operator key (every workspace), or an active admin's user token (their own).
+     */
+    delete: operations['deleteBudget'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v1/sessions/{session_id}/events': {
     parameters: {
       query?: never;
@@ -2738,6 +2862,8 @@ export interface operations {
               max_tokens: number;
               held_tokens: number;
               used_tokens: number;
+              spent_usd: string;
+              held_usd: string;
             };
             revocation: {
               /** Format: date-time */
@@ -3503,6 +3629,7 @@ export interface operations {
             /** Format: uuid */
             reservation_id: string;
             booked_tokens: number;
+            booked_usd: string;
           };
         };
       };
@@ -3523,6 +3650,8 @@ export interface operations {
             }[];
             request_id: string;
             booked_tokens: number;
+            booked_usd?: string;
+            level?: string;
           } & {
             [key: string]: unknown;
           };
@@ -3572,6 +3701,7 @@ export interface operations {
             output_tokens: number;
             used_tokens: number;
             released_tokens: number;
+            cost_usd: string | null;
           };
         };
       };
@@ -3777,6 +3907,593 @@ export interface operations {
             removed_at: string | null;
           };
         };
+      };
+      /** @description an error (RFC 9457 problem details) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  listModelPrices: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description the price table */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @constant */
+            unit: 'USD per million tokens';
+            prices: {
+              /** @enum {string} */
+              provider: 'anthropic' | 'openai';
+              model: string;
+              /** @enum {string} */
+              source: 'operator' | 'default';
+              input: string;
+              output: string;
+              cache_write: string;
+              cache_read: string;
+              long_context: {
+                above_input_tokens: number;
+                input: string;
+                output: string;
+                cache_write: string;
+                cache_read: string;
+              }[];
+              updated_at: string | null;
+            }[];
+            defaults: {
+              [key: string]: {
+                as_of: string;
+                url: string;
+              };
+            };
+          };
+        };
+      };
+      /** @description an error (RFC 9457 problem details) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  setModelPrice: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        provider: 'anthropic' | 'openai';
+        model: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          input: string;
+          output: string;
+          cache_write: string;
+          cache_read: string;
+          /** @default [] */
+          long_context?: {
+            above_input_tokens: number;
+            input: string;
+            output: string;
+            cache_write: string;
+            cache_read: string;
+          }[];
+        };
+      };
+    };
+    responses: {
+      /** @description replaced */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            provider: 'anthropic' | 'openai';
+            model: string;
+            /** @enum {string} */
+            source: 'operator' | 'default';
+            input: string;
+            output: string;
+            cache_write: string;
+            cache_read: string;
+            long_context: {
+              above_input_tokens: number;
+              input: string;
+              output: string;
+              cache_write: string;
+              cache_read: string;
+            }[];
+            updated_at: string | null;
+          };
+        };
+      };
+      /** @description set */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            provider: 'anthropic' | 'openai';
+            model: string;
+            /** @enum {string} */
+            source: 'operator' | 'default';
+            input: string;
+            output: string;
+            cache_write: string;
+            cache_read: string;
+            long_context: {
+              above_input_tokens: number;
+              input: string;
+              output: string;
+              cache_write: string;
+              cache_read: string;
+            }[];
+            updated_at: string | null;
+          };
+        };
+      };
+      /** @description an error (RFC 9457 problem details) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  deleteModelPrice: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        provider: 'anthropic' | 'openai';
+        model: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description removed */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description an error (RFC 9457 problem details) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  getModelProviderFallbackPrice: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description the fallback price */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** Format: uuid */
+            provider: string;
+            input: string;
+            output: string;
+            cache_write: string;
+            cache_read: string;
+            long_context: {
+              above_input_tokens: number;
+              input: string;
+              output: string;
+              cache_write: string;
+              cache_read: string;
+            }[];
+          };
+        };
+      };
+      /** @description an error (RFC 9457 problem details) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  setModelProviderFallbackPrice: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          input: string;
+          output: string;
+          cache_write: string;
+          cache_read: string;
+          /** @default [] */
+          long_context?: {
+            above_input_tokens: number;
+            input: string;
+            output: string;
+            cache_write: string;
+            cache_read: string;
+          }[];
+        };
+      };
+    };
+    responses: {
+      /** @description the fallback price */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** Format: uuid */
+            provider: string;
+            input: string;
+            output: string;
+            cache_write: string;
+            cache_read: string;
+            long_context: {
+              above_input_tokens: number;
+              input: string;
+              output: string;
+              cache_write: string;
+              cache_read: string;
+            }[];
+          };
+        };
+      };
+      /** @description an error (RFC 9457 problem details) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  deleteModelProviderFallbackPrice: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description removed */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description an error (RFC 9457 problem details) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  listBudgets: {
+    parameters: {
+      query: {
+        workspace: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description the budgets */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            budgets: {
+              /** Format: uuid */
+              id: string;
+              /** Format: uuid */
+              workspace: string;
+              /** @enum {string} */
+              level: 'run' | 'person' | 'team' | 'workspace';
+              run: string | null;
+              person: string | null;
+              team: string | null;
+              /** @enum {string} */
+              period: 'day' | 'month' | 'life';
+              max_usd: string | null;
+              max_tokens: number | null;
+              period_start: string | null;
+              spent_usd: string;
+              held_usd: string;
+              used_tokens: number;
+              held_tokens: number;
+              /** Format: date-time */
+              created_at: string;
+              /** Format: date-time */
+              updated_at: string;
+            }[];
+          };
+        };
+      };
+      /** @description an error (RFC 9457 problem details) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  createBudget: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** Format: uuid */
+          workspace: string;
+          /** @enum {string} */
+          level: 'run' | 'person' | 'team' | 'workspace';
+          /** Format: uuid */
+          run?: string;
+          /** Format: uuid */
+          person?: string;
+          team?: string;
+          /** @enum {string} */
+          period: 'day' | 'month' | 'life';
+          max_usd?: string;
+          max_tokens?: number;
+        };
+      };
+    };
+    responses: {
+      /** @description the budget */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            workspace: string;
+            /** @enum {string} */
+            level: 'run' | 'person' | 'team' | 'workspace';
+            run: string | null;
+            person: string | null;
+            team: string | null;
+            /** @enum {string} */
+            period: 'day' | 'month' | 'life';
+            max_usd: string | null;
+            max_tokens: number | null;
+            period_start: string | null;
+            spent_usd: string;
+            held_usd: string;
+            used_tokens: number;
+            held_tokens: number;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+          };
+        };
+      };
+      /** @description an error (RFC 9457 problem details) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  getBudget: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description the budget */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            workspace: string;
+            /** @enum {string} */
+            level: 'run' | 'person' | 'team' | 'workspace';
+            run: string | null;
+            person: string | null;
+            team: string | null;
+            /** @enum {string} */
+            period: 'day' | 'month' | 'life';
+            max_usd: string | null;
+            max_tokens: number | null;
+            period_start: string | null;
+            spent_usd: string;
+            held_usd: string;
+            used_tokens: number;
+            held_tokens: number;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+          };
+        };
+      };
+      /** @description an error (RFC 9457 problem details) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  updateBudgetCaps: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          max_usd?: string | null;
+          max_tokens?: number | null;
+        };
+      };
+    };
+    responses: {
+      /** @description the budget */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            workspace: string;
+            /** @enum {string} */
+            level: 'run' | 'person' | 'team' | 'workspace';
+            run: string | null;
+            person: string | null;
+            team: string | null;
+            /** @enum {string} */
+            period: 'day' | 'month' | 'life';
+            max_usd: string | null;
+            max_tokens: number | null;
+            period_start: string | null;
+            spent_usd: string;
+            held_usd: string;
+            used_tokens: number;
+            held_tokens: number;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+          };
+        };
+      };
+      /** @description an error (RFC 9457 problem details) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  deleteBudget: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description removed */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
       };
       /** @description an error (RFC 9457 problem details) */
       default: {

@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
+import { nanosPerUsd } from '../../domain/budget/pricing.js';
 import {
   admitProxiedRequest,
   checkCountTokensRequest,
@@ -143,7 +144,13 @@ async function settle(
 ): Promise<void> {
   for (let attempt = 1; ; attempt += 1) {
     try {
-      await settleProxiedRequest(ctx.pool, workspaceId, reservation, end);
+      const { costNanos } = await settleProxiedRequest(ctx.pool, workspaceId, reservation, end);
+      if (costNanos) {
+        ctx.metrics.modelSpend.inc(
+          { provider_kind: reservation.provider_kind ?? 'anthropic', via: 'proxy' },
+          costNanos / nanosPerUsd,
+        );
+      }
       return;
     } catch (err) {
       // After a failed try, an earlier commit whose answer was lost looks the same: not an error.
@@ -170,7 +177,11 @@ async function messages(ctx: ApiContext, request: FastifyRequest, reply: Fastify
   // Made before booking: nothing that can fail stands between a hold and its exchange.
   const call = upstreamCall(ctx, request, provider, '/v1/messages', body);
   const admission = await admitProxiedRequest(ctx.pool, run, provider, body);
-  if (admission.kind === 'invalid' || admission.kind === 'never_fits')
+  if (
+    admission.kind === 'invalid' ||
+    admission.kind === 'never_fits' ||
+    admission.kind === 'unpriced'
+  )
     throw invalidRequest(admission.message);
   if (admission.kind === 'exhausted')
     throw new AnthropicError(402, 'billing_error', admission.message);

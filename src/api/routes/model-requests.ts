@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { formatUsd, nanosPerUsd } from '../../domain/budget/pricing.js';
 import { admitModelRequest } from '../../application/admit-model-request.js';
 import { reportModelUsage } from '../../application/report-model-usage.js';
 import { modelInputSchema } from '../../domain/budget/model-input-schema.js';
@@ -37,6 +38,7 @@ function usageView(reservation: ReservationRow, usage: UsageRow) {
     output_tokens: usage.output_tokens,
     used_tokens: usage.used_tokens,
     released_tokens: usage.released_tokens,
+    cost_usd: usage.cost_nanos === null ? null : formatUsd(usage.cost_nanos),
   };
 }
 
@@ -46,10 +48,15 @@ export const modelRequestBodyLimit = 16 * 1024 * 1024;
 export const admissionAnswer = z.object({
   reservation_id: z.uuid(),
   booked_tokens: z.number().int(),
+  /** The worst-case cost booked at every level, in US dollars. */
+  booked_usd: z.string(),
 });
 export const budgetExhaustedAnswer = problemSchema.extend({
   request_id: z.string(),
   booked_tokens: z.number().int(),
+  booked_usd: z.string().optional(),
+  /** The level that refused: `run, life`, `person "ana", day`, `team "payments", month`, … */
+  level: z.string().optional(),
 });
 export const usageAnswer = z.object({
   reservation_id: z.uuid(),
@@ -58,6 +65,8 @@ export const usageAnswer = z.object({
   output_tokens: z.number().int(),
   used_tokens: z.number().int(),
   released_tokens: z.number().int(),
+  /** The exchange's cost in US dollars; null for a request booked before prices. */
+  cost_usd: z.string().nullable(),
 });
 
 const tags = ['budget'];
@@ -86,9 +95,11 @@ export function modelRequestRoutes(server: FastifyInstance, ctx: ApiContext) {
     },
     async (request, reply) => {
       const reservation = await admitModelRequest(ctx.pool, callerRun(request), request.body);
-      return reply
-        .code(201)
-        .send({ reservation_id: reservation.id, booked_tokens: reservation.booked_tokens });
+      return reply.code(201).send({
+        reservation_id: reservation.id,
+        booked_tokens: reservation.booked_tokens,
+        booked_usd: formatUsd(reservation.booked_nanos ?? 0),
+      });
     },
   );
 
@@ -110,6 +121,11 @@ export function modelRequestRoutes(server: FastifyInstance, ctx: ApiContext) {
         request_id: request.params.request_id,
         ...request.body,
       });
+      if (usage.cost_nanos)
+        ctx.metrics.modelSpend.inc(
+          { provider_kind: reservation.provider_kind ?? 'anthropic', via: 'runner' },
+          usage.cost_nanos / nanosPerUsd,
+        );
       return usageView(reservation, usage);
     },
   );

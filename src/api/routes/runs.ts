@@ -5,7 +5,8 @@ import { createRun } from '../../application/create-run.js';
 import { revokeRunAs } from '../../application/revoke-run.js';
 import { asRunId } from '../../domain/gate/ids.js';
 import { runSourceSchema } from '../../domain/gate/trust-tier.js';
-import { findBudget } from '../../store/budget.js';
+import { formatUsd } from '../../domain/budget/pricing.js';
+import { findBudget, type BudgetFigures } from '../../store/budget.js';
 import { findRunRevocation, type RunRevocation } from '../../store/run-revocations.js';
 import { findRun, type FrozenRun } from '../../store/runs.js';
 import type { ApiContext } from '../context.js';
@@ -70,10 +71,23 @@ export const runStateAnswer = runAnswer.extend({
     max_tokens: z.number().int(),
     held_tokens: z.number().int(),
     used_tokens: z.number().int(),
+    /** The run's model spend in US dollars (exact to the nano-dollar): settled, and held. */
+    spent_usd: z.string(),
+    held_usd: z.string(),
   }),
   revocation: z.object(revocationFields).nullable(),
 });
 export const revocationAnswer = z.object({ run_id: z.uuid(), ...revocationFields });
+
+function budgetView(budget: BudgetFigures) {
+  return {
+    max_tokens: budget.max_tokens,
+    held_tokens: budget.held_tokens,
+    used_tokens: budget.used_tokens,
+    spent_usd: formatUsd(budget.used_nanos),
+    held_usd: formatUsd(budget.held_nanos),
+  };
+}
 
 export function runView(run: FrozenRun) {
   return {
@@ -138,7 +152,7 @@ export function runRoutes(server: FastifyInstance, ctx: ApiContext) {
       const revocation = await findRunRevocation(ctx.pool, run.id);
       return {
         ...runView(run),
-        budget: await findBudget(ctx.pool, run.id),
+        budget: budgetView(await findBudget(ctx.pool, run.id)),
         revocation: revocation ? revocationView(revocation) : null,
       };
     },

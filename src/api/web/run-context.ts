@@ -5,6 +5,7 @@
 import { callSummary } from '../../domain/approvals/call-reading.js';
 import { pullRequestUrl } from '../../domain/approvals/run-source-link.js';
 import { seesArguments } from '../../domain/gate/approval.js';
+import { formatUsd } from '../../domain/budget/pricing.js';
 import type { BudgetFigures } from '../../store/budget.js';
 import type { Member } from '../../store/members.js';
 import type { RunDecision } from '../../store/run-decisions.js';
@@ -71,12 +72,27 @@ export function pullRequest(run: RunSummary | undefined): SafeHtml {
     </dd>`;
 }
 
-function budgetLine(budget: BudgetFigures | undefined): SafeHtml {
+/** Dollars to the cent, or to the first significant digit below one cent. */
+function dollars(nanos: number): string {
+  const exact = formatUsd(nanos);
+  const [whole = '0', fraction = ''] = exact.split('.');
+  const cents = fraction.padEnd(2, '0');
+  const shown =
+    /^0*$/.test(cents.slice(0, 2)) && nanos > 0
+      ? fraction.replace(/(0*[1-9]).*/, '$1')
+      : cents.slice(0, 2);
+  return `$${whole}.${shown.padEnd(2, '0')}`;
+}
+
+export function budgetLine(budget: BudgetFigures | undefined): SafeHtml {
   if (!budget) return html`<p class="meta">Unknown.</p>`;
   const n = (value: number) => value.toLocaleString('en-US');
   return html`<p id="budget">
-    <strong>${n(budget.used_tokens)}</strong> tokens used, ${n(budget.held_tokens)} held, of
-    ${n(budget.max_tokens)}.
+    <strong id="budget-spent" title="${formatUsd(budget.used_nanos)} USD"
+      >${dollars(budget.used_nanos)}</strong
+    >
+    spent, ${dollars(budget.held_nanos)} held; <strong>${n(budget.used_tokens)}</strong> tokens
+    used, ${n(budget.held_tokens)} held, of ${n(budget.max_tokens)}.
   </p>`;
 }
 

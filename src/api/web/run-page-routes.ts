@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { revokeRunGrant } from '../../application/revoke-grant.js';
 import { asRunId } from '../../domain/gate/ids.js';
 import { grantsOfRun } from '../../store/approval-grants.js';
+import { findBudget } from '../../store/budget.js';
 import { findRun } from '../../store/runs.js';
 import type { ApiContext } from '../context.js';
 import { notFound } from '../problem.js';
@@ -36,8 +37,15 @@ async function showRun(
   const run = summaries.get(id);
   // Like an approval, a run outside the member's workspace is not there for them.
   if (!run || frozen?.workspace_id !== session.member.workspace_id) throw notFound(`run ${runId}`);
-  const grants = await grantsOfRun(ctx.pool, runId);
-  return sendPage(reply, status, runPage(session, { run, grants, now: new Date() }, notice));
+  const [grants, budget] = await Promise.all([
+    grantsOfRun(ctx.pool, runId),
+    findBudget(ctx.pool, id),
+  ]);
+  return sendPage(
+    reply,
+    status,
+    runPage(session, { run, grants, budget, now: new Date() }, notice),
+  );
 }
 
 const config = { caller: 'browser' } as const;

@@ -1,19 +1,21 @@
 import { grantScopeShown } from '../../domain/approvals/grant-offers.js';
 import { mayDecide, seesArguments } from '../../domain/gate/approval.js';
 import type { GrantRow } from '../../store/approval-grants.js';
+import type { BudgetFigures } from '../../store/budget.js';
 import type { Member } from '../../store/members.js';
 import { badge, repository, when } from './approval-fields.js';
 import { detailPath } from './approval-list-page.js';
 import type { Notice } from './approval-detail-page.js';
 import { html, type SafeHtml } from './html.js';
 import { page } from './layout.js';
-import { pullRequest, runPath } from './run-context.js';
+import { budgetLine, pullRequest, runPath } from './run-context.js';
 import type { RunSummary } from './run-summaries.js';
 import type { SignedIn } from './session.js';
 import { visibleText } from './visible-text.js';
 
 export interface RunPage {
   run: RunSummary;
+  budget: BudgetFigures | undefined;
   grants: readonly GrantRow[];
   now: Date;
 }
@@ -67,6 +69,8 @@ export function runPage(session: SignedIn, view: RunPage, notice?: Notice): Safe
           <dd>${run.invoked_by_name}</dd>
           ${pullRequest(run)}
         </dl>
+        <h2>Model spend</h2>
+        ${budgetLine(view.budget)}
         <h2 id="grants-heading">Standing approvals</h2>
         <p class="meta">
           A call one of these covers is approved without asking, its decision naming the grant.

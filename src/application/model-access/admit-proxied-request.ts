@@ -8,7 +8,8 @@ import {
 import { type InputBound } from '../../domain/budget/input-token-bound.js';
 import { thinkingDigests } from '../../domain/budget/thinking-origins.js';
 import { urlSourcePaths } from '../../domain/budget/url-sources.js';
-import { admitModelRequest, type ReservationRow } from '../../store/budget.js';
+import type { ReservationRow } from '../../store/budget.js';
+import { bookModelRequest } from './book-model-request.js';
 import { findThinkingOrigins } from '../../store/model-thinking-blocks.js';
 import type { ModelProviderRow } from '../../store/model-providers.js';
 import type { Pool } from '../../store/pool.js';
@@ -18,7 +19,8 @@ export type ProxiedAdmission =
   | { kind: 'admitted'; reservation: ReservationRow; request: MessagesRequest }
   | { kind: 'invalid'; message: string }
   | { kind: 'never_fits'; message: string }
-  | { kind: 'exhausted'; message: string };
+  | { kind: 'unpriced'; message: string }
+  | { kind: 'exhausted'; message: string; level: string };
 
 type ReadRequest =
   | { kind: 'read'; request: MessagesRequest; bound: InputBound; why: string }
@@ -79,22 +81,25 @@ export async function admitProxiedRequest(
   const read = await readProxiedRequest(pool, run, provider, raw, 'messages');
   if (read.kind !== 'read') return read;
   const { request, bound, why } = read;
-  const { reservation } = await admitModelRequest(pool, {
-    runId: run.id,
-    sessionId: run.session_id,
+  const booked = await bookModelRequest(pool, {
+    run,
+    providerKind: provider.kind,
+    providerId: provider.id,
+    model: request.model,
     requestId: `proxy-${randomUUID()}`,
     requestDigest: `sha256:${createHash('sha256').update(raw).digest('hex')}`,
-    model: request.model,
-    maxOutputTokens: request.maxTokens,
-    inputBoundTokens: bound.tokens,
     via: 'proxy',
+    worstCase: { inputTokens: bound.tokens, outputTokens: request.maxTokens },
   });
-  if (reservation.status === 'refused') {
+  if (booked.kind === 'unpriced') return booked;
+  if (booked.kind === 'exhausted') {
     return {
       kind: 'exhausted',
-      message: `the run's token budget is exhausted: this request books ${reservation.booked_tokens} tokens (max_tokens ${request.maxTokens} plus an input bound of ${bound.tokens}${why}), more than the run has left`,
+      level: booked.level,
+      message: `${booked.message} (max_tokens ${request.maxTokens} plus an input bound of ${bound.tokens}${why})`,
     };
   }
+  const { reservation } = booked;
   return { kind: 'admitted', reservation, request };
 }
 

@@ -2,6 +2,7 @@
  * The gate's rules, one pure function per stage, in the design document's order. Each takes
  * what its stage's activity loaded and answers; the activities only load and call them.
  */
+import { firstExhausted, levelLabel, type SpendLevel } from '../budget/spend-levels.js';
 import { matchedConditions } from '../policy/explain.js';
 import type { PolicyBody, PolicyInput } from '../policy/policy.js';
 import { evaluatePolicy } from '../policy/policy.js';
@@ -62,20 +63,25 @@ function unboundState(connection: ConnectionState | undefined): string {
 }
 
 /**
- * Stage 1: a run whose allowance is spent stops here. Held tokens count as spent: they are
- * booked for model requests still in flight.
+ * Stage 1: a run whose allowance is spent stops here, and so does a run with a level above it
+ * (its person, a team, its workspace, or a cap of its own in money) spent. Held tokens and money
+ * count as spent: they are booked for model requests still in flight.
  */
-export function budgetVerdict(budget: {
-  max_tokens: number;
-  held_tokens: number;
-  used_tokens: number;
-}): StageOutcome {
+export function budgetVerdict(
+  budget: { max_tokens: number; held_tokens: number; used_tokens: number },
+  levels: SpendLevel[] = [],
+): StageOutcome {
   const { max_tokens, held_tokens, used_tokens } = budget;
-  if (used_tokens + held_tokens < max_tokens) return pass;
-  return deny(
-    'budget',
-    `the run's token budget is spent: ${used_tokens} used and ${held_tokens} held of ${max_tokens}`,
-  );
+  if (used_tokens + held_tokens >= max_tokens) {
+    return deny(
+      'budget',
+      `the run's token budget is spent: ${used_tokens} used and ${held_tokens} held of ${max_tokens}`,
+    );
+  }
+  // A level that cannot take the smallest booking (one token, one nano-dollar) is spent.
+  const spent = firstExhausted(levels, { nanos: 1, tokens: 1 });
+  if (!spent) return pass;
+  return deny('budget', `budget: ${levelLabel(spent)} is spent`);
 }
 
 /**

@@ -120,6 +120,8 @@ export interface EventFacts {
     max_output_tokens: number;
     input_bound_tokens: number;
     booked_tokens: number;
+    /** The worst-case cost booked, in nano-dollars (absent before prices). */
+    booked_nanos?: number;
     /** `proxy`: the gate forwards the request and meters it; `runner`: the runner reports usage. */
     via?: 'proxy' | 'runner';
   };
@@ -131,6 +133,9 @@ export interface EventFacts {
     released_tokens: number;
     /** What an earlier expiry charged at the booking, which this real usage replaces. */
     replaced_charge_tokens?: number;
+    /** The exchange's cost in nano-dollars: the booked price applied to the usage counted. */
+    cost_nanos?: number;
+    replaced_charge_nanos?: number;
     via?: 'proxy' | 'runner';
     /** Proxied requests: how the upstream exchange ended, how long it took, its request id. */
     outcome?: string;
@@ -145,6 +150,7 @@ export interface EventFacts {
     request_id: string;
     released_tokens: number;
     charged_tokens?: number;
+    charged_nanos?: number;
   };
 }
 
@@ -256,6 +262,7 @@ const allowedFields: { [T in EventType]: readonly (keyof EventFacts[T])[] } = {
     'max_output_tokens',
     'input_bound_tokens',
     'booked_tokens',
+    'booked_nanos',
     'via',
   ],
   'model.reconciled': [
@@ -265,6 +272,8 @@ const allowedFields: { [T in EventType]: readonly (keyof EventFacts[T])[] } = {
     'used_tokens',
     'released_tokens',
     'replaced_charge_tokens',
+    'cost_nanos',
+    'replaced_charge_nanos',
     'via',
     'outcome',
     'upstream_status',
@@ -273,7 +282,7 @@ const allowedFields: { [T in EventType]: readonly (keyof EventFacts[T])[] } = {
     'cache_creation_input_tokens',
     'cache_read_input_tokens',
   ],
-  'model.expired': ['request_id', 'released_tokens', 'charged_tokens'],
+  'model.expired': ['request_id', 'released_tokens', 'charged_tokens', 'charged_nanos'],
 };
 
 /** Marks a value the redactor must replace by its digest. */

@@ -122,6 +122,33 @@ describe('stage 1: budget', () => {
   }
 });
 
+describe('stage 1: budget at the levels above the run', () => {
+  const room = { max_tokens: 100, held_tokens: 0, used_tokens: 0 };
+  const level = {
+    kind: 'team' as const,
+    name: 'payments',
+    period: 'month' as const,
+    max_nanos: 1_000,
+    max_tokens: null,
+    held_nanos: 0,
+    used_nanos: 0,
+    held_tokens: 0,
+    used_tokens: 0,
+  };
+  test('a level with room passes; one whose spend and holds reach its cap denies, naming it', () => {
+    assert.deepEqual(budgetVerdict(room, [{ ...level, used_nanos: 600, held_nanos: 399 }]), pass);
+    assert.deepEqual(budgetVerdict(room, [{ ...level, used_nanos: 600, held_nanos: 400 }]), {
+      outcome: 'deny',
+      source: 'budget',
+      reason: 'budget: team "payments", month is spent',
+    });
+    assert.deepEqual(
+      budgetVerdict(room, [{ ...level, max_nanos: null, max_tokens: 5, used_tokens: 5 }]).outcome,
+      'deny',
+    );
+  });
+});
+
 describe('stage 2: frozen tool set and binding', () => {
   const tool = brokered();
   const live: ConnectionState = {

@@ -1,0 +1,155 @@
+import type pg from 'pg';
+import type { Queryable } from './pool.js';
+import type { Booking, SpendLevel } from '../domain/budget/spend-levels.js';
+
+/**
+ * The spend counters of every level a model request falls under, inside the admission's or the
+ * settlement's transaction. Window rows are always locked in budget id order (after the run's
+ * budget row), so two transactions never wait on each other in a cycle.
+ */
+
+export interface LockedLevel extends SpendLevel {
+  budget_id: string;
+  window_start: Date;
+}
+
+export interface LevelSubject {
+  workspaceId: string;
+  runId: string;
+  /** The member who invoked the run: the person, and through their groups the teams. */
+  memberId: string;
+}
+
+/** The budgets a request of the run falls under ($1 workspace, $2 run, $3 member). */
+const budgetsOfSubject = `b.workspace_id = $1
+  and (b.level = 'workspace'
+    or (b.level = 'run' and b.run_id = $2)
+    or (b.level = 'person' and b.member_id = $3)
+    or (b.level = 'team' and b.team in (
+      select g.attributes ->> 'displayName' from scim_resources g
+      where g.workspace_id = $1 and g.kind = 'Group'
+        and g.attributes -> 'members' @> jsonb_build_array(jsonb_build_object('value', $3::text)))))`;
+
+/**
+ * The levels above a run as they stand in the current period, read without locking (the gate's
+ * budget stage: a tool call of a run with a spent level stops).
+ */
+export async function findRunSpendLevels(db: Queryable, runId: string): Promise<SpendLevel[]> {
+  const { rows } = await db.query<SpendLevel>(
+    `select b.level as kind, b.period, b.max_nanos, b.max_tokens,
+       coalesce(w.held_nanos, 0) as held_nanos, coalesce(w.used_nanos, 0) as used_nanos,
+       coalesce(w.held_tokens, 0) as held_tokens, coalesce(w.used_tokens, 0) as used_tokens,
+       case b.level when 'person' then m.name when 'team' then b.team end as name
+     from runs r
+     join spend_budgets b on ${budgetsOfSubject.replaceAll('$1', 'r.workspace_id').replaceAll('$2', 'r.id').replaceAll('$3', 'r.invoked_by')}
+     left join members m on m.id = b.member_id
+     left join spend_budget_windows w
+       on w.budget_id = b.id and w.window_start = spend_window_start(b.period, now())
+     where r.id = $1`,
+    [runId],
+  );
+  return rows;
+}
+
+/**
+ * Opens this period's window of each budget the subject falls under (a team is an identity
+ * provider group the member belongs to, by its display name) and locks them, in budget id order.
+ */
+export async function lockSpendLevels(
+  tx: pg.PoolClient,
+  subject: LevelSubject,
+): Promise<LockedLevel[]> {
+  const { rows: budgets } = await tx.query<{ id: string }>(
+    `select b.id from spend_budgets b where ${budgetsOfSubject} order by b.id`,
+    [subject.workspaceId, subject.runId, subject.memberId],
+  );
+  if (budgets.length === 0) return [];
+  const ids = budgets.map((b) => b.id);
+  // One row at a time, in id order: a window another admission is opening is waited for in the
+  // same order the locks below are taken.
+  for (const id of ids) {
+    await tx.query(
+      `insert into spend_budget_windows (budget_id, window_start)
+       select id, spend_window_start(period, now()) from spend_budgets where id = $1
+       on conflict do nothing`,
+      [id],
+    );
+  }
+  const { rows } = await tx.query<LockedLevel>(
+    `select w.budget_id, w.window_start, b.level as kind, b.period, b.max_nanos, b.max_tokens,
+       w.held_nanos, w.used_nanos, w.held_tokens, w.used_tokens,
+       case b.level when 'person' then m.name when 'team' then b.team end as name
+     from spend_budget_windows w
+     join spend_budgets b on b.id = w.budget_id
+     left join members m on m.id = b.member_id
+     where w.budget_id = any($1::uuid[]) and w.window_start = spend_window_start(b.period, now())
+     order by w.budget_id
+     for update of w`,
+    [ids],
+  );
+  return rows;
+}
+
+/** Books the hold at every level locked, and records which windows it was booked in. */
+export async function holdAtLevels(
+  tx: pg.PoolClient,
+  reservationId: string,
+  levels: LockedLevel[],
+  booking: Booking,
+): Promise<void> {
+  for (const level of levels) {
+    await tx.query(
+      `update spend_budget_windows set held_nanos = held_nanos + $3, held_tokens = held_tokens + $4
+       where budget_id = $1 and window_start = $2`,
+      [level.budget_id, level.window_start, booking.nanos, booking.tokens],
+    );
+    await tx.query(
+      `insert into model_reservation_holds (reservation_id, budget_id, window_start)
+       values ($1, $2, $3)`,
+      [reservationId, level.budget_id, level.window_start],
+    );
+  }
+}
+
+export interface LevelSettlement {
+  /** What leaves `held` (the booking, or 0 when the sweep released it already). */
+  released: Booking;
+  /** What is added to `used` (negative when real usage replaces a larger expiry charge). */
+  charged: Booking;
+}
+
+/**
+ * Moves a hold's figures at every level it was booked in (windows still there: a budget
+ * deleted meanwhile took its windows with it), locking them in budget id order.
+ */
+export async function settleAtLevels(
+  tx: pg.PoolClient,
+  reservationId: string,
+  { released, charged }: LevelSettlement,
+): Promise<void> {
+  const { rows } = await tx.query<{ budget_id: string; window_start: Date }>(
+    `select w.budget_id, w.window_start from spend_budget_windows w
+     join model_reservation_holds h
+       on h.budget_id = w.budget_id and h.window_start = w.window_start
+     where h.reservation_id = $1
+     order by w.budget_id
+     for update of w`,
+    [reservationId],
+  );
+  for (const row of rows) {
+    await tx.query(
+      `update spend_budget_windows set
+         held_nanos = held_nanos - $3, held_tokens = held_tokens - $4,
+         used_nanos = used_nanos + $5, used_tokens = used_tokens + $6
+       where budget_id = $1 and window_start = $2`,
+      [
+        row.budget_id,
+        row.window_start,
+        released.nanos,
+        released.tokens,
+        charged.nanos,
+        charged.tokens,
+      ],
+    );
+  }
+}
