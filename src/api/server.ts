@@ -28,6 +28,9 @@ import { memberAccessRoutes } from './routes/member-access.js';
 import { webhookRoutes } from './routes/webhooks.js';
 import { scimRoutes } from './scim/scim-routes.js';
 import { webRoutes } from './web/web-app.js';
+import { authorizationServerRoutes } from './oauth/authorization-server-routes.js';
+import { protectedResourceRoutes } from './oauth/protected-resource.js';
+import { runProfileRoutes } from './routes/run-profiles.js';
 
 export const bodyLimitBytes = 1024 * 1024;
 /** How often Node looks for requests past their headers or request bound: their slack. */
@@ -165,6 +168,9 @@ export function buildApi(
     codecRoutes(api, ctx);
     webhookRoutes(api, ctx);
     scimRoutes(api, ctx);
+    runProfileRoutes(api, ctx);
+    protectedResourceRoutes(api, ctx);
+    authorizationServerRoutes(api, ctx);
     done();
   });
   return app;
