@@ -85,7 +85,12 @@ export async function startRedirectListener(): Promise<RedirectListener> {
       new Promise((resolve) => {
         waiting.push(resolve);
       }),
-    close: () => new Promise((resolve) => server.close(() => resolve())),
+    close: () =>
+      new Promise((resolve) =>
+        server.close(() => {
+          resolve();
+        }),
+      ),
   };
 }
 
