@@ -26,6 +26,7 @@ import { toolCallRoutes } from './routes/tool-calls.js';
 import { workspaceRoutes } from './routes/workspaces.js';
 import { memberAccessRoutes } from './routes/member-access.js';
 import { webhookRoutes } from './routes/webhooks.js';
+import { mcpRoutes } from './mcp/mcp-routes.js';
 import { scimRoutes } from './scim/scim-routes.js';
 import { webRoutes } from './web/web-app.js';
 
@@ -165,6 +166,7 @@ export function buildApi(
     codecRoutes(api, ctx);
     webhookRoutes(api, ctx);
     scimRoutes(api, ctx);
+    mcpRoutes(api, ctx);
     done();
   });
   return app;
