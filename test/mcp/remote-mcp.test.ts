@@ -9,6 +9,8 @@ import { afterAll, beforeAll, describe, test } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import {
+  CallToolResultSchema,
+  CreateTaskResultSchema,
   ToolListChangedNotificationSchema,
   type CallToolResult,
 } from '@modelcontextprotocol/sdk/types.js';
@@ -196,6 +198,149 @@ describe('the remote MCP endpoint, with a session token', () => {
     assert.equal(upstream.calls.length, before + 1);
   });
 
+  test('approval as a task, approved in the web form: working until then, completed with the upstream’s result', async () => {
+    const run = await notesRun();
+    const client = await connect(run);
+    const before = upstream.calls.length;
+    const { task } = await startTask(client, { title: 'approve me', body: 'b' });
+    assert.equal(task.status, 'working');
+    assert.match(task.statusMessage ?? '', /waiting for an approval at http/);
+    assert.equal((await client.experimental.tasks.getTask(task.taskId)).status, 'working');
+    const result = taskResult(client, task.taskId);
+    await decideInWebForm(
+      h.api.url,
+      h.seed.admin.token,
+      { session_id: run.session_id, tool_call_id: task.taskId },
+      'approve',
+    );
+    const done = await result;
+    assert.equal(done.isError ?? false, false, text(done));
+    assert.deepEqual(JSON.parse(text(done)), {
+      tool: 'create_note',
+      arguments: { title: 'approve me', body: 'b' },
+    });
+    assert.equal((await client.experimental.tasks.getTask(task.taskId)).status, 'completed');
+    assert.equal(upstream.calls.length, before + 1);
+  });
+
+  test('approval as a task, denied through the approvals API: failed with the deny’s message, never executed', async () => {
+    const run = await notesRun();
+    const client = await connect(run);
+    const before = upstream.calls.length;
+    const { task } = await startTask(client, { title: 'deny me', body: 'b' });
+    await expectStatus(
+      h.api.call('POST', `/v1/approvals/${run.session_id}/${task.taskId}/decision`, {
+        token: h.seed.admin.token,
+        body: { decision: 'deny', reason: 'not today' },
+      }),
+      200,
+    );
+    const failed = await until(async () => {
+      const now = await client.experimental.tasks.getTask(task.taskId);
+      return now.status === 'working' ? undefined : now;
+    });
+    assert.equal(failed.status, 'failed');
+    assert.match(failed.statusMessage ?? '', /denied/);
+    const result = await taskResult(client, task.taskId);
+    assert.equal(result.isError, true);
+    assert.equal(upstream.calls.length, before, 'never executed');
+  });
+
+  test('a task cancelled before the decision withdraws the approval: the call never runs, a later approval is refused', async () => {
+    const run = await notesRun();
+    const client = await connect(run);
+    const before = upstream.calls.length;
+    const { task } = await startTask(client, { title: 'cancel me', body: 'b' });
+    const cancelled = await client.experimental.tasks.cancelTask(task.taskId);
+    assert.equal(cancelled.status, 'cancelled');
+    assert.equal((await client.experimental.tasks.getTask(task.taskId)).status, 'cancelled');
+    const late = await h.api.call(
+      'POST',
+      `/v1/approvals/${run.session_id}/${task.taskId}/decision`,
+      { token: h.seed.admin.token, body: { decision: 'approve' } },
+    );
+    assert.equal(late.status, 409, JSON.stringify(late.body));
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    assert.equal(upstream.calls.length, before, 'never executed');
+    await assert.rejects(client.experimental.tasks.cancelTask(task.taskId), /already decided/);
+  });
+
+  test('a task id reaches only its own run: another run’s token, and a call made any other way, answer "not found"', async () => {
+    const runA = await notesRun();
+    const runB = await notesRun();
+    const clientA = await connect(runA);
+    const clientB = await connect(runB);
+    const { task } = await startTask(clientA, { title: 'only mine', body: 'b' });
+    await assert.rejects(clientB.experimental.tasks.getTask(task.taskId), /not found/);
+    await assert.rejects(clientB.experimental.tasks.cancelTask(task.taskId), /not found/);
+    await assert.rejects(taskResult(clientB, task.taskId), /not found/);
+    assert.equal((await clientA.experimental.tasks.getTask(task.taskId)).status, 'working');
+    // A plain REST call of run A is no task, even to run A.
+    const rest = `rest-${randomUUID()}`;
+    await h.api.call('PUT', `/v1/sessions/${runA.session_id}/tool-calls/${rest}`, {
+      token: runA.session_token,
+      body: { tool: 'mcp__notes__search_notes', arguments: { query: 'q' }, execute: true },
+    });
+    await assert.rejects(clientA.experimental.tasks.getTask(rest), /not found/);
+  });
+
+  test('Mcp-Session-Id: any process takes its own run’s session; another run’s, or an ended one, is 404', async () => {
+    const runA = await notesRun();
+    const runB = await notesRun();
+    const init = await rawMcp(runA.session_token, {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: {
+        protocolVersion: '2025-11-25',
+        capabilities: {},
+        clientInfo: { name: 'raw', version: '1' },
+      },
+    });
+    assert.equal(init.status, 200);
+    const sessionId = init.headers.get('mcp-session-id');
+    assert.ok(sessionId);
+    const list = { jsonrpc: '2.0', id: 2, method: 'tools/list' };
+    assert.equal((await rawMcp(runA.session_token, list, sessionId)).status, 200);
+    assert.equal((await rawMcp(runA.session_token, list)).status, 200, 'without a session too');
+    assert.equal((await rawMcp(runB.session_token, list, sessionId)).status, 404);
+    assert.equal((await rawMcp(runA.session_token, list, 'not-a-session')).status, 404);
+    const ended = await fetch(new URL('/mcp', h.api.url), {
+      method: 'DELETE',
+      headers: {
+        authorization: `Bearer ${runA.session_token}`,
+        'mcp-session-id': sessionId,
+        'mcp-protocol-version': '2025-11-25',
+      },
+    });
+    assert.equal(ended.status, 200);
+    assert.equal((await rawMcp(runA.session_token, list, sessionId)).status, 404);
+  });
+
+  test('bad input is a JSON-RPC error naming the field, never a 500', async () => {
+    const run = await notesRun();
+    const bad = await rawMcp(run.session_token, {
+      jsonrpc: '2.0',
+      id: 3,
+      method: 'tools/call',
+      params: { name: 42 },
+    });
+    assert.equal(bad.status, 200);
+    const body = await bad.text();
+    assert.match(body, /"code":-32602/);
+    assert.match(body, /name/);
+    const notJson = await fetch(new URL('/mcp', h.api.url), {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${run.session_token}`,
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+      },
+      body: '{not json',
+    });
+    assert.equal(notJson.status, 400);
+  });
+
   test('a revoked run: its client is told the tools changed, lists none, and every call is denied', async () => {
     const run = await notesRun();
     const client = await connect(run);
@@ -218,6 +363,46 @@ describe('the remote MCP endpoint, with a session token', () => {
     assert.equal(upstream.calls.length, before);
   });
 });
+
+function startTask(client: Client, args: Record<string, unknown>) {
+  return client.request(
+    {
+      method: 'tools/call',
+      params: { name: 'mcp__notes__create_note', arguments: args, task: { ttl: 60_000 } },
+    },
+    CreateTaskResultSchema,
+  );
+}
+
+function taskResult(client: Client, taskId: string) {
+  return client.request({ method: 'tasks/result', params: { taskId } }, CallToolResultSchema, {
+    timeout: 60_000,
+  }) as Promise<CallToolResult>;
+}
+
+async function until<T>(read: () => Promise<T | undefined>, ms = 30_000): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const value = await read();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error('timed out');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+function rawMcp(sessionToken: string, message: unknown, sessionId?: string) {
+  return fetch(new URL('/mcp', h.api.url), {
+    method: 'POST',
+    headers: {
+      authorization: `Bearer ${sessionToken}`,
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': '2025-11-25',
+      ...(sessionId && { 'mcp-session-id': sessionId }),
+    },
+    body: JSON.stringify(message),
+  });
+}
 
 async function pendingOf(run: CreatedRun) {
   const { rows } = await h.db.query<{ session_id: string; tool_call_id: string }>(

@@ -1,4 +1,5 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { z } from 'zod';
 import {
   CallToolRequestSchema,
   CancelTaskRequestSchema,
@@ -52,11 +53,13 @@ export function gateMcpServer(
     },
   });
 
-  mcp.server.setRequestHandler(ListToolsRequestSchema, () => ({
-    tools: principal.revoked ? [] : remoteTools(run).map(listedTool),
-  }));
+  mcp.server.setRequestHandler(methodOnly('tools/list'), (raw) => {
+    checked(ListToolsRequestSchema, raw);
+    return { tools: principal.revoked ? [] : remoteTools(run).map(listedTool) };
+  });
 
-  mcp.server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+  mcp.server.setRequestHandler(methodOnly('tools/call'), async (raw, extra) => {
+    const request = checked(CallToolRequestSchema, raw);
     const call = mcpCallOf(request);
     if (principal.revoked) return refusedCall(request, revokedRunMessage);
     if (request.params.task) {
@@ -74,12 +77,13 @@ export function gateMcpServer(
     return toolError(callAgain(state));
   });
 
-  mcp.server.setRequestHandler(GetTaskRequestSchema, async (request) =>
-    taskOf(await taskFor(() => mcpTask(ctx, run, request.params.taskId))),
-  );
+  mcp.server.setRequestHandler(methodOnly('tasks/get'), async (raw) => {
+    const { taskId } = checked(GetTaskRequestSchema, raw).params;
+    return taskOf(await taskFor(() => mcpTask(ctx, run, taskId)));
+  });
 
-  mcp.server.setRequestHandler(GetTaskPayloadRequestSchema, async (request, extra) => {
-    const { taskId } = request.params;
+  mcp.server.setRequestHandler(methodOnly('tasks/result'), async (raw, extra) => {
+    const { taskId } = checked(GetTaskPayloadRequestSchema, raw).params;
     const answer = await taskFor(() => awaitMcpTask(ctx, run, taskId, extra.signal));
     if (!answer) throw new McpError(ErrorCode.RequestTimeout, `task ${taskId} is not decided yet`);
     return {
@@ -88,11 +92,35 @@ export function gateMcpServer(
     };
   });
 
-  mcp.server.setRequestHandler(CancelTaskRequestSchema, async (request) =>
-    taskOf(await taskFor(() => cancelMcpTask(ctx, run, request.params.taskId))),
-  );
+  mcp.server.setRequestHandler(methodOnly('tasks/cancel'), async (raw) => {
+    const { taskId } = checked(CancelTaskRequestSchema, raw).params;
+    return taskOf(await taskFor(() => cancelMcpTask(ctx, run, taskId)));
+  });
 
   return mcp;
+}
+
+/**
+ * A request routed by its method alone: its parameters are checked in the handler (`checked`),
+ * so that a malformed one is answered `InvalidParams` naming the field, not an internal error.
+ */
+const methodOnly = <M extends string>(method: M) => z.looseObject({ method: z.literal(method) });
+
+interface RequestSchema<T> {
+  safeParse(
+    value: unknown,
+  ):
+    | { success: true; data: T }
+    | { success: false; error: { issues: { path: PropertyKey[]; message: string }[] } };
+}
+
+function checked<T>(schema: RequestSchema<T>, request: unknown): T {
+  const parsed = schema.safeParse(request);
+  if (parsed.success) return parsed.data;
+  const problems = parsed.error.issues.map(
+    (issue) => `${issue.path.map(String).join('.') || 'the request'}: ${issue.message}`,
+  );
+  throw new McpError(ErrorCode.InvalidParams, problems.join('; '));
 }
 
 /** A frozen tool as `/mcp` lists it: its frozen name, schema and annotations, as the gate froze them. */
