@@ -26,6 +26,7 @@ import { toolCallRoutes } from './routes/tool-calls.js';
 import { workspaceRoutes } from './routes/workspaces.js';
 import { memberAccessRoutes } from './routes/member-access.js';
 import { webhookRoutes } from './routes/webhooks.js';
+import { mcpRoutes } from './mcp/mcp-routes.js';
 import { scimRoutes } from './scim/scim-routes.js';
 import { webRoutes } from './web/web-app.js';
 import { authorizationServerRoutes } from './oauth/authorization-server-routes.js';
@@ -168,6 +169,7 @@ export function buildApi(
     codecRoutes(api, ctx);
     webhookRoutes(api, ctx);
     scimRoutes(api, ctx);
+    mcpRoutes(api, ctx);
     runProfileRoutes(api, ctx);
     protectedResourceRoutes(api, ctx);
     authorizationServerRoutes(api, ctx);

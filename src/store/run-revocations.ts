@@ -90,3 +90,12 @@ export async function findRunRevocation(
   );
   return rows[0];
 }
+
+/** Which of these runs have been revoked. */
+export async function revokedAmong(db: Queryable, runIds: readonly RunId[]): Promise<RunId[]> {
+  const { rows } = await db.query<{ run_id: RunId }>(
+    'select run_id from run_revocations where run_id = any($1::uuid[])',
+    [runIds],
+  );
+  return rows.map((row) => row.run_id);
+}

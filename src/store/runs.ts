@@ -108,6 +108,32 @@ export async function findRunBySessionTokenHash(
   return rows[0];
 }
 
+/**
+ * The run a session token names, revoked or not, with whether it was revoked: only `/mcp` asks,
+ * to tell a revoked run's client its tools are gone.
+ */
+export async function findRunBySessionTokenHashEvenRevoked(
+  db: Queryable,
+  tokenHash: Buffer,
+): Promise<{ run: FrozenRun; revoked: boolean } | undefined> {
+  const { rows } = await db.query<FrozenRun & { revoked: boolean }>(
+    `select ${runColumns},
+            exists (select 1 from run_revocations v where v.run_id = runs.id) as revoked
+       from runs where session_token_hash = $1`,
+    [tokenHash],
+  );
+  const row = rows[0];
+  if (!row) return undefined;
+  const { revoked, ...run } = row;
+  return { run, revoked };
+}
+
+/** Whether the run has been revoked. */
+export async function isRunRevoked(db: Queryable, runId: RunId): Promise<boolean> {
+  const { rows } = await db.query('select 1 from run_revocations where run_id = $1', [runId]);
+  return rows.length > 0;
+}
+
 export async function findRunBySessionId(
   db: Queryable,
   sessionId: SessionId,

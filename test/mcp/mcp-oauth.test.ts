@@ -8,7 +8,9 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, test } from 'vitest';
 import { chromium, type Browser, type BrowserContext } from 'playwright-core';
-import { auth } from '@modelcontextprotocol/sdk/client/auth.js';
+import { auth, UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { verifyMcpAccessToken } from '../../src/application/mcp-oauth/tokens.js';
 import {
   startDevIdentityProvider,
@@ -21,7 +23,9 @@ import {
   startRedirectListener,
   type RedirectListener,
 } from '../support/mcp-oauth-client.js';
-import { signInAtProvider, startOidcGate, type OidcGate } from '../support/oidc-gate.js';
+import { startTestApi, type TestApi } from '../support/api.js';
+import { testConfig } from '../support/env.js';
+import { freePort, signInAtProvider, startOidcGate, type OidcGate } from '../support/oidc-gate.js';
 import { expectStatus, seedWorkspace, type Seed } from '../support/seed.js';
 
 const developers = `developers-${randomUUID()}`;
@@ -42,7 +46,10 @@ let profileId: string;
 let foreignProfileId: string;
 let browser: Browser;
 let listener: RedirectListener;
+/** The same gate (one database) reached under another public URL: another resource. */
+let elsewhere: TestApi;
 const contexts: BrowserContext[] = [];
+const clients: Client[] = [];
 
 const url = (path: string) => `${gate.api.url}${path}`;
 const mcpUrl = () => url('/mcp');
@@ -140,6 +147,43 @@ async function tokenRequest(fields: Record<string, string>) {
   return { status: response.status, body: (await response.json()) as Record<string, unknown> };
 }
 
+/** An MCP `initialize` at a gate's `/mcp` with this bearer: its status and challenge. */
+async function initializeWith(baseUrl: string, token: string) {
+  const response = await fetch(`${baseUrl}/mcp`, {
+    method: 'POST',
+    headers: {
+      authorization: `Bearer ${token}`,
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+    },
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: {
+        protocolVersion: '2025-11-25',
+        capabilities: {},
+        clientInfo: { name: 'raw', version: '1' },
+      },
+    }),
+  });
+  await response.body?.cancel();
+  return { status: response.status, challenge: response.headers.get('www-authenticate') ?? '' };
+}
+
+/** A 401 that names the resource's metadata and says the token was refused. */
+function assertRefused(answer: { status: number; challenge: string }, baseUrl = gate.api.url) {
+  assert.equal(answer.status, 401);
+  assert.match(answer.challenge, /^Bearer /);
+  assert.match(answer.challenge, /error="invalid_token"/);
+  assert.ok(
+    answer.challenge.includes(
+      `resource_metadata="${baseUrl}/.well-known/oauth-protected-resource/mcp"`,
+    ),
+    answer.challenge,
+  );
+}
+
 const runOf = (token: string, resource = mcpUrl()) =>
   verifyMcpAccessToken(gate.db, token, resource);
 
@@ -171,19 +215,33 @@ describe('OAuth for the remote MCP endpoint', () => {
     profileId = await createProfile(seed, 'Everyday');
     foreignProfileId = await createProfile(other, 'Elsewhere');
     listener = await startRedirectListener();
+    const port = await freePort();
+    const base = testConfig();
+    elsewhere = await startTestApi(
+      { api: { ...base.api, publicUrl: `http://localhost:${port}` } },
+      { port },
+    );
     browser = await chromium.launch({ executablePath: '/usr/bin/chromium', headless: true });
   });
   afterAll(async () => {
+    await Promise.all(clients.map((c) => c.close()));
     await Promise.all(contexts.map((c) => c.close()));
+    await elsewhere.close();
     await browser.close();
     await listener.close();
     await gate.close();
     await idp.close();
   });
 
-  test('the SDK client discovers the gate, registers, sends a person through sign-in and a run profile, and its token acts for that run only', async () => {
+  test("the SDK client's own flow: discovery from /mcp's 401, registration, PKCE, a person signs in and picks a run profile, and the token acts for that run only", async () => {
     const client = new MemoryOAuthClient(listener.url);
-    const authorizationUrl = await startedAuthorization(client);
+    const first = new StreamableHTTPClientTransport(new URL(mcpUrl()), { authProvider: client });
+    await assert.rejects(
+      new Client({ name: 'oauth-test', version: '1.0.0' }).connect(first),
+      UnauthorizedError,
+    );
+    const authorizationUrl = client.authorizationUrl;
+    assert.ok(authorizationUrl, 'the 401 led the client to the authorization endpoint');
     assert.ok(client.information?.client_id, 'registered dynamically');
     assert.equal(authorizationUrl.searchParams.get('code_challenge_method'), 'S256');
     assert.equal(authorizationUrl.searchParams.get('resource'), mcpUrl());
@@ -202,19 +260,28 @@ describe('OAuth for the remote MCP endpoint', () => {
     const code = query.get('code');
     assert.ok(code);
 
-    assert.equal(
-      await auth(client, { serverUrl: mcpUrl(), authorizationCode: code }),
-      'AUTHORIZED',
-    );
+    await first.finishAuth(code);
     const tokens = client.saved;
     assert.ok(tokens?.access_token && tokens.refresh_token);
     assert.ok((tokens.expires_in ?? 0) > 0 && (tokens.expires_in ?? 0) <= 600);
 
+    const transport = new StreamableHTTPClientTransport(new URL(mcpUrl()), {
+      authProvider: client,
+    });
+    const mcp = new Client({ name: 'oauth-test', version: '1.0.0' });
+    await mcp.connect(transport);
+    clients.push(mcp);
+    await mcp.listTools();
     const run = await runOf(tokens.access_token);
     assert.ok(run, 'the token acts for a run');
     assert.equal(run.invoked_by, await memberIdOf(dana));
     assert.equal(run.workspace_id, seed.workspace);
     assert.match(run.session_id, /^mcp-/);
+    const session = await gate.db.query<{ run_id: string }>(
+      'select run_id from mcp_sessions where id = $1',
+      [transport.sessionId],
+    );
+    assert.equal(session.rows[0]?.run_id, run.id, "the MCP session is that run's");
     assert.deepEqual(
       run.toolset.map((t) => t.name).sort(),
       ['Bash', 'Grep', 'Read'],
@@ -228,28 +295,28 @@ describe('OAuth for the remote MCP endpoint', () => {
     assert.equal(rows.length, 0);
   });
 
-  test('a token for another resource, an expired one, and one of a revoked run act for nothing', async () => {
+  test('a token for another resource, an expired one, and one of a revoked run: 401 with WWW-Authenticate', async () => {
     const context = await signedInBrowser(dana);
     const client = await authorizedClient(context);
     const token = client.saved?.access_token ?? '';
     const run = await runOf(token);
     assert.ok(run);
-    assert.equal(await runOf(token, 'http://127.0.0.1:1/mcp'), null, 'another resource');
+    assert.equal((await initializeWith(gate.api.url, token)).status, 200);
+    assertRefused(await initializeWith(elsewhere.url, token), elsewhere.config.api.publicUrl);
 
     const expired = await authorizedClient(context);
     await gate.db.query(
       `update oauth_tokens set expires_at = now() - interval '1 second'
-       where grant_id = (select grant_id from oauth_tokens where kind = 'access'
-         and token_hash = sha256(convert_to($1, 'utf8')))`,
+       where token_hash = sha256(convert_to($1, 'utf8'))`,
       [expired.saved?.access_token ?? ''],
     );
-    assert.equal(await runOf(expired.saved?.access_token ?? ''), null, 'expired');
+    assertRefused(await initializeWith(gate.api.url, expired.saved?.access_token ?? ''));
 
     await expectStatus(
       gate.api.call('POST', `/v1/runs/${run.id}/revoke`, { token: gate.api.operatorKey }),
       200,
     );
-    assert.equal(await runOf(token), null, 'its run revoked');
+    assertRefused(await initializeWith(gate.api.url, token));
     const refreshed = await tokenRequest({
       grant_type: 'refresh_token',
       refresh_token: client.saved?.refresh_token ?? '',
@@ -257,6 +324,14 @@ describe('OAuth for the remote MCP endpoint', () => {
     });
     assert.equal(refreshed.status, 400);
     assert.equal(refreshed.body.error, 'invalid_grant');
+
+    // Without a token: the challenge alone, which is where a client starts.
+    const bare = await fetch(mcpUrl(), { method: 'POST' });
+    assert.equal(bare.status, 401);
+    assert.equal(
+      bare.headers.get('www-authenticate'),
+      `Bearer resource_metadata="${gate.api.url}/.well-known/oauth-protected-resource/mcp"`,
+    );
   });
 
   test('20 concurrent refreshes of one refresh token leave exactly one valid successor and refuse no client; a refresh token used again past the grace ends the grant', async () => {
@@ -449,7 +524,7 @@ describe('OAuth for the remote MCP endpoint', () => {
       }),
       200,
     );
-    assert.equal(await runOf(client.saved?.access_token ?? ''), null);
+    assertRefused(await initializeWith(gate.api.url, client.saved?.access_token ?? ''));
     const refreshed = await tokenRequest({
       grant_type: 'refresh_token',
       refresh_token: client.saved?.refresh_token ?? '',

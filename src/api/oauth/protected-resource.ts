@@ -3,22 +3,8 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { oauthNames } from '../../application/mcp-oauth/resource.js';
 import type { ApiContext } from '../context.js';
+import { mcpResourceMetadataPath } from '../mcp/bearer.js';
 import { json } from '../route-schemas.js';
-
-export const protectedResourceMetadataPath = '/.well-known/oauth-protected-resource/mcp';
-
-/**
- * The `WWW-Authenticate` of a 401 from `/mcp` (RFC 6750 §3, RFC 9728 §5.1): where the resource's
- * metadata is, so a client finds the gate's authorization server from the refusal alone; with
- * `invalid_token` when a token was presented and refused.
- */
-export function mcpBearerChallenge(publicUrl: string, tokenPresented: boolean): string {
-  const { issuer } = oauthNames(publicUrl);
-  const metadata = `resource_metadata="${issuer}${protectedResourceMetadataPath}"`;
-  return tokenPresented
-    ? `Bearer error="invalid_token", error_description="the access token is not valid for this resource", ${metadata}`
-    : `Bearer ${metadata}`;
-}
 
 export const protectedResourceMetadata = z.object({
   resource: z.string(),
@@ -28,12 +14,15 @@ export const protectedResourceMetadata = z.object({
   resource_documentation: z.string().optional(),
 });
 
-/** RFC 9728: `/mcp` is protected by the gate's own authorization server. */
+/**
+ * RFC 9728: `/mcp` is protected by the gate's own authorization server. A 401 from `/mcp` names
+ * this document in its `WWW-Authenticate` (`mcpChallenge`).
+ */
 export function protectedResourceRoutes(server: FastifyInstance, ctx: ApiContext) {
   const app = server.withTypeProvider<ZodTypeProvider>();
   const { issuer, resource } = oauthNames(ctx.publicUrl);
   app.get(
-    protectedResourceMetadataPath,
+    mcpResourceMetadataPath,
     {
       config: { caller: 'anyone' },
       schema: {

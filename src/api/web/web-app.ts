@@ -12,6 +12,7 @@ import { acceptFormBodies } from './form-body.js';
 import { htmlSecurityHeaders, sendPage, webFormTags as tags } from './layout.js';
 import { loginRoutes } from './login-routes.js';
 import { oauthAuthorizationRoutes } from './oauth-authorization-routes.js';
+import { runProfilePageRoutes } from './run-profile-page-routes.js';
 import { oidcRoutes } from './oidc-routes.js';
 import { operatorPage } from './operator-page.js';
 import { personalTokenRoutes } from './personal-token-routes.js';
@@ -71,6 +72,7 @@ export function webRoutes(app: FastifyInstance, ctx: ApiContext): void {
     connectionPageRoutes(web, ctx);
     runPageRoutes(web, ctx);
     oauthAuthorizationRoutes(web, ctx);
+    runProfilePageRoutes(web, ctx);
     done();
   });
 }
