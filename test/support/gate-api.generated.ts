@@ -1561,6 +1561,50 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/run-profiles': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The workspace's run profiles (admins)
+     * @description The web session cookie, and the CSRF value on posts.
+     */
+    get: operations['runProfilesPage'];
+    put?: never;
+    /**
+     * Create a run profile from the form (admins)
+     * @description The web session cookie, and the CSRF value on posts.
+     */
+    post: operations['createRunProfileForm'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/run-profiles/{id}/delete': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Delete a run profile (admins); its runs keep running
+     * @description The web session cookie, and the CSRF value on posts.
+     */
+    post: operations['deleteRunProfileForm'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/.well-known/oauth-authorization-server': {
     parameters: {
       query?: never;
@@ -6691,6 +6735,160 @@ export interface operations {
       };
       /** @description the request was answered already or expired */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/html': string;
+        };
+      };
+      /** @description an error, as a page */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/html': unknown;
+        };
+      };
+    };
+  };
+  runProfilesPage: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description the page */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/html': string;
+        };
+      };
+      /** @description signed out: to the sign-in page, and back here after it */
+      303: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description not an admin */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/html': string;
+        };
+      };
+      /** @description an error, as a page */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/html': unknown;
+        };
+      };
+    };
+  };
+  createRunProfileForm: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/x-www-form-urlencoded': {
+          csrf: string;
+          name: string;
+          /** @default  */
+          description?: string;
+          /** Format: uuid */
+          policy_id: string;
+          max_tokens: number;
+          /** @enum {string} */
+          autonomy: 'supervised' | 'autonomous';
+          /** @enum {string} */
+          trust_tier: 'trusted' | 'read_only';
+        } & {
+          [key: string]: 'on';
+        };
+      };
+    };
+    responses: {
+      /** @description created; the list */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/html': string;
+        };
+      };
+      /** @description a field is not valid, named */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/html': string;
+        };
+      };
+      /** @description not an admin */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/html': string;
+        };
+      };
+      /** @description an error, as a page */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/html': unknown;
+        };
+      };
+    };
+  };
+  deleteRunProfileForm: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/x-www-form-urlencoded': {
+          csrf: string;
+        };
+      };
+    };
+    responses: {
+      /** @description deleted; back to the list */
+      303: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description not an admin */
+      403: {
         headers: {
           [name: string]: unknown;
         };
