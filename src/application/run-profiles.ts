@@ -36,6 +36,8 @@ export interface RunProfileChange {
  * authorization would now offer other tools (`notifications/tools/list_changed`).
  */
 export const runProfileChanges = new EventEmitter<{ change: [RunProfileChange] }>();
+// One listener per API in the process (`/mcp`'s notices); tests start many.
+runProfileChanges.setMaxListeners(0);
 
 /** Another workspace's profiles are as unknown to an admin as ones that do not exist. */
 async function reachableWorkspace(pool: Pool, admin: ProfileAdmin, workspaceId: string) {

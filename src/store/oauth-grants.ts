@@ -239,3 +239,16 @@ export async function revokeGrantOfToken(
   );
   return rowCount === 1;
 }
+
+/** Which of these runs an OAuth authorization made from the profile. */
+export async function runsFromProfile(
+  db: Queryable,
+  profileId: string,
+  runIds: readonly RunId[],
+): Promise<RunId[]> {
+  const { rows } = await db.query<{ run_id: RunId }>(
+    `select distinct run_id from oauth_grants where profile_id = $1 and run_id = any($2::uuid[])`,
+    [profileId, runIds],
+  );
+  return rows.map((row) => row.run_id);
+}

@@ -11,6 +11,7 @@ import { chromium, type Browser, type BrowserContext } from 'playwright-core';
 import { auth, UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { verifyMcpAccessToken } from '../../src/application/mcp-oauth/tokens.js';
 import {
   startDevIdentityProvider,
@@ -531,6 +532,44 @@ describe('OAuth for the remote MCP endpoint', () => {
       client_id: client.information?.client_id ?? '',
     });
     assert.equal(refreshed.body.error, 'invalid_grant');
+  });
+
+  test("a changed run profile is announced to its runs' clients (tools/list_changed); the run keeps what it froze", async () => {
+    const client = await authorizedClient(await signedInBrowser(dana));
+    const run = await runOf(client.saved?.access_token ?? '');
+    assert.ok(run);
+    const mcp = new Client({ name: 'oauth-test', version: '1.0.0' });
+    await mcp.connect(
+      new StreamableHTTPClientTransport(new URL(mcpUrl()), { authProvider: client }),
+    );
+    clients.push(mcp);
+    const changed = new Promise<void>((resolve) => {
+      mcp.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+        resolve();
+      });
+    });
+    const before = await mcp.listTools();
+    // The notice stream is open once the client has listed.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    await expectStatus(
+      gate.api.call('PUT', `/v1/workspaces/${seed.workspace}/run-profiles/${profileId}`, {
+        token: seed.admin.token,
+        body: {
+          name: 'Everyday',
+          policy_id: seed.policyId,
+          tools: { bundles: [] },
+          budget: { max_tokens: 1000 },
+          autonomy: 'supervised',
+        },
+      }),
+      200,
+    );
+    await changed;
+    assert.deepEqual(await mcp.listTools(), before);
+    assert.equal(
+      (await runOf(client.saved?.access_token ?? ''))?.toolset_digest,
+      run.toolset_digest,
+    );
   });
 
   test('registration refuses a redirect URI over plain http to another host, naming it', async () => {

@@ -12,6 +12,7 @@ import type { ApiContext } from '../context.js';
 import { Problem, sendProblem } from '../problem.js';
 import { mcpChallenge, mcpPrincipal, McpUnauthenticated, type McpPrincipal } from './bearer.js';
 import { gateMcpServer } from './gate-mcp-server.js';
+import { ProfileChangeNotices } from './profile-change-notices.js';
 import { RevocationWatch } from './revocation-watch.js';
 
 const sessionHeader = 'mcp-session-id';
@@ -34,9 +35,11 @@ function jsonRpcError(reply: FastifyReply, status: number, code: number, message
  */
 export function mcpRoutes(server: FastifyInstance, ctx: ApiContext) {
   const watch = new RevocationWatch(ctx.pool);
+  const profileNotices = new ProfileChangeNotices(ctx.pool);
   const { resource } = oauthNames(ctx.publicUrl);
   server.addHook('onClose', () => {
     watch.close();
+    profileNotices.close();
   });
 
   server.route({
@@ -83,6 +86,7 @@ export function mcpRoutes(server: FastifyInstance, ctx: ApiContext) {
       const mcp = gateMcpServer(ctx, principal, request.id);
       if (request.method === 'GET' && !principal.revoked) {
         reply.raw.on('close', watch.add(principal.run.id, mcp));
+        reply.raw.on('close', profileNotices.add(principal.run.id, mcp));
       }
       await answer(request, reply, mcp);
     },
