@@ -30,7 +30,6 @@ import { mcpRoutes } from './mcp/mcp-routes.js';
 import { scimRoutes } from './scim/scim-routes.js';
 import { webRoutes } from './web/web-app.js';
 import { authorizationServerRoutes } from './oauth/authorization-server-routes.js';
-import { protectedResourceRoutes } from './oauth/protected-resource.js';
 import { runProfileRoutes } from './routes/run-profiles.js';
 
 export const bodyLimitBytes = 1024 * 1024;
@@ -171,7 +170,6 @@ export function buildApi(
     scimRoutes(api, ctx);
     mcpRoutes(api, ctx);
     runProfileRoutes(api, ctx);
-    protectedResourceRoutes(api, ctx);
     authorizationServerRoutes(api, ctx);
     done();
   });

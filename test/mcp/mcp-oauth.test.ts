@@ -572,6 +572,30 @@ describe('OAuth for the remote MCP endpoint', () => {
     );
   });
 
+  test("the authorization server's metadata offers PKCE S256 only, and a browser's preflight is answered", async () => {
+    const metadata = (await (
+      await fetch(url('/.well-known/oauth-authorization-server'))
+    ).json()) as Record<string, unknown>;
+    assert.equal(metadata.issuer, gate.api.url);
+    assert.deepEqual(metadata.code_challenge_methods_supported, ['S256']);
+    assert.deepEqual(metadata.grant_types_supported, ['authorization_code', 'refresh_token']);
+    const resource = (await (
+      await fetch(url('/.well-known/oauth-protected-resource/mcp'))
+    ).json()) as Record<string, unknown>;
+    assert.deepEqual(resource.authorization_servers, [gate.api.url]);
+    assert.equal(resource.resource, mcpUrl());
+    const preflight = await fetch(url('/oauth/register'), {
+      method: 'OPTIONS',
+      headers: {
+        origin: 'https://inspector.example',
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'content-type',
+      },
+    });
+    assert.equal(preflight.status, 204);
+    assert.equal(preflight.headers.get('access-control-allow-origin'), '*');
+  });
+
   test('registration refuses a redirect URI over plain http to another host, naming it', async () => {
     const answer = await fetch(url('/oauth/register'), {
       method: 'POST',

@@ -1041,26 +1041,6 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
-  '/.well-known/oauth-protected-resource/mcp': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * The remote MCP endpoint's protected resource metadata (RFC 9728)
-     * @description No credential.
-     */
-    get: operations['mcpProtectedResourceMetadata'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
   '/anthropic/v1/messages': {
     parameters: {
       query?: never;
@@ -1599,6 +1579,26 @@ export interface paths {
      * @description The web session cookie, and the CSRF value on posts.
      */
     post: operations['deleteRunProfileForm'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/.well-known/oauth-protected-resource/mcp': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The remote MCP endpoint's protected resource metadata (RFC 9728)
+     * @description No credential.
+     */
+    get: operations['mcpProtectedResourceMetadata'];
+    put?: never;
+    post?: never;
     delete?: never;
     options?: never;
     head?: never;
@@ -5539,41 +5539,6 @@ export interface operations {
       };
     };
   };
-  mcpProtectedResourceMetadata: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description the metadata */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': {
-            resource: string;
-            authorization_servers: string[];
-            bearer_methods_supported: string[];
-            resource_name: string;
-            resource_documentation?: string;
-          };
-        };
-      };
-      /** @description an error (RFC 9457 problem details) */
-      default: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/problem+json': components['schemas']['Problem'];
-        };
-      };
-    };
-  };
   createMessage: {
     parameters: {
       query?: never;
@@ -6907,6 +6872,44 @@ export interface operations {
       };
     };
   };
+  mcpProtectedResourceMetadata: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description the metadata */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            resource: string;
+            authorization_servers: string[];
+            bearer_methods_supported: string[];
+            resource_name: string;
+            resource_documentation?: string;
+          };
+        };
+      };
+      /** @description an error, in OAuth's shape (RFC 6749 §5.2) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            error_description?: string;
+          };
+        };
+      };
+    };
+  };
   oauthAuthorizationServerMetadata: {
     parameters: {
       query?: never;
@@ -6938,13 +6941,16 @@ export interface operations {
           };
         };
       };
-      /** @description an error (RFC 9457 problem details) */
+      /** @description an error, in OAuth's shape (RFC 6749 §5.2) */
       default: {
         headers: {
           [name: string]: unknown;
         };
         content: {
-          'application/problem+json': components['schemas']['Problem'];
+          'application/json': {
+            error: string;
+            error_description?: string;
+          };
         };
       };
     };
@@ -6999,13 +7005,16 @@ export interface operations {
           };
         };
       };
-      /** @description an error (RFC 9457 problem details) */
+      /** @description an error, in OAuth's shape (RFC 6749 §5.2) */
       default: {
         headers: {
           [name: string]: unknown;
         };
         content: {
-          'application/problem+json': components['schemas']['Problem'];
+          'application/json': {
+            error: string;
+            error_description?: string;
+          };
         };
       };
     };
@@ -7073,13 +7082,16 @@ export interface operations {
           };
         };
       };
-      /** @description an error (RFC 9457 problem details) */
+      /** @description an error, in OAuth's shape (RFC 6749 §5.2) */
       default: {
         headers: {
           [name: string]: unknown;
         };
         content: {
-          'application/problem+json': components['schemas']['Problem'];
+          'application/json': {
+            error: string;
+            error_description?: string;
+          };
         };
       };
     };
@@ -7121,13 +7133,16 @@ export interface operations {
           };
         };
       };
-      /** @description an error (RFC 9457 problem details) */
+      /** @description an error, in OAuth's shape (RFC 6749 §5.2) */
       default: {
         headers: {
           [name: string]: unknown;
         };
         content: {
-          'application/problem+json': components['schemas']['Problem'];
+          'application/json': {
+            error: string;
+            error_description?: string;
+          };
         };
       };
     };

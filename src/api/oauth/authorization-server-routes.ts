@@ -20,6 +20,7 @@ import { Problem } from '../problem.js';
 import { clientKey, RateWindow } from '../rate-window.js';
 import { anyObject, empty, json } from '../route-schemas.js';
 import { parseForm } from '../web/form-body.js';
+import { protectedResourceRoutes } from './protected-resource.js';
 
 /** Registrations one client address may make a minute: each is a row that stays. */
 export const registrationsPerMinute = 20;
@@ -127,7 +128,8 @@ function asOAuthError(err: unknown, registering: boolean): OAuthError | undefine
 }
 
 /**
- * The gate as the OAuth authorization server of its remote MCP endpoint: its metadata (RFC 8414),
+ * The gate as the OAuth authorization server of its remote MCP endpoint, and that endpoint's
+ * protected resource metadata (RFC 9728): its metadata (RFC 8414),
  * dynamic client registration (RFC 7591), the token endpoint (authorization code with PKCE,
  * rotating refresh tokens) and revocation (RFC 7009). The authorization endpoint is a web page
  * (`src/api/web/oauth-authorization-routes.ts`). Answers are OAuth's JSON, never problem+json.
@@ -173,6 +175,27 @@ export function authorizationServerRoutes(app: FastifyInstance, ctx: ApiContext)
         .type('application/json')
         .send({ error: refusal.code, error_description: refusal.description });
     });
+    protectedResourceRoutes(plugin, ctx);
+    // A browser-based client's preflight: these answers hold no cookie and no secret of ours.
+    for (const path of [
+      '/.well-known/oauth-protected-resource/mcp',
+      '/.well-known/oauth-authorization-server',
+      '/oauth/register',
+      '/oauth/token',
+      '/oauth/revoke',
+    ]) {
+      plugin.options(path, { config: { caller: 'anyone' }, schema: { hide: true } }, (_r, reply) =>
+        reply
+          .code(204)
+          .header('access-control-allow-methods', 'GET, POST')
+          .header(
+            'access-control-allow-headers',
+            'authorization, content-type, mcp-protocol-version',
+          )
+          .header('access-control-max-age', '600')
+          .send(),
+      );
+    }
     const app = plugin.withTypeProvider<ZodTypeProvider>();
     const tags = ['oauth'];
     const config = { caller: 'anyone' } as const;

@@ -32,8 +32,7 @@ export function protectedResourceRoutes(server: FastifyInstance, ctx: ApiContext
         response: { 200: json('the metadata', protectedResourceMetadata) },
       },
     },
-    async (_request, reply) => {
-      reply.header('access-control-allow-origin', '*');
+    () => {
       return {
         resource,
         authorization_servers: [issuer],
