@@ -572,6 +572,25 @@ describe('OAuth for the remote MCP endpoint', () => {
     );
   });
 
+  test('a client revoking its refresh token ends its grant: the access token with it (RFC 7009)', async () => {
+    const client = await authorizedClient(await signedInBrowser(dana));
+    const clientId = client.information?.client_id ?? '';
+    const revoke = (fields: Record<string, string>) =>
+      fetch(url('/oauth/revoke'), {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams(fields).toString(),
+      });
+    // Another client cannot end it.
+    const stranger = new MemoryOAuthClient(listener.url);
+    await startedAuthorization(stranger);
+    const token = client.saved?.refresh_token ?? '';
+    await revoke({ token, client_id: stranger.information?.client_id ?? '' });
+    assert.ok(await runOf(client.saved?.access_token ?? ''));
+    assert.equal((await revoke({ token, client_id: clientId })).status, 200);
+    assertRefused(await initializeWith(gate.api.url, client.saved?.access_token ?? ''));
+  });
+
   test("the authorization server's metadata offers PKCE S256 only, and a browser's preflight is answered", async () => {
     const metadata = (await (
       await fetch(url('/.well-known/oauth-authorization-server'))

@@ -17,17 +17,26 @@ import { htmlSecurityHeaders, sendPage, webFormTags as tags } from './layout.js'
 import { oauthConsentPage } from './oauth-consent-page.js';
 import { Problem } from '../problem.js';
 
-const param = (max: number) => z.string().max(max).optional();
+/**
+ * OAuth's parameters are printable ASCII (RFC 6749 appendix A, VSCHAR), and short enough that a
+ * whole request, percent-encoded, stays within the server's 16 KiB of headers.
+ */
+const param = (max: number) =>
+  z
+    .string()
+    .max(max)
+    .regex(/^[\x20-\x7e]*$/, 'printable ASCII only')
+    .optional();
 /** OAuth's authorization request (OAuth 2.1 §4.1.1, RFC 8707); other parameters are ignored. */
 export const authorizationQuery = z.object({
-  response_type: param(50),
-  client_id: param(200),
-  redirect_uri: param(2000),
-  code_challenge: param(200),
-  code_challenge_method: param(20),
-  state: param(1000),
-  scope: param(1000),
-  resource: param(2000),
+  response_type: param(20),
+  client_id: param(100),
+  redirect_uri: param(1000),
+  code_challenge: param(128),
+  code_challenge_method: param(10),
+  state: param(500),
+  scope: param(500),
+  resource: param(500),
 });
 export const consentParams = z.object({ id: z.uuid() }).strict();
 export const consentForm = z

@@ -8,7 +8,7 @@ const refusedSchemes = new Set(['javascript:', 'data:', 'file:', 'vbscript:', 'b
 const loopbackHosts = new Set(['127.0.0.1', '[::1]', 'localhost']);
 
 export function redirectUriProblem(text: string): string | undefined {
-  if (text.length > 2000) return 'is longer than 2000 characters';
+  if (text.length > 1000) return 'is longer than 1000 characters';
   let url: URL;
   try {
     url = new URL(text);
