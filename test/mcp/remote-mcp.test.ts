@@ -341,6 +341,36 @@ describe('the remote MCP endpoint, with a session token', () => {
     assert.equal(notJson.status, 400);
   });
 
+  test('50 clients at once on one run: each is answered its own call, each call decided and carried out once', async () => {
+    const run = await notesRun();
+    const before = upstream.calls.length;
+    const answers = await Promise.all(
+      Array.from({ length: 50 }, async (_, n) => {
+        const client = await connect(run, `client-${n}`);
+        const { tools } = await client.listTools();
+        assert.equal(tools.length, 2);
+        const allowed = n % 5 !== 0;
+        const result = allowed
+          ? await call(client, 'mcp__notes__search_notes', { query: `q${n}` })
+          : await call(client, 'mcp__notes__create_note', { title: `draft ${n}`, body: 'b' });
+        await client.close();
+        return { n, allowed, result };
+      }),
+    );
+    for (const { n, allowed, result } of answers) {
+      if (allowed) {
+        assert.equal(result.isError ?? false, false, text(result));
+        assert.deepEqual(JSON.parse(text(result)).arguments, { query: `q${n}` });
+      } else {
+        assert.equal(result.isError, true);
+        assert.match(text(result), /drafts-denied/);
+      }
+    }
+    assert.equal(upstream.calls.length, before + 40);
+    const decisions = (await ledger(run.session_id)).filter((e) => e.type === 'tool.decision');
+    assert.equal(decisions.length, 50);
+  });
+
   test('a revoked run: its client is told the tools changed, lists none, and every call is denied', async () => {
     const run = await notesRun();
     const client = await connect(run);
