@@ -125,11 +125,11 @@ describe('an API process killed between the approval and the poll', () => {
     doomed = undefined;
 
     const second = await connect(h.api.url);
-    const result = (await second.request(
+    const result = await second.request(
       { method: 'tasks/result', params: { taskId: task.taskId } },
       CallToolResultSchema,
       { timeout: 90_000 },
-    )) as CallToolResult;
+    );
     assert.equal(result.isError ?? false, false, text(result));
     assert.equal((await second.experimental.tasks.getTask(task.taskId)).status, 'completed');
 
