@@ -317,6 +317,36 @@ describe('the remote MCP endpoint, with a session token', () => {
     assert.equal((await rawMcp(runA.session_token, list, sessionId)).status, 404);
   });
 
+  test('older revisions the SDK negotiates are spoken too: 2025-03-26 and 2025-06-18', async () => {
+    const run = await notesRun();
+    for (const version of ['2025-03-26', '2025-06-18']) {
+      const init = await rawMcp(
+        run.session_token,
+        {
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'initialize',
+          params: {
+            protocolVersion: version,
+            capabilities: {},
+            clientInfo: { name: 'old', version: '1' },
+          },
+        },
+        undefined,
+        version,
+      );
+      assert.match(await init.text(), new RegExp(`"protocolVersion":"${version}"`));
+      const list = await rawMcp(
+        run.session_token,
+        { jsonrpc: '2.0', id: 2, method: 'tools/list' },
+        init.headers.get('mcp-session-id') ?? undefined,
+        version,
+      );
+      assert.equal(list.status, 200);
+      assert.match(await list.text(), /mcp__notes__search_notes/);
+    }
+  });
+
   test('bad input is a JSON-RPC error naming the field, never a 500', async () => {
     const run = await notesRun();
     const bad = await rawMcp(run.session_token, {
@@ -420,14 +450,19 @@ async function until<T>(read: () => Promise<T | undefined>, ms = 30_000): Promis
   }
 }
 
-function rawMcp(sessionToken: string, message: unknown, sessionId?: string) {
+function rawMcp(
+  sessionToken: string,
+  message: unknown,
+  sessionId?: string,
+  version = '2025-11-25',
+) {
   return fetch(new URL('/mcp', h.api.url), {
     method: 'POST',
     headers: {
       authorization: `Bearer ${sessionToken}`,
       'content-type': 'application/json',
       accept: 'application/json, text/event-stream',
-      'mcp-protocol-version': '2025-11-25',
+      'mcp-protocol-version': version,
       ...(sessionId && { 'mcp-session-id': sessionId }),
     },
     body: JSON.stringify(message),
