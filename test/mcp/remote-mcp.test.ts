@@ -154,6 +154,10 @@ describe('the remote MCP endpoint, with a session token', () => {
     assert.match(text(result), /drafts-denied/);
     const unknown = await call(client, 'mcp__notes__nothing_like_it', {});
     assert.equal(unknown.isError, true);
+    // A sandbox tool of the run is not this endpoint's to run: refused, never asked as allowed.
+    const sandboxed = await call(client, 'Read', { file_path: '/etc/passwd' });
+    assert.equal(sandboxed.isError, true);
+    assert.match(text(sandboxed), /sandbox/);
     assert.equal(upstream.calls.length, before, 'no upstream call');
     const decisions = (await ledger(run.session_id)).filter((e) => e.type === 'tool.decision');
     assert.equal(decisions.length, 2);
