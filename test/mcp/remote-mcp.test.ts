@@ -190,6 +190,9 @@ describe('the remote MCP endpoint, with a session token', () => {
     const first = await call(client, 'mcp__notes__create_note', args);
     assert.equal(first.isError, true);
     assert.match(text(first), /waiting for an approval at http.*Make the same call again/s);
+    // Made again before anyone decided: the same approval, not a second one.
+    const again = await call(client, 'mcp__notes__create_note', args);
+    assert.match(text(again), /waiting for an approval/);
     const pending = await pendingOf(run);
     await decideInWebForm(h.api.url, h.seed.admin.token, pending, 'approve');
     const retried = await call(client, 'mcp__notes__create_note', args);
