@@ -187,7 +187,16 @@ describe('the remote MCP endpoint, with a session token', () => {
     const client = await connect(run);
     const before = upstream.calls.length;
     const args = { title: `approve ${randomUUID()}`, body: 'b' };
-    const first = await call(client, 'mcp__notes__create_note', args);
+    const progress: string[] = [];
+    const first = (await client.callTool(
+      { name: 'mcp__notes__create_note', arguments: args },
+      undefined,
+      {
+        onprogress: (p) => progress.push(p.message ?? ''),
+      },
+    )) as CallToolResult;
+    assert.equal(progress.length, 1, 'told once that it waits');
+    assert.match(progress[0] ?? '', /waiting for an approval at http/);
     assert.equal(first.isError, true);
     assert.match(text(first), /waiting for an approval at http.*Make the same call again/s);
     // Made again before anyone decided: the same approval, not a second one.

@@ -10,9 +10,11 @@ import {
   McpError,
   type CallToolRequest,
   type CallToolResult,
+  type ServerNotification,
+  type ServerRequest,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
-import type { PendingAnswer } from '../../domain/gate/vocabulary.js';
+import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import {
   awaitMcpTask,
   callThroughMcp,
@@ -24,12 +26,15 @@ import {
 } from '../../application/mcp-calls.js';
 import { ConflictError, NotFoundError } from '../../application/errors.js';
 import { brokeredToolResult, toolError } from '../../domain/gate/tool-result.js';
+import type { PendingAnswer } from '../../domain/gate/vocabulary.js';
 import { MAX_ARGUMENT_DEPTH } from '../../domain/tools/argument-validation.js';
 import { jsonDepthWithin } from '../../domain/tools/json-depth.js';
 import type { ApiContext } from '../context.js';
 import { problemFor } from '../error-mapping.js';
 import type { McpPrincipal } from './bearer.js';
 import { taskOf } from './tasks.js';
+
+type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
 export const gateServerInfo = { name: 'fluidbox-gate', version: '0.1.0' };
 
@@ -70,14 +75,10 @@ export function gateMcpServer(
       if (request.params.task) {
         return { task: taskOf(await startMcpTask(ctx, run, call, requestId)) };
       }
-      const { state } = await callThroughMcp(
-        ctx,
-        run,
-        call,
-        ctx.mcpApprovalWaitMs,
-        extra.signal,
+      const { state } = await callThroughMcp(ctx, run, call, ctx.mcpApprovalWaitMs, extra.signal, {
         requestId,
-      );
+        onPending: progressOf(request, extra),
+      });
       if (state.status === 'decided') return brokeredToolResult(state);
       return toolError(callAgain(state));
     } catch (err) {
@@ -172,6 +173,24 @@ function callAgain(state: PendingAnswer | { status: 'evaluating' }) {
     `this call is waiting for an approval at ${url} (until ${expires_at}). It has not run. ` +
     `${again} the decision: it will run at most once.`
   );
+}
+
+/** One progress notification when the call starts to wait, for a client that asked for them. */
+function progressOf(request: CallToolRequest, extra: Extra) {
+  const progressToken = request.params._meta?.progressToken;
+  if (progressToken === undefined) return undefined;
+  return (state: PendingAnswer | { status: string }) => {
+    const message =
+      'approval' in state
+        ? `waiting for an approval at ${state.approval.url} (until ${state.approval.expires_at})`
+        : 'being decided';
+    void extra
+      .sendNotification({
+        method: 'notifications/progress',
+        params: { progressToken, progress: 1, message },
+      })
+      .catch(() => undefined);
+  };
 }
 
 const sandboxToolMessage = (tool: string) =>
