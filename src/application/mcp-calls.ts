@@ -66,7 +66,7 @@ export async function callThroughMcp(
   call: McpCall,
   waitMs: number,
   signal: AbortSignal,
-  requestId?: string,
+  { requestId, onPending }: { requestId?: string; onPending?: (state: ToolCallState) => void } = {},
 ): Promise<McpCallAnswer> {
   const deadline = Date.now() + waitMs;
   const callKey = callKeyOf(call);
@@ -82,6 +82,7 @@ export async function callThroughMcp(
       callKey,
     });
     toolCallId = fresh;
+    onPending?.(state);
   }
   const left = Math.max(0, deadline - Date.now());
   const state = await awaitRunnerAnswer(deps, run, toolCallId, left, signal);

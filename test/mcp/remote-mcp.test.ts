@@ -154,6 +154,10 @@ describe('the remote MCP endpoint, with a session token', () => {
     assert.match(text(result), /drafts-denied/);
     const unknown = await call(client, 'mcp__notes__nothing_like_it', {});
     assert.equal(unknown.isError, true);
+    // A sandbox tool of the run is not this endpoint's to run: refused, never asked as allowed.
+    const sandboxed = await call(client, 'Read', { file_path: '/etc/passwd' });
+    assert.equal(sandboxed.isError, true);
+    assert.match(text(sandboxed), /sandbox/);
     assert.equal(upstream.calls.length, before, 'no upstream call');
     const decisions = (await ledger(run.session_id)).filter((e) => e.type === 'tool.decision');
     assert.equal(decisions.length, 2);
@@ -187,9 +191,21 @@ describe('the remote MCP endpoint, with a session token', () => {
     const client = await connect(run);
     const before = upstream.calls.length;
     const args = { title: `approve ${randomUUID()}`, body: 'b' };
-    const first = await call(client, 'mcp__notes__create_note', args);
+    const progress: string[] = [];
+    const first = (await client.callTool(
+      { name: 'mcp__notes__create_note', arguments: args },
+      undefined,
+      {
+        onprogress: (p) => progress.push(p.message ?? ''),
+      },
+    )) as CallToolResult;
+    assert.equal(progress.length, 1, 'told once that it waits');
+    assert.match(progress[0] ?? '', /waiting for an approval at http/);
     assert.equal(first.isError, true);
     assert.match(text(first), /waiting for an approval at http.*Make the same call again/s);
+    // Made again before anyone decided: the same approval, not a second one.
+    const again = await call(client, 'mcp__notes__create_note', args);
+    assert.match(text(again), /waiting for an approval/);
     const pending = await pendingOf(run);
     await decideInWebForm(h.api.url, h.seed.admin.token, pending, 'approve');
     const retried = await call(client, 'mcp__notes__create_note', args);
@@ -321,6 +337,36 @@ describe('the remote MCP endpoint, with a session token', () => {
     assert.equal((await rawMcp(runA.session_token, list, sessionId)).status, 404);
   });
 
+  test('older revisions the SDK negotiates are spoken too: 2025-03-26 and 2025-06-18', async () => {
+    const run = await notesRun();
+    for (const version of ['2025-03-26', '2025-06-18']) {
+      const init = await rawMcp(
+        run.session_token,
+        {
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'initialize',
+          params: {
+            protocolVersion: version,
+            capabilities: {},
+            clientInfo: { name: 'old', version: '1' },
+          },
+        },
+        undefined,
+        version,
+      );
+      assert.match(await init.text(), new RegExp(`"protocolVersion":"${version}"`));
+      const list = await rawMcp(
+        run.session_token,
+        { jsonrpc: '2.0', id: 2, method: 'tools/list' },
+        init.headers.get('mcp-session-id') ?? undefined,
+        version,
+      );
+      assert.equal(list.status, 200);
+      assert.match(await list.text(), /mcp__notes__search_notes/);
+    }
+  });
+
   test('bad input is a JSON-RPC error naming the field, never a 500', async () => {
     const run = await notesRun();
     const bad = await rawMcp(run.session_token, {
@@ -343,6 +389,36 @@ describe('the remote MCP endpoint, with a session token', () => {
       body: '{not json',
     });
     assert.equal(notJson.status, 400);
+  });
+
+  test('50 clients at once on one run: each is answered its own call, each call decided and carried out once', async () => {
+    const run = await notesRun();
+    const before = upstream.calls.length;
+    const answers = await Promise.all(
+      Array.from({ length: 50 }, async (_, n) => {
+        const client = await connect(run, `client-${n}`);
+        const { tools } = await client.listTools();
+        assert.equal(tools.length, 2);
+        const allowed = n % 5 !== 0;
+        const result = allowed
+          ? await call(client, 'mcp__notes__search_notes', { query: `q${n}` })
+          : await call(client, 'mcp__notes__create_note', { title: `draft ${n}`, body: 'b' });
+        await client.close();
+        return { n, allowed, result };
+      }),
+    );
+    for (const { n, allowed, result } of answers) {
+      if (allowed) {
+        assert.equal(result.isError ?? false, false, text(result));
+        assert.deepEqual(JSON.parse(text(result)).arguments, { query: `q${n}` });
+      } else {
+        assert.equal(result.isError, true);
+        assert.match(text(result), /drafts-denied/);
+      }
+    }
+    assert.equal(upstream.calls.length, before + 40);
+    const decisions = (await ledger(run.session_id)).filter((e) => e.type === 'tool.decision');
+    assert.equal(decisions.length, 50);
   });
 
   test('a revoked run: its client is told the tools changed, lists none, and every call is denied', async () => {
@@ -394,14 +470,19 @@ async function until<T>(read: () => Promise<T | undefined>, ms = 30_000): Promis
   }
 }
 
-function rawMcp(sessionToken: string, message: unknown, sessionId?: string) {
+function rawMcp(
+  sessionToken: string,
+  message: unknown,
+  sessionId?: string,
+  version = '2025-11-25',
+) {
   return fetch(new URL('/mcp', h.api.url), {
     method: 'POST',
     headers: {
       authorization: `Bearer ${sessionToken}`,
       'content-type': 'application/json',
       accept: 'application/json, text/event-stream',
-      'mcp-protocol-version': '2025-11-25',
+      'mcp-protocol-version': version,
       ...(sessionId && { 'mcp-session-id': sessionId }),
     },
     body: JSON.stringify(message),

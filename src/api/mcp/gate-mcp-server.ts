@@ -10,8 +10,11 @@ import {
   McpError,
   type CallToolRequest,
   type CallToolResult,
+  type ServerNotification,
+  type ServerRequest,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
+import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import {
   awaitMcpTask,
   callThroughMcp,
@@ -23,11 +26,15 @@ import {
 } from '../../application/mcp-calls.js';
 import { ConflictError, NotFoundError } from '../../application/errors.js';
 import { brokeredToolResult, toolError } from '../../domain/gate/tool-result.js';
+import type { PendingAnswer } from '../../domain/gate/vocabulary.js';
 import { MAX_ARGUMENT_DEPTH } from '../../domain/tools/argument-validation.js';
 import { jsonDepthWithin } from '../../domain/tools/json-depth.js';
 import type { ApiContext } from '../context.js';
+import { problemFor } from '../error-mapping.js';
 import type { McpPrincipal } from './bearer.js';
 import { taskOf } from './tasks.js';
+
+type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
 export const gateServerInfo = { name: 'fluidbox-gate', version: '0.1.0' };
 
@@ -62,19 +69,21 @@ export function gateMcpServer(
     const request = checked(CallToolRequestSchema, raw);
     const call = mcpCallOf(request);
     if (principal.revoked) return refusedCall(request, revokedRunMessage);
-    if (request.params.task) {
-      return { task: taskOf(await startMcpTask(ctx, run, call, requestId)) };
+    const sandbox = run.toolset.find((t) => t.name === call.tool && t.class !== 'brokered');
+    if (sandbox) return refusedCall(request, sandboxToolMessage(call.tool));
+    try {
+      if (request.params.task) {
+        return { task: taskOf(await startMcpTask(ctx, run, call, requestId)) };
+      }
+      const { state } = await callThroughMcp(ctx, run, call, ctx.mcpApprovalWaitMs, extra.signal, {
+        requestId,
+        onPending: progressOf(request, extra),
+      });
+      if (state.status === 'decided') return brokeredToolResult(state);
+      return toolError(callAgain(state));
+    } catch (err) {
+      return refusedCall(request, gateRefusal(err));
     }
-    const { state } = await callThroughMcp(
-      ctx,
-      run,
-      call,
-      ctx.mcpApprovalWaitMs,
-      extra.signal,
-      requestId,
-    );
-    if (state.status === 'decided') return brokeredToolResult(state);
-    return toolError(callAgain(state));
   });
 
   mcp.server.setRequestHandler(methodOnly('tasks/get'), async (raw) => {
@@ -153,15 +162,52 @@ function refusedCall(request: CallToolRequest, reason: string) {
   throw new McpError(ErrorCode.InvalidRequest, reason);
 }
 
-/** What the model reads when a person has not decided within the client's wait. */
-function callAgain(state: { status: string; approval?: { url: string; expires_at: string } }) {
-  const where = state.approval
-    ? `at ${state.approval.url} (until ${state.approval.expires_at})`
-    : 'by a person';
+/** What the model reads when the call was not decided within the client's wait. */
+function callAgain(state: PendingAnswer | { status: 'evaluating' }) {
+  const again = 'Make the same call again, with the same arguments, to wait for';
+  if (state.status === 'evaluating') {
+    return `this call is still being decided or carried out. ${again} its result: it runs at most once.`;
+  }
+  const { url, expires_at } = state.approval;
   return (
-    `this call is waiting for an approval ${where}. It has not run. Make the same call again, ` +
-    'with the same arguments, to wait for the decision: it will run at most once.'
+    `this call is waiting for an approval at ${url} (until ${expires_at}). It has not run. ` +
+    `${again} the decision: it will run at most once.`
   );
+}
+
+/** One progress notification when the call starts to wait, for a client that asked for them. */
+function progressOf(request: CallToolRequest, extra: Extra) {
+  const progressToken = request.params._meta?.progressToken;
+  if (progressToken === undefined) return undefined;
+  return (state: PendingAnswer | { status: string }) => {
+    const message =
+      'approval' in state
+        ? `waiting for an approval at ${state.approval.url} (until ${state.approval.expires_at})`
+        : 'being decided';
+    void extra
+      .sendNotification({
+        method: 'notifications/progress',
+        params: { progressToken, progress: 1, message },
+      })
+      .catch(() => undefined);
+  };
+}
+
+const sandboxToolMessage = (tool: string) =>
+  `${tool} runs in the run's own sandbox, not through the gate's remote MCP endpoint: ` +
+  'only the tools this endpoint lists can be called here';
+
+/**
+ * Why the gate could not answer a call now, as the model reads it: a dependency away or too
+ * many calls in flight is worth calling again; anything else is a protocol error.
+ */
+function gateRefusal(err: unknown): string {
+  const problem = problemFor(err);
+  if (problem.status === 503 || problem.status === 429) {
+    return `the gate could not decide this call just now (${problem.detail}); make the same call again shortly`;
+  }
+  if (problem.status >= 500) throw err;
+  return problem.detail;
 }
 
 /** A task the run does not have is `InvalidParams` (per the tasks spec); a conflict is its reason. */

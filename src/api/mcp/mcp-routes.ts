@@ -8,6 +8,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { endMcpSession, isOpenMcpSession, openMcpSession } from '../../store/mcp-sessions.js';
 import { oauthNames } from '../../application/mcp-oauth/resource.js';
+import { callerKey } from '../caller-slots.js';
 import type { ApiContext } from '../context.js';
 import { Problem, sendProblem } from '../problem.js';
 import { mcpChallenge, mcpPrincipal, McpUnauthenticated, type McpPrincipal } from './bearer.js';
@@ -56,6 +57,10 @@ export function mcpRoutes(server: FastifyInstance, ctx: ApiContext) {
         void reply.header('www-authenticate', mcpChallenge(ctx.publicUrl, error));
         return sendProblem(reply, new Problem(401, err.message));
       }
+      // As the REST routes do: a run holds at most so many calls in flight, and streams open.
+      const caller = callerKey({ kind: 'runner', run: principal.run });
+      if (request.method === 'POST') ctx.slots.holdFor(reply.raw, 'writes', caller);
+      if (request.method === 'GET') ctx.slots.holdFor(reply.raw, 'streams', caller);
       const sessionId = request.headers[sessionHeader];
       if (Array.isArray(sessionId)) {
         return jsonRpcError(reply, 400, -32600, 'Mcp-Session-Id may be sent once');
