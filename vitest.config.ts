@@ -13,6 +13,7 @@ const withoutServices = [
   'test/api/error-mapping.test.ts',
   'test/api/follow.test.ts',
   'test/api/keyed-waiters.test.ts',
+  'test/api/mcp-tasks.test.ts',
   'test/broker/address-reach.test.ts',
   'test/broker/photograph.test.ts',
   'test/budget/proxy-metering.test.ts',

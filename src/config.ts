@@ -72,6 +72,7 @@ const environmentSchema = z.object({
   GATE_SEALING_KEY: z.string().optional(),
   GATE_APPROVAL_RECHECK_S: seconds(0.1, 3600).default(300),
   GATE_APPROVAL_RECHECK_MAX_S: seconds(0.1, 86_400).default(3600),
+  GATE_MCP_APPROVAL_WAIT_S: seconds(0, 600).default(25),
   GATE_WORKER_CACHED_WORKFLOWS: wholeNumber(2, 100_000).default(250),
   GATE_STAGE_ACTIVITIES: z.enum(['local', 'remote']).default('local'),
   GATE_EAGER_START: z.enum(['on', 'off']).default('on'),
@@ -174,6 +175,11 @@ export interface GateConfig {
   /** When a paused call first re-reads its approval unwoken, and the longest wait later. */
   approvalRecheckS: number;
   approvalRecheckMaxS: number;
+  /**
+   * How long a plain `tools/call` on `/mcp` waits for a person before answering "call again":
+   * below common MCP clients' request timeouts.
+   */
+  mcpApprovalWaitS: number;
   /** Workflows a worker keeps in memory between tasks; the rest are replayed when woken. */
   workerCachedWorkflows: number;
   /** How the cheap gate stages run: local activities, or regular ones on any worker. */
@@ -328,6 +334,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GateConfig {
     },
     approvalRecheckS: e.GATE_APPROVAL_RECHECK_S,
     approvalRecheckMaxS: Math.max(e.GATE_APPROVAL_RECHECK_S, e.GATE_APPROVAL_RECHECK_MAX_S),
+    mcpApprovalWaitS: e.GATE_MCP_APPROVAL_WAIT_S,
     workerCachedWorkflows: e.GATE_WORKER_CACHED_WORKFLOWS,
     stageActivities: e.GATE_STAGE_ACTIVITIES,
     eagerStart: e.GATE_EAGER_START === 'on',

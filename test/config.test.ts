@@ -40,6 +40,7 @@ describe('configuration from the environment', () => {
       },
       approvalRecheckS: 300,
       approvalRecheckMaxS: 3600,
+      mcpApprovalWaitS: 25,
       workerCachedWorkflows: 250,
       stageActivities: 'local',
       eagerStart: true,

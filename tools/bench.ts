@@ -7,7 +7,7 @@
  * workflow through update-with-start, and started eagerly), the gate's allow, first-stage deny
  * and pending answers, an approver's decision reaching a waiting runner, throughput with 30
  * runners at once against the floor's, the pure parts, ledger appends, the approvers' list with
- * 1,000 pending calls and the model proxy.
+ * 1,000 pending calls, the model proxy, and the remote MCP endpoint against the REST route.
  *
  * `--check` measures a small sample on the stack the environment names (its worker already
  * running) and fails when a gate/floor ratio passes its threshold: the suite's last phase.
@@ -15,6 +15,7 @@
  * round); `--profile` adds the API's and the worker's top functions while the load ran.
  * `--pending N` holds N approvals open; `--heap` adds what they left on the API's heap.
  * `--model` measures only the model proxy's time to first byte, on a fresh stack.
+ * `--mcp` measures only the remote MCP endpoint against the REST route, on a fresh stack.
  * `--simulation` measures only policy simulation's throughput, in this process (no stack).
  */
 import { existsSync, mkdirSync } from 'node:fs';
@@ -27,6 +28,7 @@ import { startProcess, type ManagedProcess } from './devstack/child-process.js';
 import { projectRoot } from './devstack/stack-config.js';
 import { startNodeProcess, startStack, type Stack } from './devstack/stack.js';
 import { benchModelProxy } from './bench/model-proxy.js';
+import { benchRemoteMcp, printRemoteMcp } from './bench/remote-mcp.js';
 import { figures, ms, show } from './bench/figures.js';
 import { startFloor } from './bench/floor.js';
 import { gateCalls } from './bench/gate-calls.js';
@@ -250,7 +252,14 @@ function full(): Promise<void> {
     await benchLedgerAppends(config.databaseUrl);
     await benchApprovalList(await gateCalls(base, key), base, config.databaseUrl);
     await modelProxyFigures(base, key);
+    await remoteMcpFigures(base, key);
   });
+}
+
+/** An allowed call through `/mcp` against the REST route, and `tools/list`. */
+async function remoteMcpFigures(base: string, key: string): Promise<void> {
+  const count = 200;
+  printRemoteMcp(await benchRemoteMcp(await gateCalls(base, key), base, key, count), count);
 }
 
 async function modelProxyFigures(base: string, key: string): Promise<void> {
@@ -304,5 +313,7 @@ else if (process.argv.includes('--simulation')) await benchSimulation();
 else if (process.argv.includes('--cpu')) await cpuFigures(() => Promise.resolve());
 else if (process.argv.includes('--model'))
   await onBenchStack((_config, base, key) => modelProxyFigures(base, key));
+else if (process.argv.includes('--mcp'))
+  await onBenchStack((_config, base, key) => remoteMcpFigures(base, key));
 else if (pendingAt > 0) await pending(Number(process.argv[pendingAt + 1] ?? 10_000));
 else await full();

@@ -39,6 +39,8 @@ export interface ApiContext extends ToolCallDeps {
   web: WebSignIn;
   /** The company's identity provider; undefined when sign-in is by token only. */
   oidc: OidcRelyingParty | undefined;
+  /** How long a plain `tools/call` on `/mcp` waits for a person before "call again". */
+  mcpApprovalWaitMs: number;
   /** How long a simulation may run, and the threads that evaluate candidates, a few at once. */
   simulation: SimulationBounds;
 }

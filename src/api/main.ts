@@ -58,6 +58,7 @@ export function createApi(
       gateWaitMs,
       approvalRecheckS: config.approvalRecheckS,
       approvalRecheckMaxS: config.approvalRecheckMaxS,
+      mcpApprovalWaitMs: config.mcpApprovalWaitS * 1000,
       stageActivities: config.stageActivities,
       http: config.http,
       unavailableWindowS: config.unavailableWindowS,

@@ -28,8 +28,11 @@ import { toolCallRoutes } from './routes/tool-calls.js';
 import { workspaceRoutes } from './routes/workspaces.js';
 import { memberAccessRoutes } from './routes/member-access.js';
 import { webhookRoutes } from './routes/webhooks.js';
+import { mcpRoutes } from './mcp/mcp-routes.js';
 import { scimRoutes } from './scim/scim-routes.js';
 import { webRoutes } from './web/web-app.js';
+import { authorizationServerRoutes } from './oauth/authorization-server-routes.js';
+import { runProfileRoutes } from './routes/run-profiles.js';
 
 export const bodyLimitBytes = 1024 * 1024;
 /** How often Node looks for requests past their headers or request bound: their slack. */
@@ -169,6 +172,9 @@ export function buildApi(
     codecRoutes(api, ctx);
     webhookRoutes(api, ctx);
     scimRoutes(api, ctx);
+    mcpRoutes(api, ctx);
+    runProfileRoutes(api, ctx);
+    authorizationServerRoutes(api, ctx);
     done();
   });
   return app;

@@ -21,6 +21,8 @@ export interface RunRequest {
   budget: { max_tokens: number };
   /** The model provider the run reaches its model through, frozen with it. */
   model_provider?: string | undefined;
+  /** `read_only` whatever the source says (a run profile's choice); never lifts the tier. */
+  read_only?: boolean | undefined;
 }
 
 /**
@@ -59,7 +61,7 @@ export async function createRun(
     session_token_hash: hashToken(sessionToken),
     invoked_by: request.invoked_by,
     source: request.source,
-    trust_tier: trustTierOf(request.source),
+    trust_tier: request.read_only ? 'read_only' : trustTierOf(request.source),
     autonomy: request.autonomy,
     policy_id: policy.policy_id,
     policy_version: policy.version,

@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes } from 'node:crypto';
 import type { OAuthAttempt, OAuthCustody } from './oauth-custody.js';
 
 export interface BearerCredential {
@@ -96,6 +96,15 @@ export class CredentialSealer {
       sealerOnly,
       Buffer.concat([Buffer.from([version]), iv, cipher.getAuthTag(), body]),
     );
+  }
+
+  /**
+   * A keyed digest of `data` for one purpose, under a key derived from the sealing key (HKDF): a
+   * value only this deployment can compute, which nobody needs to store.
+   */
+  mac(purpose: string, data: string): Buffer {
+    const key = hkdfSync('sha256', this.#key, Buffer.alloc(0), `fluidbox-gate ${purpose}`, 32);
+    return createHmac('sha256', Buffer.from(key)).update(data, 'utf8').digest();
   }
 
   /** Reads a stored credential back into its sealed form (no decryption). */

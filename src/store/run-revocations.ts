@@ -5,6 +5,7 @@ import { settleAndRecord, type Settlement } from './approval-settlement.js';
 import { pendingApprovalsOfSession } from './approvals.js';
 import { appendEvent } from './ledger.js';
 import { withTransaction, type Pool, type Queryable } from './pool.js';
+import { runStoppedSql } from './runs.js';
 
 export interface RunRevocation {
   run_id: RunId;
@@ -107,4 +108,13 @@ export async function findRunRevocation(
     [runId],
   );
   return rows[0];
+}
+
+/** Which of these runs have been revoked. */
+export async function revokedAmong(db: Queryable, runIds: readonly RunId[]): Promise<RunId[]> {
+  const { rows } = await db.query<{ run_id: RunId }>(
+    `select r.id as run_id from runs r where r.id = any($1::uuid[]) and ${runStoppedSql('r')}`,
+    [runIds],
+  );
+  return rows.map((row) => row.run_id);
 }

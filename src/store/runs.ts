@@ -95,23 +95,51 @@ export async function findRun(db: Queryable, runId: RunId): Promise<FrozenRun | 
 }
 
 /**
- * The run a session token acts for. A run acts on its invoker's authority: its token finds
- * nothing when the run is revoked, while its invoker is suspended, or once its invoker's runs
- * ended with their access (for good: a reactivation does not bring it back).
+ * Whether a run (`runs` as `alias`) acts no more: it is revoked, its invoker is suspended, or its
+ * invoker's runs ended with their access after it started (for good: a reactivation does not
+ * bring it back). A run acts on its invoker's authority.
  */
+export function runStoppedSql(alias: string): string {
+  return `(exists (select 1 from run_revocations v where v.run_id = ${alias}.id)
+    or not exists (select 1 from members m where m.id = ${alias}.invoked_by and m.status = 'active'
+      and (m.runs_ended_at is null or m.runs_ended_at < ${alias}.created_at)))`;
+}
+
+/** The run a session token acts for; a stopped run's token finds nothing. */
 export async function findRunBySessionTokenHash(
   db: Queryable,
   tokenHash: Buffer,
 ): Promise<FrozenRun | undefined> {
   const { rows } = await db.query<FrozenRun>(
     `select ${runColumns} from runs
-     where session_token_hash = $1
-       and not exists (select 1 from run_revocations v where v.run_id = runs.id)
-       and exists (select 1 from members m where m.id = runs.invoked_by and m.status = 'active'
-         and (m.runs_ended_at is null or m.runs_ended_at < runs.created_at))`,
+     where session_token_hash = $1 and not ${runStoppedSql('runs')}`,
     [tokenHash],
   );
   return rows[0];
+}
+
+export async function findRunBySessionTokenHashEvenRevoked(
+  db: Queryable,
+  tokenHash: Buffer,
+): Promise<{ run: FrozenRun; revoked: boolean } | undefined> {
+  const { rows } = await db.query<FrozenRun & { revoked: boolean }>(
+    `select ${runColumns},
+            ${runStoppedSql('runs')} as revoked
+       from runs where session_token_hash = $1`,
+    [tokenHash],
+  );
+  const row = rows[0];
+  if (!row) return undefined;
+  const { revoked, ...run } = row;
+  return { run, revoked };
+}
+
+/** Whether the run acts no more (`runStoppedSql`). */
+export async function isRunRevoked(db: Queryable, runId: RunId): Promise<boolean> {
+  const { rows } = await db.query(`select 1 from runs where id = $1 and ${runStoppedSql('runs')}`, [
+    runId,
+  ]);
+  return rows.length > 0;
 }
 
 export async function findRunBySessionId(

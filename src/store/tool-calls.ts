@@ -28,6 +28,13 @@ export interface ToolCallRow {
 const columns = `session_id, tool_call_id, run_id, tool, request_digest, status, decision, source,
   answer, awaits_result, created_at, decided_at`;
 
+/** The columns of a `ToolCallRow`, each qualified by `alias`, for a query that joins the table. */
+export const toolCallColumns = (alias: string) =>
+  columns
+    .split(',')
+    .map((column) => `${alias}.${column.trim()}`)
+    .join(', ');
+
 /** A runner's call as first seen. */
 export interface RequestedCall {
   sessionId: SessionId;

@@ -1113,6 +1113,58 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/workspaces/{ws}/run-profiles': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The workspace's run profiles
+     * @description Bearer: the operator key (every workspace), or an active admin's user token (their own).
+     */
+    get: operations['listRunProfiles'];
+    put?: never;
+    /**
+     * Create a run profile: a template for the runs an MCP authorization creates
+     * @description Bearer: the operator key (every workspace), or an active admin's user token (their own).
+     */
+    post: operations['createRunProfile'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/workspaces/{ws}/run-profiles/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A run profile
+     * @description Bearer: the operator key (every workspace), or an active admin's user token (their own).
+     */
+    get: operations['getRunProfile'];
+    /**
+     * Replace a run profile: runs created from it before keep what they froze
+     * @description Bearer: the operator key (every workspace), or an active admin's user token (their own).
+     */
+    put: operations['replaceRunProfile'];
+    post?: never;
+    /**
+     * Delete a run profile: no new authorization picks it; its runs keep running
+     * @description Bearer: the operator key (every workspace), or an active admin's user token (their own).
+     */
+    delete: operations['deleteRunProfile'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/anthropic/v1/messages': {
     parameters: {
       query?: never;
@@ -1563,6 +1615,194 @@ export interface paths {
      * @description The web session cookie, and the CSRF value on posts.
      */
     post: operations['revokeGrantForm'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/oauth/authorize': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * OAuth authorization endpoint (PKCE S256 only): on to sign in and pick a run profile
+     * @description No credential.
+     */
+    get: operations['oauthAuthorize'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/oauth/consent/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Allow an MCP client to act as a run of yours: pick a run profile
+     * @description The web session cookie, and the CSRF value on posts.
+     */
+    get: operations['oauthConsentPage'];
+    put?: never;
+    /**
+     * Allow (a run is created from the picked profile, invoked by you) or deny; back to the client
+     * @description The web session cookie, and the CSRF value on posts.
+     */
+    post: operations['oauthConsent'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/run-profiles': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The workspace's run profiles (admins)
+     * @description The web session cookie, and the CSRF value on posts.
+     */
+    get: operations['runProfilesPage'];
+    put?: never;
+    /**
+     * Create a run profile from the form (admins)
+     * @description The web session cookie, and the CSRF value on posts.
+     */
+    post: operations['createRunProfileForm'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/run-profiles/{id}/delete': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Delete a run profile (admins); its runs keep running
+     * @description The web session cookie, and the CSRF value on posts.
+     */
+    post: operations['deleteRunProfileForm'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/.well-known/oauth-protected-resource/mcp': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The remote MCP endpoint's protected resource metadata (RFC 9728)
+     * @description No credential.
+     */
+    get: operations['mcpProtectedResourceMetadata'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/.well-known/oauth-authorization-server': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The gate's OAuth authorization server metadata (RFC 8414)
+     * @description No credential.
+     */
+    get: operations['oauthAuthorizationServerMetadata'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/oauth/register': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Dynamic client registration (RFC 7591): a secret is returned once, if any
+     * @description No credential.
+     */
+    post: operations['oauthRegisterClient'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/oauth/token': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * OAuth token endpoint: an authorization code (with its PKCE verifier) or a refresh token for tokens of the run
+     * @description No credential.
+     */
+    post: operations['oauthToken'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/oauth/revoke': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Token revocation (RFC 7009): ends the grant the token belongs to
+     * @description No credential.
+     */
+    post: operations['oauthRevoke'];
     delete?: never;
     options?: never;
     head?: never;
@@ -5688,6 +5928,344 @@ export interface operations {
       };
     };
   };
+  listRunProfiles: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        ws: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description the profiles */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            run_profiles: {
+              /** Format: uuid */
+              id: string;
+              /** Format: uuid */
+              workspace: string;
+              name: string;
+              description: string;
+              /** Format: uuid */
+              policy_id: string;
+              tools: {
+                bundles: string[];
+                connections: {
+                  /** Format: uuid */
+                  id: string;
+                  tools?: string[];
+                }[];
+              };
+              budget: {
+                max_tokens: number;
+              };
+              /** @enum {string} */
+              autonomy: 'supervised' | 'autonomous';
+              /** @enum {string} */
+              trust_tier: 'trusted' | 'read_only';
+              model_provider: string | null;
+              /** Format: date-time */
+              created_at: string;
+              /** Format: date-time */
+              updated_at: string;
+            }[];
+          };
+        };
+      };
+      /** @description an error (RFC 9457 problem details) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  createRunProfile: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        ws: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          name: string;
+          /** @default  */
+          description?: string;
+          /** Format: uuid */
+          policy_id: string;
+          tools: {
+            /** @default [] */
+            bundles?: string[];
+            /** @default [] */
+            connections?: {
+              /** Format: uuid */
+              id: string;
+              tools?: string[];
+            }[];
+          };
+          budget: {
+            max_tokens: number;
+          };
+          /** @enum {string} */
+          autonomy: 'supervised' | 'autonomous';
+          /**
+           * @default trusted
+           * @enum {string}
+           */
+          trust_tier?: 'trusted' | 'read_only';
+          /** Format: uuid */
+          model_provider?: string;
+        };
+      };
+    };
+    responses: {
+      /** @description created */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            workspace: string;
+            name: string;
+            description: string;
+            /** Format: uuid */
+            policy_id: string;
+            tools: {
+              bundles: string[];
+              connections: {
+                /** Format: uuid */
+                id: string;
+                tools?: string[];
+              }[];
+            };
+            budget: {
+              max_tokens: number;
+            };
+            /** @enum {string} */
+            autonomy: 'supervised' | 'autonomous';
+            /** @enum {string} */
+            trust_tier: 'trusted' | 'read_only';
+            model_provider: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+          };
+        };
+      };
+      /** @description an error (RFC 9457 problem details) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  getRunProfile: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        ws: string;
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description the profile */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            workspace: string;
+            name: string;
+            description: string;
+            /** Format: uuid */
+            policy_id: string;
+            tools: {
+              bundles: string[];
+              connections: {
+                /** Format: uuid */
+                id: string;
+                tools?: string[];
+              }[];
+            };
+            budget: {
+              max_tokens: number;
+            };
+            /** @enum {string} */
+            autonomy: 'supervised' | 'autonomous';
+            /** @enum {string} */
+            trust_tier: 'trusted' | 'read_only';
+            model_provider: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+          };
+        };
+      };
+      /** @description an error (RFC 9457 problem details) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  replaceRunProfile: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        ws: string;
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          name: string;
+          /** @default  */
+          description?: string;
+          /** Format: uuid */
+          policy_id: string;
+          tools: {
+            /** @default [] */
+            bundles?: string[];
+            /** @default [] */
+            connections?: {
+              /** Format: uuid */
+              id: string;
+              tools?: string[];
+            }[];
+          };
+          budget: {
+            max_tokens: number;
+          };
+          /** @enum {string} */
+          autonomy: 'supervised' | 'autonomous';
+          /**
+           * @default trusted
+           * @enum {string}
+           */
+          trust_tier?: 'trusted' | 'read_only';
+          /** Format: uuid */
+          model_provider?: string;
+        };
+      };
+    };
+    responses: {
+      /** @description the profile as it is now */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            workspace: string;
+            name: string;
+            description: string;
+            /** Format: uuid */
+            policy_id: string;
+            tools: {
+              bundles: string[];
+              connections: {
+                /** Format: uuid */
+                id: string;
+                tools?: string[];
+              }[];
+            };
+            budget: {
+              max_tokens: number;
+            };
+            /** @enum {string} */
+            autonomy: 'supervised' | 'autonomous';
+            /** @enum {string} */
+            trust_tier: 'trusted' | 'read_only';
+            model_provider: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+          };
+        };
+      };
+      /** @description an error (RFC 9457 problem details) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  deleteRunProfile: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        ws: string;
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description deleted */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description an error (RFC 9457 problem details) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
   createMessage: {
     parameters: {
       query?: never;
@@ -6705,6 +7283,593 @@ export interface operations {
         };
         content: {
           'text/html': unknown;
+        };
+      };
+    };
+  };
+  oauthAuthorize: {
+    parameters: {
+      query?: {
+        response_type?: string;
+        client_id?: string;
+        redirect_uri?: string;
+        code_challenge?: string;
+        code_challenge_method?: string;
+        state?: string;
+        scope?: string;
+        resource?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description to the consent page, or back to the client with an error */
+      303: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description an unknown client, or a redirect_uri it did not register */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/html': string;
+        };
+      };
+      /** @description too many authorizations started from this address */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/html': string;
+        };
+      };
+      /** @description an error, as a page */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/html': unknown;
+        };
+      };
+    };
+  };
+  oauthConsentPage: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description the page */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/html': string;
+        };
+      };
+      /** @description signed out: to the sign-in page, and back here after it */
+      303: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description no such request */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/html': string;
+        };
+      };
+      /** @description an error, as a page */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/html': unknown;
+        };
+      };
+    };
+  };
+  oauthConsent: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/x-www-form-urlencoded': {
+          csrf: string;
+          /** @enum {string} */
+          decision: 'allow' | 'deny';
+          /** Format: uuid */
+          profile?: string;
+        };
+      };
+    };
+    responses: {
+      /** @description back to the client, with a code or access_denied */
+      303: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description no profile picked, or one not of your workspace */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/html': string;
+        };
+      };
+      /** @description the request was answered already or expired */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/html': string;
+        };
+      };
+      /** @description an error, as a page */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/html': unknown;
+        };
+      };
+    };
+  };
+  runProfilesPage: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description the page */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/html': string;
+        };
+      };
+      /** @description signed out: to the sign-in page, and back here after it */
+      303: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description not an admin */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/html': string;
+        };
+      };
+      /** @description an error, as a page */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/html': unknown;
+        };
+      };
+    };
+  };
+  createRunProfileForm: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/x-www-form-urlencoded': {
+          csrf: string;
+          name: string;
+          /** @default  */
+          description?: string;
+          /** Format: uuid */
+          policy_id: string;
+          max_tokens: number;
+          /** @enum {string} */
+          autonomy: 'supervised' | 'autonomous';
+          /** @enum {string} */
+          trust_tier: 'trusted' | 'read_only';
+        } & {
+          [key: string]: 'on';
+        };
+      };
+    };
+    responses: {
+      /** @description created; the list */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/html': string;
+        };
+      };
+      /** @description a field is not valid, named */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/html': string;
+        };
+      };
+      /** @description not an admin */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/html': string;
+        };
+      };
+      /** @description an error, as a page */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/html': unknown;
+        };
+      };
+    };
+  };
+  deleteRunProfileForm: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/x-www-form-urlencoded': {
+          csrf: string;
+        };
+      };
+    };
+    responses: {
+      /** @description deleted; back to the list */
+      303: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description not an admin */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/html': string;
+        };
+      };
+      /** @description an error, as a page */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/html': unknown;
+        };
+      };
+    };
+  };
+  mcpProtectedResourceMetadata: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description the metadata */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            resource: string;
+            authorization_servers: string[];
+            bearer_methods_supported: string[];
+            resource_name: string;
+            resource_documentation?: string;
+          };
+        };
+      };
+      /** @description an error, in OAuth's shape (RFC 6749 §5.2) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            error_description?: string;
+          };
+        };
+      };
+    };
+  };
+  oauthAuthorizationServerMetadata: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description the metadata */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            issuer: string;
+            authorization_endpoint: string;
+            token_endpoint: string;
+            registration_endpoint: string;
+            revocation_endpoint: string;
+            response_types_supported: string[];
+            grant_types_supported: string[];
+            code_challenge_methods_supported: string[];
+            token_endpoint_auth_methods_supported: string[];
+            revocation_endpoint_auth_methods_supported: string[];
+            authorization_response_iss_parameter_supported: boolean;
+            service_documentation?: string;
+          };
+        };
+      };
+      /** @description an error, in OAuth's shape (RFC 6749 §5.2) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            error_description?: string;
+          };
+        };
+      };
+    };
+  };
+  oauthRegisterClient: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          [key: string]: unknown;
+        };
+      };
+    };
+    responses: {
+      /** @description registered */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            [key: string]: unknown;
+          };
+        };
+      };
+      /** @description invalid_redirect_uri or invalid_client_metadata, naming the field */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            error_description?: string;
+          };
+        };
+      };
+      /** @description too many registrations from this address */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            error_description?: string;
+          };
+        };
+      };
+      /** @description an error, in OAuth's shape (RFC 6749 §5.2) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            error_description?: string;
+          };
+        };
+      };
+    };
+  };
+  oauthToken: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/x-www-form-urlencoded': {
+          grant_type: string;
+          code?: string;
+          code_verifier?: string;
+          redirect_uri?: string;
+          refresh_token?: string;
+          resource?: string;
+          scope?: string;
+          client_id?: string;
+          client_secret?: string;
+        };
+      };
+    };
+    responses: {
+      /** @description the run’s access token and a new refresh token */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            access_token: string;
+            /** @constant */
+            token_type: 'Bearer';
+            expires_in: number;
+            refresh_token: string;
+            scope?: string;
+          };
+        };
+      };
+      /** @description invalid_request, invalid_grant, unsupported_grant_type, … */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            error_description?: string;
+          };
+        };
+      };
+      /** @description invalid_client */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            error_description?: string;
+          };
+        };
+      };
+      /** @description an error, in OAuth's shape (RFC 6749 §5.2) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            error_description?: string;
+          };
+        };
+      };
+    };
+  };
+  oauthRevoke: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/x-www-form-urlencoded': {
+          token: string;
+          token_type_hint?: string;
+          client_id?: string;
+          client_secret?: string;
+        };
+      };
+    };
+    responses: {
+      /** @description revoked, or nothing to revoke */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description invalid_client */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            error_description?: string;
+          };
+        };
+      };
+      /** @description an error, in OAuth's shape (RFC 6749 §5.2) */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: string;
+            error_description?: string;
+          };
         };
       };
     };

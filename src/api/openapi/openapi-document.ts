@@ -43,6 +43,12 @@ const callerNote: Record<Caller, string> = {
 function errorAnswer(caller: Caller, tags: readonly string[]) {
   if (tags.includes('web form'))
     return { description: 'an error, as a page', content: { 'text/html': { schema: {} } } };
+  if (tags.includes('oauth')) {
+    return {
+      description: "an error, in OAuth's shape (RFC 6749 §5.2)",
+      content: { 'application/json': { schema: oauthErrorSchema } },
+    };
+  }
   const [mediaType, description] =
     caller === 'model_key'
       ? ['application/json', "an error, in the Anthropic API's shape"]
@@ -51,6 +57,11 @@ function errorAnswer(caller: Caller, tags: readonly string[]) {
 }
 
 const problemRef = { $ref: '#/components/schemas/Problem' };
+const oauthErrorSchema = {
+  type: 'object',
+  properties: { error: { type: 'string' }, error_description: { type: 'string' } },
+  required: ['error'],
+};
 
 const requestPart = (schema: unknown): JsonSchema | undefined =>
   schema instanceof z.ZodType ? jsonSchemaOf(schema, 'input') : undefined;

@@ -51,6 +51,11 @@ export function page(
           <nav>
             <a href="/approvals">fluidbox gate · approvals</a>
             ${session?.holder.kind === 'member' && html`<a href="/connections">connections</a>`}
+            ${
+              session?.holder.kind === 'member' &&
+              session.holder.member.role === 'admin' &&
+              html`<a href="/run-profiles">run profiles</a>`
+            }
           </nav>
           ${session && signOut(session)}
         </header>

@@ -27,7 +27,9 @@ function signInWays(ctx: ApiContext, next: string | undefined) {
 export function safeNext(next: unknown): string | undefined {
   return typeof next === 'string' &&
     (/^\/approvals(\/[A-Za-z0-9._:%-]{1,400}\/[A-Za-z0-9._:%-]{1,400})?$/.test(next) ||
-      /^\/connections(\/[0-9a-f-]{36}\/authorize)?$/.test(next))
+      /^\/connections(\/[0-9a-f-]{36}\/authorize)?$/.test(next) ||
+      /^\/oauth\/consent\/[0-9a-f-]{36}$/.test(next) ||
+      next === '/run-profiles')
     ? next
     : undefined;
 }

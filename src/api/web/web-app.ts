@@ -11,6 +11,8 @@ import { errorPage } from './error-page.js';
 import { acceptFormBodies } from './form-body.js';
 import { htmlSecurityHeaders, sendPage, webFormTags as tags } from './layout.js';
 import { loginRoutes } from './login-routes.js';
+import { oauthAuthorizationRoutes } from './oauth-authorization-routes.js';
+import { runProfilePageRoutes } from './run-profile-page-routes.js';
 import { oidcRoutes } from './oidc-routes.js';
 import { operatorPage } from './operator-page.js';
 import { personalTokenRoutes } from './personal-token-routes.js';
@@ -69,6 +71,8 @@ export function webRoutes(app: FastifyInstance, ctx: ApiContext): void {
     simulationPageRoutes(web, ctx);
     connectionPageRoutes(web, ctx);
     runPageRoutes(web, ctx);
+    oauthAuthorizationRoutes(web, ctx);
+    runProfilePageRoutes(web, ctx);
     done();
   });
 }

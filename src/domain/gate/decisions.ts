@@ -173,3 +173,11 @@ export function endedGateDecision(ending: GateEnding, paused: boolean): GateDeci
     reason: `the gate was unavailable: ${endingReasons[ending]}; failing closed`,
   });
 }
+
+/** What the model reads of a call its client withdrew (`tasks/cancel`) before it was decided. */
+export const withdrawnReason = 'the client cancelled the call before its approval was decided';
+
+/** The deny of a call withdrawn by its client while it waited on a person: it never runs. */
+export function withdrawnDecision(): GateDecision {
+  return decisionFromDenial({ source: 'approval', reason: withdrawnReason });
+}

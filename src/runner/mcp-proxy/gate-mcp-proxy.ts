@@ -12,6 +12,7 @@ import {
 import type { RunnerTool, ToolOrigin } from '../../domain/tools/session-toolset.js';
 import type { DecidedAnswer, PendingAnswer } from '../../domain/gate/vocabulary.js';
 import { reportedDriftVerdict } from '../../domain/gate/reported-drift.js';
+import { brokeredToolResult, toolError as gateToolError } from '../../domain/gate/tool-result.js';
 import type { GateClient, ToolCallRequest } from '../gate-client.js';
 import type { SandboxServer } from './sandbox-server.js';
 import { toolCallIdOf } from './tool-call-id.js';
@@ -27,10 +28,7 @@ export interface GateMcpProxyOptions {
 
 type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
-const toolError = (text: string): CallToolResult => ({
-  isError: true,
-  content: [{ type: 'text', text }],
-});
+const toolError = (text: string): CallToolResult => gateToolError(text);
 
 /**
  * A stdio MCP server that serves one origin of a run's frozen tools and asks the gate about
@@ -109,9 +107,7 @@ export class GateMcpProxy {
   ): Promise<CallToolResult> {
     if (answer.decision !== 'allow') return toolError(answer.reason);
     if (!tool?.mcp_name) return toolError('the gate allowed a tool this proxy does not serve');
-    if (this.#options.origin.class === 'brokered') {
-      return (answer.result as CallToolResult | undefined) ?? toolError('the gate gave no result');
-    }
+    if (this.#options.origin.class === 'brokered') return brokeredToolResult(answer);
     const { sandbox } = this.#options;
     if (!sandbox) return toolError('this proxy has no server for this tool');
     // A decision can take hours (an approval): what it allowed is the tool as frozen, so the

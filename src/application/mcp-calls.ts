@@ -1,0 +1,170 @@
+import { randomUUID } from 'node:crypto';
+import { withdrawnDecision } from '../domain/gate/decisions.js';
+import { asToolCallId, type ToolCallId } from '../domain/gate/ids.js';
+import type { DecidedAnswer, ToolCallState } from '../domain/gate/vocabulary.js';
+import { digestOf } from '../domain/ledger/digest.js';
+import {
+  closePlainCall,
+  findMcpTask,
+  findOpenPlainCall,
+  recordMcpCall,
+  withdrawTaskApproval,
+  type McpTaskRow,
+} from '../store/mcp-calls.js';
+import type { FrozenRun } from '../store/runs.js';
+import { stateOf } from '../store/tool-calls.js';
+import { awaitRunnerAnswer } from './await-tool-call.js';
+import type { EndedGateDeps } from './ended-gate.js';
+import { ConflictError, NotFoundError } from '../domain/errors.js';
+import { submitToolCall, type ToolCallDeps } from './submit-tool-call.js';
+
+/**
+ * A tool call that came through the remote MCP endpoint: its life is the runner's (recorded,
+ * decided by the gate workflow, a brokered one carried out by the gate), through the same
+ * `submitToolCall` and `awaitRunnerAnswer` the REST route uses; what is added here is only how
+ * an MCP client names a call it makes again, and its tasks.
+ */
+export interface McpCall {
+  /** The frozen name, as `/mcp` lists it. */
+  tool: string;
+  arguments: Record<string, unknown>;
+}
+
+export type McpCallDeps = ToolCallDeps & EndedGateDeps;
+
+export interface McpCallAnswer {
+  toolCallId: ToolCallId;
+  state: ToolCallState;
+}
+
+/** The tools `/mcp` serves: the run's frozen brokered tools, in the order of their names. */
+export function remoteTools(run: FrozenRun) {
+  return run.toolset
+    .filter((tool) => tool.class === 'brokered' && tool.callable && tool.mcp_name !== undefined)
+    .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+}
+
+/** What identifies "the same call" across a client's retries: the tool and its arguments. */
+const callKeyOf = (call: McpCall) => digestOf({ tool: call.tool, arguments: call.arguments });
+
+function gateCall(run: FrozenRun, call: McpCall) {
+  // Only a brokered tool is carried out by the gate; any other name is asked as it is (an
+  // unfrozen one is denied, and the ledger shows it was tried).
+  const brokered = run.toolset.some((t) => t.name === call.tool && t.class === 'brokered');
+  return { tool: call.tool, arguments: call.arguments, execute: brokered };
+}
+
+/**
+ * A plain `tools/call`: decided within `waitMs`, or still pending a person. A call the wait
+ * left pending stays open under its tool and arguments: the same call made again in the run
+ * re-attaches to it (never a second approval, never a second execution) until its decision has
+ * been handed to the client.
+ */
+export async function callThroughMcp(
+  deps: McpCallDeps,
+  run: FrozenRun,
+  call: McpCall,
+  waitMs: number,
+  signal: AbortSignal,
+  { requestId, onPending }: { requestId?: string; onPending?: (state: ToolCallState) => void } = {},
+): Promise<McpCallAnswer> {
+  const deadline = Date.now() + waitMs;
+  const callKey = callKeyOf(call);
+  let toolCallId = await findOpenPlainCall(deps.pool, run.session_id, callKey);
+  if (!toolCallId) {
+    const fresh = asToolCallId(`mcp-${randomUUID()}`);
+    const state = await submitToolCall(deps, run, fresh, gateCall(run, call), requestId);
+    if (state.status === 'decided') return { toolCallId: fresh, state };
+    await recordMcpCall(deps.pool, {
+      sessionId: run.session_id,
+      toolCallId: fresh,
+      kind: 'plain',
+      callKey,
+    });
+    toolCallId = fresh;
+    onPending?.(state);
+  }
+  const left = Math.max(0, deadline - Date.now());
+  const state = await awaitRunnerAnswer(deps, run, toolCallId, left, signal);
+  if (state.status === 'decided') await closePlainCall(deps.pool, run.session_id, toolCallId);
+  return { toolCallId, state };
+}
+
+/**
+ * A task-augmented `tools/call`: recorded and put to the gate at once. The task's id is the
+ * tool-call id, which only this run's session reaches (`findMcpTask`).
+ */
+export async function startMcpTask(
+  deps: McpCallDeps,
+  run: FrozenRun,
+  call: McpCall,
+  requestId?: string,
+): Promise<McpTaskRow> {
+  const toolCallId = asToolCallId(`mcp-task-${randomUUID()}`);
+  await submitToolCall(deps, run, toolCallId, gateCall(run, call), requestId);
+  await recordMcpCall(deps.pool, {
+    sessionId: run.session_id,
+    toolCallId,
+    kind: 'task',
+    callKey: callKeyOf(call),
+  });
+  return mcpTask(deps, run, toolCallId);
+}
+
+/** A task of this run, as recorded; another run's task id, or any other id, is not found. */
+export async function mcpTask(
+  deps: Pick<McpCallDeps, 'pool'>,
+  run: FrozenRun,
+  taskId: string,
+): Promise<McpTaskRow> {
+  const row = await findMcpTask(deps.pool, run.session_id, asToolCallId(taskId));
+  if (!row) throw new NotFoundError(`task ${taskId}`);
+  return row;
+}
+
+/** A task's decided answer, waiting for it while `signal` lets (a wait of at most a minute a turn). */
+export async function awaitMcpTask(
+  deps: McpCallDeps,
+  run: FrozenRun,
+  taskId: string,
+  signal: AbortSignal,
+): Promise<DecidedAnswer | undefined> {
+  const task = await mcpTask(deps, run, taskId);
+  for (;;) {
+    const state = await awaitRunnerAnswer(deps, run, task.tool_call_id, 60_000, signal);
+    if (state.status === 'decided') return state;
+    if (signal.aborted) return undefined;
+  }
+}
+
+/**
+ * Withdraws a task before its decision: its approval is settled as a deny, so the call never
+ * runs, and the task reads as cancelled. A task already decided, or still being evaluated (no
+ * approval yet to withdraw), is a conflict the client reads.
+ */
+export async function cancelMcpTask(
+  deps: McpCallDeps,
+  run: FrozenRun,
+  taskId: string,
+): Promise<McpTaskRow> {
+  const task = await mcpTask(deps, run, taskId);
+  const state = stateOf(task);
+  if (state.status === 'evaluating') {
+    throw new ConflictError(
+      `task ${taskId} is still being evaluated; it can be cancelled only while it waits for an approval`,
+    );
+  }
+  if (state.status === 'decided') throw new ConflictError(`task ${taskId} was already decided`);
+  const decision = withdrawnDecision() as ReturnType<typeof withdrawnDecision> & {
+    answer: { decision: 'deny' };
+  };
+  const settled = await withdrawTaskApproval(
+    deps.pool,
+    run.session_id,
+    task.tool_call_id,
+    decision,
+  );
+  if (settled.outcome === 'decided') deps.gate.wake(run.session_id, task.tool_call_id);
+  else throw new ConflictError(`task ${taskId} was already decided`);
+  return mcpTask(deps, run, taskId);
+}
