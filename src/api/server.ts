@@ -15,6 +15,7 @@ import { capabilityBundleRoutes } from './routes/capability-bundles.js';
 import { codecRoutes } from './routes/codec.js';
 import { eventRoutes } from './routes/events.js';
 import { anthropicProxyRoutes } from './routes/anthropic-proxy.js';
+import { openaiProxyRoutes } from './routes/openai-proxy.js';
 import { modelProviderRoutes } from './routes/model-providers.js';
 import { modelRequestRoutes } from './routes/model-requests.js';
 import { apiVersion, openApiRoutes } from './routes/openapi.js';
@@ -157,6 +158,7 @@ export function buildApi(
     modelRequestRoutes(api, ctx);
     modelProviderRoutes(api, ctx);
     anthropicProxyRoutes(api, ctx);
+    openaiProxyRoutes(api, ctx);
     eventRoutes(api, ctx);
     approvalRoutes(api, ctx);
     grantRoutes(api, ctx);

@@ -79,23 +79,57 @@ export async function admitProxiedRequest(
   const read = await readProxiedRequest(pool, run, provider, raw, 'messages');
   if (read.kind !== 'read') return read;
   const { request, bound, why } = read;
+  const booked = await bookProxiedRequest(pool, run, {
+    forwarded: raw,
+    model: request.model,
+    maxOutputTokens: request.maxTokens,
+    inputBoundTokens: bound.tokens,
+    asked: `max_tokens ${request.maxTokens} plus an input bound of ${bound.tokens}${why}`,
+  });
+  return booked.kind === 'admitted' ? { ...booked, request } : booked;
+}
+
+/** What any model endpoint of the gate books for one request it will forward. */
+export interface ProxiedBooking {
+  /** The bytes that go upstream: the request is known by their digest. */
+  forwarded: Buffer;
+  model: string;
+  /** The most output the forwarded request lets the provider produce (and bill). */
+  maxOutputTokens: number;
+  /** A genuine upper bound on the input tokens of the forwarded request. */
+  inputBoundTokens: number;
+  /** How the booking was reached, for a refusal's message. */
+  asked: string;
+}
+
+/**
+ * Books a request any model endpoint will forward, worst case first: its declared maximum
+ * output plus its input bound, under a request id of the gate's own.
+ */
+export async function bookProxiedRequest(
+  pool: Pool,
+  run: FrozenRun,
+  booking: ProxiedBooking,
+): Promise<
+  { kind: 'admitted'; reservation: ReservationRow } | { kind: 'exhausted'; message: string }
+> {
   const { reservation } = await admitModelRequest(pool, {
     runId: run.id,
     sessionId: run.session_id,
     requestId: `proxy-${randomUUID()}`,
-    requestDigest: `sha256:${createHash('sha256').update(raw).digest('hex')}`,
-    model: request.model,
-    maxOutputTokens: request.maxTokens,
-    inputBoundTokens: bound.tokens,
+    requestDigest: `sha256:${createHash('sha256').update(booking.forwarded).digest('hex')}`,
+    model: booking.model,
+    maxOutputTokens: booking.maxOutputTokens,
+    inputBoundTokens: booking.inputBoundTokens,
     via: 'proxy',
   });
   if (reservation.status === 'refused') {
     return {
       kind: 'exhausted',
-      message: `the run's token budget is exhausted: this request books ${reservation.booked_tokens} tokens (max_tokens ${request.maxTokens} plus an input bound of ${bound.tokens}${why}), more than the run has left`,
+      message: `the run's token budget is exhausted: this request books ${reservation.booked_tokens} tokens (${booking.asked}), more than the run has left`,
     };
   }
-  return { kind: 'admitted', reservation, request };
+  return { kind: 'admitted', reservation };
 }
 
 /**
