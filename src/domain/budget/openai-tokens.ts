@@ -4,10 +4,12 @@
  *
  * A tokenizer splits a text into pieces by a pattern, then merges each piece's bytes. The count
  * here runs the same pattern and the same merges piece by piece, so it is the tokenizer's own
- * count. Two things keep a hostile text cheap: a piece longer than `maxMergedPiece` characters
- * (a run of letters with no space, which js-tiktoken merges in quadratic time) counts its UTF-8
- * bytes, and past `mergeBudget` characters a request's texts count their bytes. Bytes are a
- * bound for any byte-level tokenizer (every token covers at least one byte), so both only count
+ * count. Merging a piece costs time quadratic in its length (js-tiktoken), so three things keep
+ * a hostile text cheap: a piece longer than `maxMergedPiece` characters counts its UTF-8 bytes;
+ * merging stops once a request has spent `mergeBudget` (the sum of its merged pieces' squared
+ * lengths, about a fifth of a second), after which pieces count their bytes; and pieces already
+ * merged are remembered (real texts repeat their words), costing nothing more. Bytes are a bound
+ * for any byte-level tokenizer (every token covers at least one byte), so all three only count
  * more; so does a model whose tokenizer the gate does not know.
  */
 import { Tiktoken } from 'js-tiktoken/lite';
@@ -18,8 +20,10 @@ export type EncodingName = 'o200k_base' | 'cl100k_base';
 
 /** Longer pieces count their bytes: the merges would cost quadratic time. */
 export const maxMergedPiece = 32;
-/** Characters of one request's texts the tokenizer reads; the rest count their bytes. */
-export const mergeBudget = 1_048_576;
+/** The merging one request may cost: the sum of the squared lengths of the pieces merged. */
+export const mergeBudget = 1_000_000;
+/** Pieces remembered with their counts, per tokenizer; forgotten all at once when full. */
+const rememberedPieces = 100_000;
 
 /**
  * The tokenizer of a model, by its name as OpenAI documents it (tiktoken's own table): o200k_base
@@ -35,12 +39,21 @@ export function encodingOfModel(model: string): EncodingName | undefined {
 }
 
 const ranks = { o200k_base: o200k, cl100k_base: cl100k } as const;
-const loaded = new Map<EncodingName, { tokenizer: Tiktoken; pieces: RegExp }>();
+interface Encoding {
+  tokenizer: Tiktoken;
+  pieces: RegExp;
+  counted: Map<string, number>;
+}
+const loaded = new Map<EncodingName, Encoding>();
 
-function encoding(name: EncodingName) {
+function encoding(name: EncodingName): Encoding {
   let found = loaded.get(name);
   if (!found) {
-    found = { tokenizer: new Tiktoken(ranks[name]), pieces: new RegExp(ranks[name].pat_str, 'gu') };
+    found = {
+      tokenizer: new Tiktoken(ranks[name]),
+      pieces: new RegExp(ranks[name].pat_str, 'gu'),
+      counted: new Map(),
+    };
     loaded.set(name, found);
   }
   return found;
@@ -54,17 +67,27 @@ export class TextTokenCounter {
 
   count(text: string): number {
     const bytes = Buffer.byteLength(text, 'utf8');
-    if (this.encodingName === undefined || text.length > this.#budget) return bytes;
-    this.#budget -= text.length;
-    const { tokenizer, pieces } = encoding(this.encodingName);
+    if (this.encodingName === undefined) return bytes;
+    const { tokenizer, pieces, counted } = encoding(this.encodingName);
     let tokens = 0;
     for (const match of text.matchAll(pieces)) {
       const piece = match[0];
+      const known = counted.get(piece);
+      if (known !== undefined) {
+        tokens += known;
+        continue;
+      }
+      const work = piece.length * piece.length;
+      if (piece.length > maxMergedPiece || work > this.#budget) {
+        tokens += Buffer.byteLength(piece, 'utf8');
+        continue;
+      }
+      this.#budget -= work;
       // Special-token names in a text are text: nothing is allowed, nothing refused.
-      tokens +=
-        piece.length > maxMergedPiece
-          ? Buffer.byteLength(piece, 'utf8')
-          : tokenizer.encode(piece, [], []).length;
+      const merged = tokenizer.encode(piece, [], []).length;
+      if (counted.size >= rememberedPieces) counted.clear();
+      counted.set(piece, merged);
+      tokens += merged;
     }
     return Math.min(tokens, bytes);
   }
