@@ -176,3 +176,49 @@ describe('the official openai client through the gate, the session token as its 
     );
   });
 });
+
+describe('reasoning items sent back', () => {
+  test('a reasoning item the gate saw produced is bounded by the output of its response; one it never saw books the largest context window, which no run of 1M fits', async () => {
+    const provider = await createOpenAIProvider(h.api, h.seed, fake.url);
+    const run = await createModelRun(h.api, h.seed, provider.id, 1_000_000);
+    const client = openaiClient(h.api, run.session_token);
+    const encrypted = `enc-${randomUUID()}`;
+    fake.setScript(() => ({
+      output: [
+        { type: 'reasoning', id: 'rs_seen', encrypted_content: encrypted },
+        { type: 'text', text: 'thought about it' },
+      ],
+      usage: { input_tokens: 50, output_tokens: 700 },
+    }));
+    const first = await client.responses.create(
+      responsesRequest({ include: ['reasoning.encrypted_content'], store: false }) as never,
+    );
+    const turn = (reasoning: Record<string, unknown>) =>
+      responsesRequest({
+        max_output_tokens: 100,
+        input: [
+          { role: 'user', content: 'Say hello.' },
+          { type: 'reasoning', summary: [], ...reasoning },
+          { role: 'assistant', content: 'thought about it' },
+          { role: 'user', content: 'And now?' },
+        ],
+      });
+    fake.setScript(() => say('ok'));
+    assert.equal((first as { output_text: string }).output_text, 'thought about it');
+    await client.responses.create(turn({ id: 'rs_seen', encrypted_content: encrypted }) as never);
+    const rows = await reservationsOf(h.db, run.session_id);
+    const second = rows.find((r) => Number(r.max_output_tokens) === 100);
+    assert.ok(second);
+    const bound = Number(second.input_bound_tokens);
+    assert.ok(bound >= 700 && bound < 5_000, `bound ${bound}`);
+
+    const unseen = await client.responses
+      .create(turn({ id: 'rs_other', encrypted_content: 'enc-forged' }) as never)
+      .then(
+        () => undefined,
+        (err: unknown) => err as { status: number; message: string },
+      );
+    assert.equal(unseen?.status, 400);
+    assert.match(unseen.message, /did not see produced/);
+  });
+});

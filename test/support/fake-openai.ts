@@ -12,6 +12,8 @@ import type { AddressInfo } from 'node:net';
 
 export type FakeOutput =
   | { type: 'text'; text: string }
+  /** Responses only: a reasoning item (its encrypted content when the request included it). */
+  | { type: 'reasoning'; id: string; encrypted_content?: string }
   | { type: 'function_call'; name: string; arguments: string; call_id?: string };
 
 export interface FakeReply {
@@ -168,22 +170,24 @@ function chatAnswer(reply: FakeReply, body: any) {
 
 function responseItems(reply: FakeReply) {
   return reply.output.map((o) =>
-    o.type === 'text'
-      ? {
-          type: 'message',
-          id: id('msg'),
-          status: 'completed',
-          role: 'assistant',
-          content: [{ type: 'output_text', text: o.text, annotations: [] }],
-        }
-      : {
-          type: 'function_call',
-          id: id('fc'),
-          status: 'completed',
-          call_id: o.call_id ?? id('call'),
-          name: o.name,
-          arguments: o.arguments,
-        },
+    o.type === 'reasoning'
+      ? { type: 'reasoning', id: o.id, summary: [], encrypted_content: o.encrypted_content ?? null }
+      : o.type === 'text'
+        ? {
+            type: 'message',
+            id: id('msg'),
+            status: 'completed',
+            role: 'assistant',
+            content: [{ type: 'output_text', text: o.text, annotations: [] }],
+          }
+        : {
+            type: 'function_call',
+            id: id('fc'),
+            status: 'completed',
+            call_id: o.call_id ?? id('call'),
+            name: o.name,
+            arguments: o.arguments,
+          },
   );
 }
 
