@@ -263,15 +263,18 @@ async function remoteMcpFigures(base: string, key: string): Promise<void> {
 }
 
 async function modelProxyFigures(base: string, key: string): Promise<void> {
-  process.stdout.write(
-    '\nModel proxy, time to first byte of a streamed answer, 200 requests each, interleaved:\n',
-  );
-  const proxy = await benchModelProxy(base, key, (await gateCalls(base, key)).demo);
-  const direct = figures(proxy.direct);
-  const proxied = figures(proxy.proxied);
-  show('stub upstream, directly', direct);
-  show('through the gate (admit, forward, meter)', proxied);
-  process.stdout.write(`  added latency to first byte, p50: ${ms(proxied.p50 - direct.p50)}\n\n`);
+  const { demo } = await gateCalls(base, key);
+  for (const api of ['anthropic', 'openai'] as const) {
+    process.stdout.write(
+      `\nModel proxy (${api === 'anthropic' ? 'Anthropic Messages' : 'OpenAI Chat Completions'}), time to first byte of a streamed answer, 200 requests each, interleaved:\n`,
+    );
+    const proxy = await benchModelProxy(base, key, demo, api);
+    const direct = figures(proxy.direct);
+    const proxied = figures(proxy.proxied);
+    show('stub upstream, directly', direct);
+    show('through the gate (admit, forward, meter)', proxied);
+    process.stdout.write(`  added latency to first byte, p50: ${ms(proxied.p50 - direct.p50)}\n\n`);
+  }
 }
 
 /** The ratios past their thresholds, as sentences. */

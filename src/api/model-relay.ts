@@ -8,23 +8,46 @@ import {
   type UpstreamCall,
   type UpstreamFailure,
 } from '../broker/model-upstream.js';
-import {
-  emptyReport,
-  readJsonAnswer,
-  SseSplitter,
-  StreamUsageReader,
-  type UsageReport,
-} from '../domain/budget/upstream-usage.js';
+import { emptyReport, SseSplitter, type UsageReport } from '../domain/budget/upstream-usage.js';
 import type { ExchangeEnd } from '../application/model-access/settle-proxied-request.js';
 import type { Billing } from '../domain/budget/upstream-usage.js';
 import { inSpan } from '../telemetry/tracing.js';
-import { AnthropicError } from './anthropic-errors.js';
 
 /**
  * Carries one admitted request to the provider and its answer back to the client, reading the
  * answer on the way to meter it. A client that hangs up does not stop the reading: the answer
  * is read to its end (within the exchange's bounds), so the usage settled is the usage reported.
  */
+
+/** An error the client reads in its API's own shape (Anthropic's, OpenAI's). */
+export interface WireError {
+  readonly status: number;
+  headers(): Record<string, string>;
+  body(): unknown;
+}
+
+/** Follows one stream's events: its usage, and where its end begins. */
+export interface StreamMeter {
+  readonly report: UsageReport;
+  /** Reads one event; true once the stream's end has begun (it waits for the settlement). */
+  event(type: string, data: string): boolean;
+}
+
+/** How one provider API answers: its streams, its JSON answers, its errors, its request ids. */
+export interface ModelWire {
+  streamMeter(): StreamMeter;
+  readJsonAnswer(body: string): UsageReport;
+  /** Statuses with which the provider refuses a request before producing anything. */
+  refusalStatuses: ReadonlySet<number>;
+  /** Whether a body is the provider's own error shape (with a refusal status: it cost nothing). */
+  isErrorBody(parsed: unknown): boolean;
+  /** The gate's error when the exchange failed, or the provider refused the gate's key. */
+  failure(kind: UpstreamFailure | 'credential'): WireError;
+  /** The event that ends a stream which broke off. */
+  streamBrokeOff(failure: UpstreamFailure): string;
+  /** The answer header carrying the provider's request id. */
+  requestIdHeader: string;
+}
 
 /** A JSON answer larger than this is not read whole: it counts as broken. */
 const maxJsonAnswerBytes = 64 * 1024 * 1024;
@@ -107,7 +130,7 @@ export class ClientLink {
     this.#held = { status, headers: { ...headers, 'content-length': String(body.length) }, body };
   }
 
-  holdError(error: AnthropicError): void {
+  holdError(error: WireError): void {
     this.hold(error.status, error.headers(), Buffer.from(JSON.stringify(error.body())));
   }
 
@@ -124,19 +147,9 @@ export class ClientLink {
 }
 
 /** The provider's own request id, kept only if it looks like one. */
-function upstreamRequestId(headers: IncomingHttpHeaders): string | null {
-  const value = headers['request-id'];
+function upstreamRequestId(headers: IncomingHttpHeaders, name: string): string | null {
+  const value = headers[name];
   return typeof value === 'string' && /^[A-Za-z0-9_-]{1,128}$/.test(value) ? value : null;
-}
-
-function failureError(failure: UpstreamFailure): AnthropicError {
-  if (failure === 'timeout')
-    return new AnthropicError(504, 'timeout_error', 'the model provider did not answer in time');
-  return new AnthropicError(502, 'api_error', 'the model provider could not be reached');
-}
-
-function sseError(type: string, message: string): string {
-  return `event: error\ndata: ${JSON.stringify({ type: 'error', error: { type, message } })}\n\n`;
 }
 
 async function readAll(body: AsyncIterable<Buffer>, cap: number): Promise<Buffer> {
@@ -158,12 +171,15 @@ interface Relayed {
 }
 
 /** Streams server-sent events through as they arrive, metering them on the way. */
-async function relayStream(answer: UpstreamAnswer, client: ClientLink): Promise<Relayed> {
-  const reader = new StreamUsageReader();
+async function relayStream(
+  answer: UpstreamAnswer,
+  client: ClientLink,
+  wire: ModelWire,
+): Promise<Relayed> {
+  const reader = wire.streamMeter();
   const splitter = new SseSplitter((type, data) => {
-    reader.event(type, data);
     // The final usage arrives first; the end of the stream waits for the settlement.
-    if (type === 'message_delta' || type === 'message_stop') client.holdTail();
+    if (reader.event(type, data)) client.holdTail();
   });
   client.res.writeHead(answer.status, downstreamHeaders(answer.headers));
   client.res.flushHeaders();
@@ -177,9 +193,7 @@ async function relayStream(answer: UpstreamAnswer, client: ClientLink): Promise<
   } catch (err) {
     const failure = err instanceof UpstreamError ? err.failure : 'broken';
     outcome = failure;
-    await client.write(
-      sseError(failureError(failure).type, `the model provider's answer ended early (${failure})`),
-    );
+    await client.write(wire.streamBrokeOff(failure));
   }
   if (outcome === 'completed' && reader.report.errored) outcome = 'upstream_error';
   if (outcome === 'completed' && client.gone) outcome = 'client_disconnected';
@@ -189,20 +203,13 @@ async function relayStream(answer: UpstreamAnswer, client: ClientLink): Promise<
 }
 
 /**
- * Statuses with which the provider refuses a request before producing anything. Any other error
+ * The provider's own refusal: one of its refusal statuses, with its error shape. Any other error
  * (a 500, a gateway's 502 or 504 in front of the provider) may come after billed work.
  */
-const refusalStatuses = new Set([400, 401, 403, 404, 413, 429, 529]);
-
-/** The provider's own refusal: one of those statuses, with its error shape. */
-function refusedByProvider(status: number, body: Buffer): boolean {
-  if (!refusalStatuses.has(status)) return false;
+function refusedByProvider(wire: ModelWire, status: number, body: Buffer): boolean {
+  if (!wire.refusalStatuses.has(status)) return false;
   try {
-    const parsed = JSON.parse(body.toString('utf8')) as {
-      type?: unknown;
-      error?: { type?: unknown };
-    };
-    return parsed.type === 'error' && typeof parsed.error?.type === 'string';
+    return wire.isErrorBody(JSON.parse(body.toString('utf8')));
   } catch {
     return false;
   }
@@ -212,27 +219,29 @@ function refusedByProvider(status: number, body: Buffer): boolean {
  * Reads a JSON answer (or an error) whole, then passes it on as it came. A 2xx answer may be
  * billed even when its body breaks off; only the provider's own refusal is known to cost nothing.
  */
-async function relayWhole(answer: UpstreamAnswer, client: ClientLink): Promise<Relayed> {
+async function relayWhole(
+  answer: UpstreamAnswer,
+  client: ClientLink,
+  wire: ModelWire,
+): Promise<Relayed> {
   const answered = answer.status >= 200 && answer.status < 300;
   let body: Buffer;
   try {
     body = await readAll(answer.body, maxJsonAnswerBytes);
   } catch (err) {
     const failure = err instanceof UpstreamError ? err.failure : 'broken';
-    client.holdError(failureError(failure));
+    client.holdError(wire.failure(failure));
     return { billing: 'billable', report: emptyReport(), outcome: failure };
   }
   const billing: Billing =
-    answered || !refusedByProvider(answer.status, body) ? 'billable' : 'not_billed';
+    answered || !refusedByProvider(wire, answer.status, body) ? 'billable' : 'not_billed';
   // The provider refusing the gate's own key is the operator's to fix, not the runner's.
   if (answer.status === 401 || answer.status === 403) {
-    client.holdError(
-      new AnthropicError(502, 'api_error', "the model provider refused the gate's credential"),
-    );
+    client.holdError(wire.failure('credential'));
     return { billing, report: emptyReport(), outcome: 'refused' };
   }
   client.hold(answer.status, downstreamHeaders(answer.headers), body);
-  const report = answered ? readJsonAnswer(body.toString('utf8')) : emptyReport();
+  const report = answered ? wire.readJsonAnswer(body.toString('utf8')) : emptyReport();
   return { billing, report, outcome: answered ? 'completed' : 'refused' };
 }
 
@@ -243,7 +252,7 @@ async function relayWhole(answer: UpstreamAnswer, client: ClientLink): Promise<R
 export function relayExchange(
   call: UpstreamCall,
   client: ClientLink,
-  options: { meter: boolean },
+  options: { meter: boolean; wire: ModelWire },
 ): Promise<ExchangeEnd> {
   return inSpan(
     'model upstream',
@@ -260,7 +269,7 @@ export function relayExchange(
 async function exchange(
   call: UpstreamCall,
   client: ClientLink,
-  { meter }: { meter: boolean },
+  { meter, wire }: { meter: boolean; wire: ModelWire },
 ): Promise<ExchangeEnd> {
   const started = performance.now();
   let answer: UpstreamAnswer;
@@ -270,7 +279,7 @@ async function exchange(
     // No answer: a request that had left may have been taken, and is charged at its booking.
     const failure = err instanceof UpstreamError ? err.failure : 'unreachable';
     const billing: Billing = err instanceof UpstreamError && !err.sent ? 'not_billed' : 'billable';
-    client.holdError(failureError(failure));
+    client.holdError(wire.failure(failure));
     return end(billing, emptyReport(), failure, null, null, started);
   }
   const streamed =
@@ -278,13 +287,15 @@ async function exchange(
     answer.status >= 200 &&
     answer.status < 300 &&
     (answer.headers['content-type'] ?? '').startsWith('text/event-stream');
-  const relayed = streamed ? await relayStream(answer, client) : await relayWhole(answer, client);
+  const relayed = streamed
+    ? await relayStream(answer, client, wire)
+    : await relayWhole(answer, client, wire);
   return end(
     relayed.billing,
     relayed.report,
     relayed.outcome,
     answer.status,
-    upstreamRequestId(answer.headers),
+    upstreamRequestId(answer.headers, wire.requestIdHeader),
     started,
   );
 }

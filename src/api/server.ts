@@ -17,6 +17,7 @@ import { eventRoutes } from './routes/events.js';
 import { anthropicProxyRoutes } from './routes/anthropic-proxy.js';
 import { modelPriceRoutes } from './routes/model-prices.js';
 import { spendBudgetRoutes } from './routes/spend-budgets.js';
+import { openaiProxyRoutes } from './routes/openai-proxy.js';
 import { modelProviderRoutes } from './routes/model-providers.js';
 import { modelRequestRoutes } from './routes/model-requests.js';
 import { apiVersion, openApiRoutes } from './routes/openapi.js';
@@ -164,6 +165,7 @@ export function buildApi(
     modelPriceRoutes(api, ctx);
     spendBudgetRoutes(api, ctx);
     anthropicProxyRoutes(api, ctx);
+    openaiProxyRoutes(api, ctx);
     eventRoutes(api, ctx);
     approvalRoutes(api, ctx);
     grantRoutes(api, ctx);

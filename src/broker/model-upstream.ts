@@ -16,19 +16,25 @@ const agents = {
  * The client's headers the provider gets: an allow list. Anything else a sandbox sends (a
  * gateway's routing or billing headers, `x-forwarded-for`, cookies, its own key) stays here.
  */
-const forwardedHeaders = new Set(['accept', 'anthropic-beta', 'anthropic-version', 'user-agent']);
+const forwardedHeaders = {
+  anthropic: new Set(['accept', 'anthropic-beta', 'anthropic-version', 'user-agent']),
+  // Not `openai-organization` or `openai-project`: they choose whom the provider bills.
+  openai: new Set(['accept', 'openai-beta', 'user-agent']),
+} as const;
 
 /** The headers the provider gets: the allowed client headers, then the gate's own. */
 export function upstreamHeaders(
+  api: 'anthropic' | 'openai',
   client: IncomingHttpHeaders,
   apiKey: string,
   bodyBytes: number,
 ): Record<string, string | string[]> {
   const headers: Record<string, string | string[]> = {};
   for (const [name, value] of Object.entries(client)) {
-    if (value !== undefined && forwardedHeaders.has(name)) headers[name] = value;
+    if (value !== undefined && forwardedHeaders[api].has(name)) headers[name] = value;
   }
-  headers['x-api-key'] = apiKey;
+  if (api === 'anthropic') headers['x-api-key'] = apiKey;
+  else headers.authorization = `Bearer ${apiKey}`;
   // What the gate read and bounded is JSON in UTF-8, whatever the client called it.
   headers['content-type'] = 'application/json';
   // The gate reads the answer to meter it, so it asks for it uncompressed.
@@ -50,15 +56,18 @@ export function downstreamHeaders(upstream: IncomingHttpHeaders): Record<string,
         'retry-after',
         'retry-after-ms',
         'x-should-retry',
+        'x-request-id',
+        'openai-processing-ms',
       ].includes(name) ||
-      name.startsWith('anthropic-ratelimit-')
+      name.startsWith('anthropic-ratelimit-') ||
+      name.startsWith('x-ratelimit-')
     )
       headers[name] = value;
   }
   return headers;
 }
 
-/** The provider's URL for a path of the Messages API, keeping the base URL's own path. */
+/** The provider's URL for a path of its API, keeping the base URL's own path. */
 export function upstreamUrl(baseUrl: string, path: string, search: string): URL {
   const url = new URL(baseUrl);
   url.pathname = `${url.pathname.replace(/\/+$/, '')}${path}`;

@@ -1,10 +1,13 @@
 import type { Queryable } from './pool.js';
 
+/** Which API the provider speaks, and so which of the gate's model endpoints reaches it. */
+export type ModelProviderKind = 'anthropic' | 'openai';
+
 export interface ModelProviderRow {
   id: string;
   workspace_id: string;
   name: string;
-  kind: 'anthropic';
+  kind: ModelProviderKind;
   base_url: string;
   sealed_credential: Buffer;
   /** Whether image and document sources may be URLs the provider fetches itself. */

@@ -74,7 +74,7 @@ describe('model providers', () => {
     const post = (b: unknown, token = h.api.operatorKey) =>
       h.api.call('POST', '/v1/model-providers', { token, body: b });
     const cases: [unknown, string][] = [
-      [{ ...body, kind: 'openai' }, 'body.kind'],
+      [{ ...body, kind: 'gemini' }, 'body.kind'],
       [{ ...body, base_url: 'ftp://x' }, 'body.base_url'],
       [{ ...body, base_url: 'not a url' }, 'body.base_url'],
       [{ ...body, base_url: 'https://' }, 'body.base_url'],

@@ -1205,6 +1205,46 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/openai/v1/chat/completions': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * OpenAI Chat Completions, metered against the run budget
+     * @description The run's session token as x-api-key (or Bearer).
+     */
+    post: operations['createChatCompletion'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/openai/v1/responses': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * OpenAI Responses, metered against the run budget
+     * @description The run's session token as x-api-key (or Bearer).
+     */
+    post: operations['createResponse'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/approvals/app.js': {
     parameters: {
       query?: never;
@@ -3969,8 +4009,8 @@ export interface operations {
           /** Format: uuid */
           workspace: string;
           name: string;
-          /** @constant */
-          kind: 'anthropic';
+          /** @enum {string} */
+          kind: 'anthropic' | 'openai';
           /** Format: uri */
           base_url: string;
           credential: {
@@ -3996,8 +4036,8 @@ export interface operations {
             /** Format: uuid */
             workspace: string;
             name: string;
-            /** @constant */
-            kind: 'anthropic';
+            /** @enum {string} */
+            kind: 'anthropic' | 'openai';
             base_url: string;
             allow_url_sources: boolean;
             /** Format: date-time */
@@ -4040,8 +4080,8 @@ export interface operations {
             /** Format: uuid */
             workspace: string;
             name: string;
-            /** @constant */
-            kind: 'anthropic';
+            /** @enum {string} */
+            kind: 'anthropic' | 'openai';
             base_url: string;
             allow_url_sources: boolean;
             /** Format: date-time */
@@ -4084,8 +4124,8 @@ export interface operations {
             /** Format: uuid */
             workspace: string;
             name: string;
-            /** @constant */
-            kind: 'anthropic';
+            /** @enum {string} */
+            kind: 'anthropic' | 'openai';
             base_url: string;
             allow_url_sources: boolean;
             /** Format: date-time */
@@ -4138,8 +4178,8 @@ export interface operations {
             /** Format: uuid */
             workspace: string;
             name: string;
-            /** @constant */
-            kind: 'anthropic';
+            /** @enum {string} */
+            kind: 'anthropic' | 'openai';
             base_url: string;
             allow_url_sources: boolean;
             /** Format: date-time */
@@ -6308,6 +6348,70 @@ export interface operations {
     requestBody?: never;
     responses: {
       /** @description the count */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            [key: string]: unknown;
+          };
+          'text/event-stream': string;
+        };
+      };
+      /** @description an error, in the Anthropic API's shape */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  createChatCompletion: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description the provider answer, or its event stream */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            [key: string]: unknown;
+          };
+          'text/event-stream': string;
+        };
+      };
+      /** @description an error, in the Anthropic API's shape */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  createResponse: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description the provider answer, or its event stream */
       200: {
         headers: {
           [name: string]: unknown;

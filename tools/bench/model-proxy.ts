@@ -1,13 +1,26 @@
 /**
  * The model proxy's share of `npm run bench`: time to the first byte of a streamed answer from a
- * stub upstream, directly and through the gate, interleaved in the same run so load affects both.
+ * stub upstream, directly and through the gate, interleaved in the same run so load affects both;
+ * for the Anthropic endpoint and the OpenAI one (Chat Completions).
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { createDemoRun, type DemoWorkspace } from '../seed.js';
 
-/** Answers every request with a short, fixed event stream at once. */
+const chatChunk = (delta: unknown, finish: string | null) => ({
+  id: 'chatcmpl-bench',
+  object: 'chat.completion.chunk',
+  choices: [{ index: 0, delta, finish_reason: finish }],
+});
+/** A Chat Completions stream, its usage chunk last (the gate asks for it). */
+const chatEvents = [
+  chatChunk({ role: 'assistant', content: 'ok' }, null),
+  chatChunk({}, 'stop'),
+  { ...chatChunk({}, null), choices: [], usage: { prompt_tokens: 10, completion_tokens: 2 } },
+];
+
+/** Answers every request with a short, fixed event stream at once, in its API's shape. */
 async function startStubUpstream() {
   const events = [
     [
@@ -36,6 +49,11 @@ async function startStubUpstream() {
     req.resume();
     req.on('end', () => {
       res.writeHead(200, { 'content-type': 'text/event-stream', 'request-id': 'req_bench' });
+      if (req.url === '/v1/chat/completions') {
+        for (const data of chatEvents) res.write(`data: ${JSON.stringify(data)}\n\n`);
+        res.end('data: [DONE]\n\n');
+        return;
+      }
       for (const [event, data] of events)
         res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
       res.end();
@@ -61,7 +79,7 @@ async function timeToFirstByte(url: string, apiKey: string, body: string): Promi
     method: 'POST',
     headers: {
       'content-type': 'application/json',
-      'x-api-key': apiKey,
+      authorization: `Bearer ${apiKey}`,
       'anthropic-version': '2023-06-01',
     },
     body,
@@ -76,13 +94,28 @@ async function timeToFirstByte(url: string, apiKey: string, body: string): Promi
   return elapsed;
 }
 
-/** p50 of time to first byte, direct and through the gate, `rounds` requests each. */
+const apis = {
+  anthropic: {
+    upstreamPath: '/v1/messages',
+    gatePath: '/anthropic/v1/messages',
+    body: { model: 'claude-bench', max_tokens: 64 },
+  },
+  openai: {
+    upstreamPath: '/v1/chat/completions',
+    gatePath: '/openai/v1/chat/completions',
+    body: { model: 'gpt-4o-mini', max_completion_tokens: 64 },
+  },
+} as const;
+
+/** Time to first byte, direct and through the gate's endpoint for `api`, `rounds` requests each. */
 export async function benchModelProxy(
   apiUrl: string,
   operatorKey: string,
   demo: DemoWorkspace,
+  api: keyof typeof apis = 'anthropic',
   rounds = 200,
 ): Promise<{ direct: number[]; proxied: number[] }> {
+  const shape = apis[api];
   const stub = await startStubUpstream();
   try {
     const provider = await fetch(`${apiUrl}/v1/model-providers`, {
@@ -90,8 +123,8 @@ export async function benchModelProxy(
       headers: { authorization: `Bearer ${operatorKey}`, 'content-type': 'application/json' },
       body: JSON.stringify({
         workspace: demo.workspace,
-        name: 'bench',
-        kind: 'anthropic',
+        name: `bench-${api}`,
+        kind: api,
         base_url: stub.url,
         credential: { type: 'api_key', key: 'sk-bench' },
       }),
@@ -101,16 +134,15 @@ export async function benchModelProxy(
       budget: { max_tokens: 1_000_000_000 },
     });
     const body = JSON.stringify({
-      model: 'claude-bench',
-      max_tokens: 64,
+      ...shape.body,
       stream: true,
       messages: [{ role: 'user', content: 'Say ok.' }],
     });
     const direct: number[] = [];
     const proxied: number[] = [];
     for (let i = 0; i < rounds + 20; i += 1) {
-      const d = await timeToFirstByte(`${stub.url}/v1/messages`, 'sk-bench', body);
-      const p = await timeToFirstByte(`${apiUrl}/anthropic/v1/messages`, run.session_token, body);
+      const d = await timeToFirstByte(`${stub.url}${shape.upstreamPath}`, 'sk-bench', body);
+      const p = await timeToFirstByte(`${apiUrl}${shape.gatePath}`, run.session_token, body);
       // The first rounds warm connections and code paths up.
       if (i >= 20) {
         direct.push(d);

@@ -1,19 +1,11 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { nanosPerUsd } from '../../domain/budget/pricing.js';
 import {
   admitProxiedRequest,
   checkCountTokensRequest,
 } from '../../application/model-access/admit-proxied-request.js';
-import {
-  AlreadySettledError,
-  settleProxiedRequest,
-  type ExchangeEnd,
-} from '../../application/model-access/settle-proxied-request.js';
-import type { ReservationRow } from '../../store/budget.js';
-import { upstreamHeaders, upstreamUrl, type UpstreamCall } from '../../broker/model-upstream.js';
-import { findModelProvider, type ModelProviderRow } from '../../store/model-providers.js';
-import { findRunBySessionTokenHash, type FrozenRun } from '../../store/runs.js';
+import type { UpstreamCall } from '../../broker/model-upstream.js';
+import type { ModelProviderRow } from '../../store/model-providers.js';
 import type { ApiContext } from '../context.js';
 import {
   AnthropicError,
@@ -22,11 +14,11 @@ import {
   unauthenticated,
 } from '../anthropic-errors.js';
 import { ClientLink, relayExchange } from '../model-relay.js';
-import { hashToken, tokenKind } from '../../application/tokens.js';
 import { modelRequestBodyLimit } from './model-requests.js';
 import { RateWindow } from '../rate-window.js';
-import { callerKey } from '../caller-slots.js';
-import { Problem } from '../problem.js';
+import { holdModelSlot, modelAccessOf, type ModelAccess } from '../model-callers.js';
+import { anthropicWire } from '../anthropic-wire.js';
+import { providerCall, settleExchange } from '../model-exchange.js';
 import { anyObject, type MediaAnswer } from '../route-schemas.js';
 
 /**
@@ -36,61 +28,14 @@ import { anyObject, type MediaAnswer } from '../route-schemas.js';
  * the client's headers and query by an allow list.
  */
 
-interface ModelAccess {
-  run: FrozenRun;
-  provider: ModelProviderRow;
-}
-
 const accessByRequest = new WeakMap<FastifyRequest, ModelAccess>();
 
-/** `x-api-key`, as the SDKs send an API key, or `Authorization: Bearer`, as they send a token. */
-function presentedToken(request: FastifyRequest): string | undefined {
-  const apiKey = request.headers['x-api-key'];
-  const bearer = /^Bearer (\S+)$/.exec(request.headers.authorization ?? '')?.[1];
-  const key = typeof apiKey === 'string' ? apiKey : undefined;
-  if (key !== undefined && bearer !== undefined && key !== bearer) return undefined;
-  return key ?? bearer;
-}
-
+/** The run and its Anthropic provider, or Anthropic's own 401 or 403. */
 async function authenticate(ctx: ApiContext, request: FastifyRequest): Promise<ModelAccess> {
-  const token = presentedToken(request);
-  if (token === undefined || token.length > 512 || tokenKind(token) !== 'session') {
-    throw unauthenticated("a run's session token is required as x-api-key (or a Bearer token)");
-  }
-  const run = await findRunBySessionTokenHash(ctx.pool, hashToken(token));
-  if (!run) throw unauthenticated('the session token is not valid');
-  const provider = run.model_provider_id
-    ? await findModelProvider(ctx.pool, run.model_provider_id)
-    : undefined;
-  if (!provider) {
-    throw new AnthropicError(
-      403,
-      'permission_error',
-      `run ${run.id} has no model provider: create the run with model_provider to reach a model through the gate`,
-    );
-  }
-  if (provider.removed_at) {
-    throw new AnthropicError(
-      403,
-      'permission_error',
-      `the model provider of run ${run.id} (${provider.name}) was removed by the operator: this run reaches no model any more`,
-    );
-  }
-  return { run, provider };
-}
-
-/**
- * One run's model requests in flight are capped (see caller-slots.ts), taken before the body is
- * read and given back when the answer closes; past the cap, Anthropic's own rate-limit error.
- */
-function holdModelSlot(ctx: ApiContext, reply: FastifyReply, run: FrozenRun): void {
-  try {
-    ctx.slots.holdFor(reply.raw, 'model', callerKey({ kind: 'runner', run }));
-  } catch (err) {
-    if (err instanceof Problem && err.status === 429)
-      throw new AnthropicError(429, 'rate_limit_error', err.message, 1);
-    throw err;
-  }
+  const access = await modelAccessOf(ctx, request, 'anthropic');
+  if ('run' in access) return access;
+  if (access.kind === 'unauthenticated') throw unauthenticated(access.message);
+  throw new AnthropicError(403, 'permission_error', access.message);
 }
 
 function accessOf(request: FastifyRequest): ModelAccess {
@@ -112,63 +57,13 @@ function upstreamCall(
   path: string,
   body: Buffer,
 ): UpstreamCall {
-  const { key } = ctx.sealer.unsealApiKey(
-    provider.id,
-    ctx.sealer.fromStored(provider.sealed_credential),
-  );
-  return {
-    url: upstreamUrl(provider.base_url, path, forwardedSearch(request.url)),
-    headers: upstreamHeaders(request.headers, key, body.length),
-    body,
-    idleTimeoutMs: ctx.modelProxy.idleTimeoutMs,
-    totalTimeoutMs: ctx.modelProxy.totalTimeoutMs,
-  };
+  return providerCall(ctx, request, provider, `${path}${forwardedSearch(request.url)}`, body);
 }
 
 /** Of the query, only what the SDKs send (`?beta=true`) goes upstream. */
 function forwardedSearch(url: string): string {
   const query = new URLSearchParams(url.includes('?') ? url.slice(url.indexOf('?') + 1) : '');
   return query.get('beta') === 'true' ? '?beta=true' : '';
-}
-
-/**
- * Settles once, a few tries while PostgreSQL is away; a hold left unsettled is charged its
- * booking by the expiry sweep. Finding the reservation settled already is an error to see.
- */
-async function settle(
-  ctx: ApiContext,
-  request: FastifyRequest,
-  workspaceId: string,
-  reservation: ReservationRow,
-  end: ExchangeEnd,
-): Promise<void> {
-  for (let attempt = 1; ; attempt += 1) {
-    try {
-      const { costNanos } = await settleProxiedRequest(ctx.pool, workspaceId, reservation, end);
-      if (costNanos) {
-        ctx.metrics.modelSpend.inc(
-          { provider_kind: reservation.provider_kind ?? 'anthropic', via: 'proxy' },
-          costNanos / nanosPerUsd,
-        );
-      }
-      return;
-    } catch (err) {
-      // After a failed try, an earlier commit whose answer was lost looks the same: not an error.
-      if (err instanceof AlreadySettledError && attempt > 1) return;
-      if (err instanceof AlreadySettledError || attempt >= 3) {
-        const reason = err instanceof AlreadySettledError ? err.found : 'not_written';
-        ctx.metrics.modelSettlementFailures.inc({ reason });
-        request.log.error(
-          { err, request_id: reservation.request_id, reason },
-          reason === 'not_written'
-            ? 'a proxied model request could not be settled: the sweep charges its booking'
-            : `a proxied model request's settlement found its reservation ${reason}`,
-        );
-        return;
-      }
-      await new Promise((resolve) => setTimeout(resolve, 250 * attempt));
-    }
-  }
 }
 
 async function messages(ctx: ApiContext, request: FastifyRequest, reply: FastifyReply) {
@@ -187,8 +82,8 @@ async function messages(ctx: ApiContext, request: FastifyRequest, reply: Fastify
     throw new AnthropicError(402, 'billing_error', admission.message);
   void reply.hijack();
   const client = new ClientLink(reply.raw, ctx.modelProxy.writeDeadlineMs);
-  const end = await relayExchange(call, client, { meter: true });
-  await settle(ctx, request, run.workspace_id, admission.reservation, end);
+  const end = await relayExchange(call, client, { meter: true, wire: anthropicWire });
+  await settleExchange(ctx, request, run.workspace_id, admission.reservation, end);
   client.finish();
 }
 
@@ -219,7 +114,7 @@ async function countTokens(
   const call = upstreamCall(ctx, request, provider, '/v1/messages/count_tokens', body);
   void reply.hijack();
   const client = new ClientLink(reply.raw, ctx.modelProxy.writeDeadlineMs);
-  await relayExchange(call, client, { meter: false });
+  await relayExchange(call, client, { meter: false, wire: anthropicWire });
   client.finish();
 }
 
@@ -259,7 +154,8 @@ export function anthropicProxyRoutes(app: FastifyInstance, ctx: ApiContext) {
       scope.addHook('onRequest', async (request, reply) => {
         const access = await authenticate(ctx, request);
         accessByRequest.set(request, access);
-        holdModelSlot(ctx, reply, access.run);
+        const slot = holdModelSlot(ctx, reply, access.run);
+        if (slot) throw new AnthropicError(429, 'rate_limit_error', slot.limited, 1);
       });
       const options = {
         bodyLimit: modelRequestBodyLimit,

@@ -22,10 +22,14 @@ export const providerBody = z
   .object({
     workspace: z.uuid(),
     name: originName,
-    kind: z.literal('anthropic'),
+    /** Which API it speaks: `anthropic` is reached at /anthropic, `openai` at /openai. */
+    kind: z.enum(['anthropic', 'openai']),
     base_url: httpUrl({ query: false }),
     credential: apiKeyCredential,
-    /** Off unless asked: with it, the provider fetches any address a model writes in a request. */
+    /**
+     * Off unless asked: with it, the provider fetches any address a model writes in a request
+     * (an image or document URL), on either kind.
+     */
     allow_url_sources: z.boolean().default(false),
   })
   .strict();
@@ -38,7 +42,7 @@ export const providerAnswer = z.object({
   id: z.uuid(),
   workspace: z.uuid(),
   name: z.string(),
-  kind: z.literal('anthropic'),
+  kind: z.enum(['anthropic', 'openai']),
   base_url: z.string(),
   allow_url_sources: z.boolean(),
   created_at: timestamp,

@@ -81,26 +81,64 @@ export async function admitProxiedRequest(
   const read = await readProxiedRequest(pool, run, provider, raw, 'messages');
   if (read.kind !== 'read') return read;
   const { request, bound, why } = read;
+  const booked = await bookProxiedRequest(pool, run, provider, {
+    forwarded: raw,
+    model: request.model,
+    maxOutputTokens: request.maxTokens,
+    inputBoundTokens: bound.tokens,
+    asked: `max_tokens ${request.maxTokens} plus an input bound of ${bound.tokens}${why}`,
+  });
+  return booked.kind === 'admitted' ? { ...booked, request } : booked;
+}
+
+/** What any model endpoint of the gate books for one request it will forward. */
+export interface ProxiedBooking {
+  /** The bytes that go upstream: the request is known by their digest. */
+  forwarded: Buffer;
+  model: string;
+  /** The most output the forwarded request lets the provider produce (and bill). */
+  maxOutputTokens: number;
+  /** A genuine upper bound on the input tokens of the forwarded request. */
+  inputBoundTokens: number;
+  /** How the booking was reached, for a refusal's message. */
+  asked: string;
+}
+
+export type ProxiedBooked =
+  | { kind: 'admitted'; reservation: ReservationRow }
+  | { kind: 'unpriced'; message: string }
+  | { kind: 'exhausted'; message: string; level: string };
+
+/**
+ * Books a request any model endpoint will forward, worst case first (its declared maximum output
+ * plus its input bound, priced), at every budget level it falls under, under a request id of the
+ * gate's own.
+ */
+export async function bookProxiedRequest(
+  pool: Pool,
+  run: FrozenRun,
+  provider: ModelProviderRow,
+  booking: ProxiedBooking,
+): Promise<ProxiedBooked> {
   const booked = await bookModelRequest(pool, {
     run,
     providerKind: provider.kind,
     providerId: provider.id,
-    model: request.model,
+    model: booking.model,
     requestId: `proxy-${randomUUID()}`,
-    requestDigest: `sha256:${createHash('sha256').update(raw).digest('hex')}`,
+    requestDigest: `sha256:${createHash('sha256').update(booking.forwarded).digest('hex')}`,
     via: 'proxy',
-    worstCase: { inputTokens: bound.tokens, outputTokens: request.maxTokens },
+    worstCase: { inputTokens: booking.inputBoundTokens, outputTokens: booking.maxOutputTokens },
   });
   if (booked.kind === 'unpriced') return booked;
   if (booked.kind === 'exhausted') {
     return {
       kind: 'exhausted',
       level: booked.level,
-      message: `${booked.message} (max_tokens ${request.maxTokens} plus an input bound of ${bound.tokens}${why})`,
+      message: `${booked.message} (${booking.asked})`,
     };
   }
-  const { reservation } = booked;
-  return { kind: 'admitted', reservation, request };
+  return { kind: 'admitted', reservation: booked.reservation };
 }
 
 /**

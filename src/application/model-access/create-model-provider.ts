@@ -1,13 +1,17 @@
 import { randomUUID } from 'node:crypto';
 import type { ApiKeyCredential, CredentialSealer } from '../../broker/sealing.js';
-import { insertModelProvider, type ModelProviderRow } from '../../store/model-providers.js';
+import {
+  insertModelProvider,
+  type ModelProviderKind,
+  type ModelProviderRow,
+} from '../../store/model-providers.js';
 import type { Pool } from '../../store/pool.js';
 import { workspaceExists } from '../../store/workspaces.js';
 
 export interface NewModelProvider {
   workspace: string;
   name: string;
-  kind: 'anthropic';
+  kind: ModelProviderKind;
   base_url: string;
   credential: ApiKeyCredential;
   allow_url_sources: boolean;

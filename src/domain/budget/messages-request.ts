@@ -7,9 +7,7 @@ import { z } from 'zod';
 import { inputTokenBoundOf, type InputBound } from './input-token-bound.js';
 import { modelInputSchema, type ModelInput } from './model-input-schema.js';
 import { type ThinkingOrigins } from './thinking-origins.js';
-import { jsonTextProblem, type JsonTextProblem } from './json-text-shape.js';
-import { firstProtoMember, firstUncarriedMember } from './carried-members.js';
-import { escapeUnstorable, unstorableFields } from '../gate/storable-text.js';
+import { readStrictBody } from './strict-body.js';
 
 /** Far above any model's output limit; past it a number is a mistake, not a request. */
 export const maxOutputTokensLimit = 1_000_000;
@@ -105,33 +103,6 @@ export interface MessagesRequest {
 export type MessagesRequestParse =
   { ok: true; request: MessagesRequest } | { ok: false; message: string; path?: string };
 
-const utf8 = new TextDecoder('utf-8', { fatal: true });
-
-function pathOf(path: readonly PropertyKey[]): string {
-  return path
-    .map((p, i) => (typeof p === 'number' ? `[${p}]` : `${i === 0 ? '' : '.'}${String(p)}`))
-    .join('');
-}
-
-/**
- * Far beyond a real request (the schema's own nesting plus JSON parts 64 deep; Claude Code's
- * requests hold a few thousand values), and what keeps every walk of a hostile body cheap.
- */
-const textLimits = { maxDepth: 100, maxNumberLength: 32, maxValues: 200_000 } as const;
-
-function shapeMessage(problem: JsonTextProblem): string {
-  switch (problem.kind) {
-    case 'duplicate':
-      return `the member "${problem.name.slice(0, 64)}" appears twice in one object`;
-    case 'too_deep':
-      return `the body is nested deeper than ${problem.maxDepth} levels`;
-    case 'long_number':
-      return `a number is written with more than ${problem.maxLength} characters`;
-    case 'too_many_values':
-      return `the body holds more than ${problem.maxValues} members and elements`;
-  }
-}
-
 /**
  * Parses the body once: strict UTF-8, JSON, no duplicate member names, the known fields, and
  * every member carried into what is bounded (so what is bounded is exactly what is forwarded).
@@ -140,37 +111,10 @@ export function parseMessagesRequest(
   raw: Uint8Array,
   endpoint: MessagesEndpoint = 'messages',
 ): MessagesRequestParse {
-  let text: string;
-  let value: unknown;
-  try {
-    text = utf8.decode(raw);
-    value = JSON.parse(text);
-  } catch {
-    return { ok: false, message: 'the body is not JSON in UTF-8' };
-  }
-  // The text's shape first, in one pass without recursion: every walk below is then bounded.
-  const shape = jsonTextProblem(text, textLimits);
-  if (shape !== undefined) return { ok: false, message: shapeMessage(shape) };
-  const [unstorable] = unstorableFields(value, 1);
-  if (unstorable) {
-    const path = pathOf(
-      unstorable.path.map((p) => (typeof p === 'string' ? escapeUnstorable(p) : p)),
-    );
-    return { ok: false, path, message: `${path || 'body'}: ${unstorable.message}` };
-  }
-  const proto = firstProtoMember(value);
-  if (proto !== undefined) return uncountedMember(proto);
   const schema = endpoint === 'messages' ? messagesRequestSchema : countTokensRequestSchema;
-  const parsed = schema.safeParse(value);
-  if (!parsed.success) {
-    const [issue] = parsed.error.issues;
-    const path = issue ? pathOf(issueKeyPath(issue)) : '';
-    return { ok: false, path, message: `${path || 'body'}: ${issue?.message ?? 'is not valid'}` };
-  }
-  const uncarried = firstUncarriedMember(value, parsed.data);
-  if (uncarried !== undefined) return uncountedMember(uncarried);
-  const body: Partial<z.output<typeof messagesRequestSchema>> & z.output<typeof schema> =
-    parsed.data;
+  const read = readStrictBody(raw, schema);
+  if (!read.ok) return read;
+  const body: Partial<z.output<typeof messagesRequestSchema>> & z.output<typeof schema> = read.data;
   return {
     ok: true,
     request: {
@@ -187,23 +131,6 @@ export function parseMessagesRequest(
       ].filter((part) => part !== undefined),
     },
   };
-}
-
-/** A member that would be forwarded but not bounded (see carried-members.ts). */
-function uncountedMember(at: (string | number)[]): MessagesRequestParse {
-  const path = pathOf(at.map((p) => (typeof p === 'string' ? escapeUnstorable(p) : p)));
-  return {
-    ok: false,
-    path,
-    message: `${path || 'body'}: this member cannot be read as it is (a name such as "__proto__" that JSON parsers and schema libraries treat specially), so it cannot be counted: rename or remove it`,
-  };
-}
-
-/** An unknown field is named at its own path. */
-function issueKeyPath(issue: z.core.$ZodIssue): PropertyKey[] {
-  if (issue.code === 'unrecognized_keys' && issue.keys[0] !== undefined)
-    return [...issue.path, issue.keys[0]];
-  return issue.path;
 }
 
 /** The input bound of a parsed request, its controls counted. */

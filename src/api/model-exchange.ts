@@ -1,0 +1,78 @@
+import type { FastifyRequest } from 'fastify';
+import { nanosPerUsd } from '../domain/budget/pricing.js';
+import {
+  AlreadySettledError,
+  settleProxiedRequest,
+  type ExchangeEnd,
+} from '../application/model-access/settle-proxied-request.js';
+import { upstreamHeaders, upstreamUrl, type UpstreamCall } from '../broker/model-upstream.js';
+import type { ReservationRow } from '../store/budget.js';
+import type { ModelProviderRow } from '../store/model-providers.js';
+import type { ApiContext } from './context.js';
+
+/**
+ * The two ends of a proxied model request that every model endpoint shares: the call to the
+ * provider (its sealed key unsealed for this one request) and the settlement once it is over.
+ */
+
+/** The call to the provider at `pathAndSearch`, with its own key and the allowed headers. */
+export function providerCall(
+  ctx: ApiContext,
+  request: FastifyRequest,
+  provider: ModelProviderRow,
+  pathAndSearch: string,
+  body: Buffer,
+): UpstreamCall {
+  const { key } = ctx.sealer.unsealApiKey(
+    provider.id,
+    ctx.sealer.fromStored(provider.sealed_credential),
+  );
+  const [path = '', search = ''] = pathAndSearch.split('?');
+  return {
+    url: upstreamUrl(provider.base_url, path, search ? `?${search}` : ''),
+    headers: upstreamHeaders(provider.kind, request.headers, key, body.length),
+    body,
+    idleTimeoutMs: ctx.modelProxy.idleTimeoutMs,
+    totalTimeoutMs: ctx.modelProxy.totalTimeoutMs,
+  };
+}
+
+/**
+ * Settles once, a few tries while PostgreSQL is away; a hold left unsettled is charged its
+ * booking by the expiry sweep. Finding the reservation settled already is an error to see.
+ */
+export async function settleExchange(
+  ctx: ApiContext,
+  request: FastifyRequest,
+  workspaceId: string,
+  reservation: ReservationRow,
+  end: ExchangeEnd,
+): Promise<void> {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      const { costNanos } = await settleProxiedRequest(ctx.pool, workspaceId, reservation, end);
+      if (costNanos) {
+        ctx.metrics.modelSpend.inc(
+          { provider_kind: reservation.provider_kind ?? 'anthropic', via: 'proxy' },
+          costNanos / nanosPerUsd,
+        );
+      }
+      return;
+    } catch (err) {
+      // After a failed try, an earlier commit whose answer was lost looks the same: not an error.
+      if (err instanceof AlreadySettledError && attempt > 1) return;
+      if (err instanceof AlreadySettledError || attempt >= 3) {
+        const reason = err instanceof AlreadySettledError ? err.found : 'not_written';
+        ctx.metrics.modelSettlementFailures.inc({ reason });
+        request.log.error(
+          { err, request_id: reservation.request_id, reason },
+          reason === 'not_written'
+            ? 'a proxied model request could not be settled: the sweep charges its booking'
+            : `a proxied model request's settlement found its reservation ${reason}`,
+        );
+        return;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 250 * attempt));
+    }
+  }
+}
