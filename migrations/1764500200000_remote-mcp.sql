@@ -23,8 +23,9 @@ create table mcp_calls (
   -- A task the client cancelled (tasks/cancel) before anyone decided its approval.
   cancelled boolean not null default false,
   created_at timestamptz not null default now(),
-  primary key (session_id, tool_call_id),
-  foreign key (session_id, tool_call_id) references tool_calls (session_id, tool_call_id)
+  -- No reference to tool_calls: a plain call's key is taken before the call is recorded, so that
+  -- a call whose first answer was "unavailable" is the one a retry re-attaches to.
+  primary key (session_id, tool_call_id)
 );
 create unique index mcp_calls_open_key on mcp_calls (session_id, call_key)
   where kind = 'plain' and open;

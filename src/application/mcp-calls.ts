@@ -6,13 +6,12 @@ import { digestOf } from '../domain/ledger/digest.js';
 import {
   closePlainCall,
   findMcpTask,
-  findOpenPlainCall,
   recordMcpCall,
   withdrawTaskApproval,
   type McpTaskRow,
 } from '../store/mcp-calls.js';
 import type { FrozenRun } from '../store/runs.js';
-import { stateOf } from '../store/tool-calls.js';
+import { findToolCall, stateOf } from '../store/tool-calls.js';
 import { awaitRunnerAnswer } from './await-tool-call.js';
 import type { EndedGateDeps } from './ended-gate.js';
 import { ConflictError, NotFoundError } from '../domain/errors.js';
@@ -55,10 +54,10 @@ function gateCall(run: FrozenRun, call: McpCall) {
 }
 
 /**
- * A plain `tools/call`: decided within `waitMs`, or still pending a person. A call the wait
- * left pending stays open under its tool and arguments: the same call made again in the run
- * re-attaches to it (never a second approval, never a second execution) until its decision has
- * been handed to the client.
+ * A plain `tools/call`: decided within `waitMs`, or still pending a person. A call stays open
+ * under its tool and arguments until its decision has been handed to the client: the same call
+ * made again in the run meanwhile (after "call again", or at the same time) re-attaches to it,
+ * never a second approval, never a second execution.
  */
 export async function callThroughMcp(
   deps: McpCallDeps,
@@ -69,23 +68,27 @@ export async function callThroughMcp(
   { requestId, onPending }: { requestId?: string; onPending?: (state: ToolCallState) => void } = {},
 ): Promise<McpCallAnswer> {
   const deadline = Date.now() + waitMs;
-  const callKey = callKeyOf(call);
-  let toolCallId = await findOpenPlainCall(deps.pool, run.session_id, callKey);
-  if (!toolCallId) {
-    const fresh = asToolCallId(`mcp-${randomUUID()}`);
-    const state = await submitToolCall(deps, run, fresh, gateCall(run, call), requestId);
-    if (state.status === 'decided') return { toolCallId: fresh, state };
-    await recordMcpCall(deps.pool, {
-      sessionId: run.session_id,
-      toolCallId: fresh,
-      kind: 'plain',
-      callKey,
-    });
-    toolCallId = fresh;
+  // The key is taken before the call is recorded: a call whose first answer was a failure (the
+  // gate unavailable) is the one its retry re-attaches to, and never runs a second time.
+  const fresh = asToolCallId(`mcp-${randomUUID()}`);
+  const toolCallId = await recordMcpCall(deps.pool, {
+    sessionId: run.session_id,
+    toolCallId: fresh,
+    kind: 'plain',
+    callKey: callKeyOf(call),
+  });
+  const recorded =
+    toolCallId === fresh ? undefined : await findToolCall(deps.pool, run.session_id, toolCallId);
+  // Asked (again) unless it waits on a person: submitting is idempotent by the id.
+  let state =
+    recorded && recorded.status !== 'evaluating'
+      ? stateOf(recorded)
+      : await submitToolCall(deps, run, toolCallId, gateCall(run, call), requestId);
+  if (state.status !== 'decided') {
     onPending?.(state);
+    const left = Math.max(0, deadline - Date.now());
+    state = await awaitRunnerAnswer(deps, run, toolCallId, left, signal);
   }
-  const left = Math.max(0, deadline - Date.now());
-  const state = await awaitRunnerAnswer(deps, run, toolCallId, left, signal);
   if (state.status === 'decided') await closePlainCall(deps.pool, run.session_id, toolCallId);
   return { toolCallId, state };
 }

@@ -122,8 +122,16 @@ describe('the remote MCP endpoint, driven by the Python MCP SDK', () => {
     const before = upstream.calls.length;
     const [listed, allowed, denied] = await pythonClient(run, [
       { op: 'list' },
-      { op: 'call', name: 'mcp__notes__search_notes', arguments: { query: 'from python' } },
-      { op: 'call', name: 'mcp__notes__create_note', arguments: { title: 'draft', body: 'b' } },
+      {
+        op: 'call_until_answered',
+        name: 'mcp__notes__search_notes',
+        arguments: { query: 'from python' },
+      },
+      {
+        op: 'call_until_answered',
+        name: 'mcp__notes__create_note',
+        arguments: { title: 'draft', body: 'b' },
+      },
     ]).all();
     assert.deepEqual(listed, { tools: ['mcp__notes__create_note', 'mcp__notes__search_notes'] });
     assert.equal(allowed?.is_error, false, JSON.stringify(allowed));
@@ -172,7 +180,11 @@ describe('the remote MCP endpoint, driven by the Python MCP SDK', () => {
     const before = upstream.calls.length;
     const args = { title: `plain ${randomUUID()}`, body: 'b' };
     const call = { op: 'call', name: 'mcp__notes__create_note', arguments: args };
-    const client = pythonClient(run, [call, { op: 'wait_line' }, call]);
+    const client = pythonClient(run, [
+      call,
+      { op: 'wait_line' },
+      { ...call, op: 'call_until_answered' },
+    ]);
     const waited = await client.next();
     assert.equal(waited.is_error, true);
     assert.match(waited.text, /Make the same call again/);

@@ -5,6 +5,7 @@ Each step is run in order on one connection and its outcome printed as a line of
 
   {"op": "list"}                                  -> {"tools": [names]}
   {"op": "call", "name": ..., "arguments": {...}}  -> {"is_error": bool, "text": ...}
+  {"op": "call_until_answered", ...}              -> the same, made again while told "call again"
   {"op": "task", "name": ..., "arguments": {...}}  -> {"task_id": ..., "status": ...}
   {"op": "task_get", "task_id": ...}              (a task id "last": the last task created)               -> {"status": ..., "message": ...}
   {"op": "task_result", "task_id": ...}            -> {"is_error": bool, "text": ...}
@@ -59,6 +60,12 @@ async def run(client, step, tasks, list_changed):
         return {"tools": [tool.name for tool in (await client.list_tools()).tools]}
     if op == "call":
         result = await client.call_tool(step["name"], step.get("arguments", {}))
+        return {"is_error": bool(result.is_error), "text": text_of(result)}
+    if op == "call_until_answered":
+        for _ in range(60):
+            result = await client.call_tool(step["name"], step.get("arguments", {}))
+            if "make the same call again" not in text_of(result).lower():
+                break
         return {"is_error": bool(result.is_error), "text": text_of(result)}
     if op == "task":
         # The SDK checks a tools/call result as a CallToolResult only, though 2025-11-25 answers a

@@ -89,7 +89,9 @@ export function mcpRoutes(server: FastifyInstance, ctx: ApiContext) {
         reply.raw.setHeader(sessionHeader, id);
       }
       const mcp = gateMcpServer(ctx, principal, request.id);
-      if (request.method === 'GET' && !principal.revoked) {
+      // A stream opened after its run was revoked is told at the next look too: its client may
+      // have listed the tools before the revocation.
+      if (request.method === 'GET') {
         reply.raw.on('close', watch.add(principal.run.id, mcp));
         reply.raw.on('close', profileNotices.add(principal.run.id, mcp));
       }
