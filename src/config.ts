@@ -264,7 +264,7 @@ export interface ModelProxyLimits {
 }
 
 /** What a reservation outlives beyond the longest request: the settlement's own retries. */
-export const reservationSettleMarginS = 60;
+const reservationSettleMarginS = 60;
 
 /**
  * What the API's HTTP server allows a client, so that a slow or stalled one holds a connection

@@ -28,7 +28,7 @@ class BoundedCache<V> {
   }
 }
 
-export class FrozenRunNotFoundError extends Error {
+class FrozenRunNotFoundError extends Error {
   override name = 'FrozenRunNotFoundError';
 }
 
@@ -39,7 +39,7 @@ interface IndexedRun {
 }
 
 /** A gated call's frozen context: its run, and the tool it names as the run froze it. */
-export interface FrozenCall {
+interface FrozenCall {
   run: FrozenRun;
   called: CalledTool;
 }

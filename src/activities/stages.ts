@@ -13,7 +13,7 @@ import { observeStage } from '../telemetry/activity-telemetry.js';
 import { refusePastItsWindow, unavailableFailure } from './unavailability.js';
 
 /** The failure type of a stage that could not answer; its details name the stage. */
-export const stageFailedType = 'StageFailed';
+const stageFailedType = 'StageFailed';
 
 /** Attempts of a stage that fails for any reason but an unreachable state of record. */
 const stageAttempts = 3;
@@ -23,7 +23,7 @@ const stageAttempts = 3;
  * slow is tried again through the request's window; anything else (a bug, a run that is not
  * there) is no outage, and is tried three times in all before the stage fails closed.
  */
-export function stageFailure(err: unknown, source?: DenySource): ApplicationFailure {
+function stageFailure(err: unknown, source?: DenySource): ApplicationFailure {
   const unavailable = unavailableFailure(err, source);
   if (unavailable) return unavailable;
   const cause = err instanceof Error ? err.message : String(err);
@@ -33,7 +33,7 @@ export function stageFailure(err: unknown, source?: DenySource): ApplicationFail
   return ApplicationFailure.retryable(cause, stageFailedType, ...named);
 }
 
-export interface StageChecks {
+interface StageChecks {
   budget: (request: GateRequest) => Promise<StageOutcome>;
   capability: (request: GateRequest) => Promise<StageOutcome>;
   schema: (request: GateRequest) => Promise<StageOutcome>;

@@ -11,7 +11,7 @@ import { Problem } from './problem.js';
  */
 export const callerLimits = { waits: 2_000, streams: 500, writes: 64, model: 16 } as const;
 export type SlotKind = keyof typeof callerLimits;
-export type CallerLimits = Record<SlotKind, number>;
+type CallerLimits = Record<SlotKind, number>;
 
 const held: Record<SlotKind, string> = {
   waits: 'open waits; close one first',

@@ -15,7 +15,7 @@ import { PhotographError } from '../broker/photograph-error.js';
 import { isUnavailableError } from '../store/pool.js';
 import { Problem } from './problem.js';
 
-export const budgetExhaustedType = 'https://fluidbox.dev/problems/budget-exhausted';
+const budgetExhaustedType = 'https://fluidbox.dev/problems/budget-exhausted';
 
 /** A refused use case: each refusal has one status, and field errors name body fields. */
 function useCaseProblem(err: Error): Problem | undefined {

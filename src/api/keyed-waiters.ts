@@ -3,7 +3,7 @@
  * `EventEmitter` or a plain object: no key (`error`, `__proto__`, `constructor`, …) means anything
  * to the process.
  */
-export interface Waiter {
+interface Waiter {
   /** What the waiter has seen (a ledger cursor); a re-check wakes it only for something newer. */
   since: number;
   wake: () => void;

@@ -21,7 +21,7 @@ export interface ModelAccess {
   provider: ModelProviderRow;
 }
 
-export type ModelAccessRefusal =
+type ModelAccessRefusal =
   { kind: 'unauthenticated'; message: string } | { kind: 'forbidden'; message: string };
 
 /** `x-api-key`, as the SDKs send an API key, or `Authorization: Bearer`, as they send a token. */

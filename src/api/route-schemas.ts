@@ -12,7 +12,7 @@ import { validate } from './validation.js';
 const parts = { body: 'body', querystring: 'query', params: 'path', headers: 'header' } as const;
 
 /** Validates a request part with its zod schema; the refusal is the `validate` 400 as is. */
-export const zodValidatorCompiler: FastifySchemaCompiler<z.ZodType> = ({ schema, httpPart }) => {
+const zodValidatorCompiler: FastifySchemaCompiler<z.ZodType> = ({ schema, httpPart }) => {
   const part = (parts as Record<string, (typeof parts)[keyof typeof parts] | undefined>)[
     httpPart ?? ''
   ];

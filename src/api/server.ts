@@ -35,7 +35,7 @@ import { webRoutes } from './web/web-app.js';
 import { authorizationServerRoutes } from './oauth/authorization-server-routes.js';
 import { runProfileRoutes } from './routes/run-profiles.js';
 
-export const bodyLimitBytes = 1024 * 1024;
+const bodyLimitBytes = 1024 * 1024;
 /** How often Node looks for requests past their headers or request bound: their slack. */
 const boundsCheckMs = 1_000;
 
@@ -49,7 +49,7 @@ const plainParameterName = /^[A-Za-z0-9_.[\]-]{1,40}$/;
  * A URL as a log line shows it: the path, and the names of its query's parameters without their
  * values, which may be secrets (an authorization code, its state, a sign-in's next page).
  */
-export function loggedUrl(url: string): string {
+function loggedUrl(url: string): string {
   const at = url.indexOf('?');
   if (at < 0) return url;
   const names = url

@@ -3,7 +3,7 @@ import type { Pool } from '../store/pool.js';
 import { answeredToolCalls, ledgerHeads, waitChannels } from '../store/wait-notifications.js';
 import { KeyedWaiters } from './keyed-waiters.js';
 
-export interface WaitNotificationOptions {
+interface WaitNotificationOptions {
   /** How often one shared query re-reads what every waiter waits for (a notice may be lost). */
   recheckMs?: number;
   /** How often approvals-list streams re-read regardless (they have no cheap shared query). */

@@ -16,7 +16,7 @@ import {
   type FieldError,
 } from '../domain/errors.js';
 
-export interface ModelRequest {
+interface ModelRequest {
   request_id: string;
   model: string;
   max_output_tokens: number;

@@ -42,7 +42,7 @@ export async function awaitGateAnswer(
 }
 
 /** What the watch over a waiting call asks of Temporal: whether it answers at all. */
-export interface TemporalReach {
+interface TemporalReach {
   reachable(): Promise<void>;
 }
 

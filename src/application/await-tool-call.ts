@@ -17,14 +17,14 @@ export interface ToolCallNotices {
 }
 
 /** Resolves when the call's record may have changed, after `ms`, or when `signal` aborts. */
-export type ToolCallWakeup = (ms: number, signal: AbortSignal) => Promise<void>;
+type ToolCallWakeup = (ms: number, signal: AbortSignal) => Promise<void>;
 
 /** Whether a call's recorded state is the one waited for: by default, decided. */
-export type AnsweredWhen = (state: ToolCallState) => boolean;
+type AnsweredWhen = (state: ToolCallState) => boolean;
 
 const decided: AnsweredWhen = (state) => state.status === 'decided';
 
-export interface AwaitOptions {
+interface AwaitOptions {
   /** Whether the recorded state is the one waited for: by default, decided. */
   answered?: AnsweredWhen;
   /** Told once when the first read finds the call not answered yet (so a wait begins). */

@@ -32,7 +32,7 @@ export interface ConnectionDeps {
   resolve: Resolve;
 }
 
-export interface ConnectionRequest extends ConnectionTarget {
+interface ConnectionRequest extends ConnectionTarget {
   credential: BearerCredential;
 }
 

@@ -10,7 +10,7 @@ import { ConflictError, InvalidInputError, NotFoundError } from '../domain/error
 import { freezeRunTools, type ToolsRequest } from './freeze-run-tools.js';
 import { hashToken, newToken } from './tokens.js';
 
-export interface RunRequest {
+interface RunRequest {
   workspace: string;
   session_id: SessionId;
   invoked_by: string;

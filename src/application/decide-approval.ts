@@ -7,8 +7,6 @@ import { settleExpiredApproval } from '../store/approval-settlement.js';
 import type { Pool } from '../store/pool.js';
 import type { GateWorkflowClient } from '../temporal/gate-workflow-client.js';
 
-export type { ApprovalDecision, DecisionRequest } from '../store/approval-decision.js';
-
 /** The decision and its ledger entries commit together or not at all: nothing was recorded. */
 export class DecisionNotRecordedError extends Error {
   override name = 'DecisionNotRecordedError';

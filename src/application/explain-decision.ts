@@ -10,7 +10,7 @@ import { findRunBySessionId } from '../store/runs.js';
 import { findToolCall, type ToolCallRow } from '../store/tool-calls.js';
 import { NotFoundError } from '../domain/errors.js';
 
-export interface Explanation {
+interface Explanation {
   session_id: string;
   tool_call_id: string;
   tool: string;

@@ -1,7 +1,7 @@
 import type { GateAnswer } from '../domain/gate/vocabulary.js';
 
 /** A wait for one call's answer (decided, or pending on a person) as this process records it. */
-export interface LocalExpectation {
+interface LocalExpectation {
   /** The answer if this process records it within `ms` (or did since `expect`), else undefined. */
   within(ms: number): Promise<GateAnswer | undefined>;
   /** Stops waiting; call it whichever way the wait ended. */

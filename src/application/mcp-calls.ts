@@ -29,9 +29,9 @@ export interface McpCall {
   arguments: Record<string, unknown>;
 }
 
-export type McpCallDeps = ToolCallDeps & EndedGateDeps;
+type McpCallDeps = ToolCallDeps & EndedGateDeps;
 
-export interface McpCallAnswer {
+interface McpCallAnswer {
   toolCallId: ToolCallId;
   state: ToolCallState;
 }

@@ -72,7 +72,7 @@ export function connectionDial(
   return { reach: heldReach(url, held), resolve: deps.resolve };
 }
 
-export interface OAuthCredentialRequest {
+interface OAuthCredentialRequest {
   type: 'oauth';
   scopes?: string[] | undefined;
   client_id?: string | undefined;
@@ -91,7 +91,7 @@ const redirectUrl = (deps: OAuthConnectionDeps) => deps.publicUrl + callbackPath
 const stateHash = (state: string) => createHash('sha256').update(state, 'utf8').digest();
 
 /** The page that completes the authorization, for the answer to the operator. */
-export interface AwaitingAuthorization {
+interface AwaitingAuthorization {
   connection: ConnectionRow;
   authorize_url: string;
 }

@@ -11,7 +11,7 @@ import type { Pool } from '../store/pool.js';
 import { workspaceExists } from '../store/workspaces.js';
 import { ConflictError, NotFoundError } from '../domain/errors.js';
 
-export interface BundleRequest {
+interface BundleRequest {
   workspace: string;
   name: string;
   version: string;

@@ -3,7 +3,7 @@ import { lockGrant, revokeGrant } from '../store/approval-grants.js';
 import { lockMember, type Member } from '../store/members.js';
 import { withTransaction, type Pool } from '../store/pool.js';
 
-export type GrantRevocation =
+type GrantRevocation =
   { outcome: 'revoked' | 'already_ended' } | { outcome: 'forbidden' } | { outcome: 'not_found' };
 
 /**

@@ -7,7 +7,7 @@ import type { GateWorkflowClient } from '../temporal/gate-workflow-client.js';
 import { ForbiddenError, NotFoundError } from '../domain/errors.js';
 
 /** Who asks: the operator revokes any run; a member only a run they invoked. */
-export type Revoker = { kind: 'operator' } | { kind: 'member'; member: Member };
+type Revoker = { kind: 'operator' } | { kind: 'member'; member: Member };
 
 /**
  * Revokes a run: from then its session token is refused everywhere, and the calls its pending

@@ -274,7 +274,7 @@ export async function deleteProvisioned(
 }
 
 /** What a provisioning change needs: the store, and Temporal to wake the calls it denied. */
-export interface ScimDeps {
+interface ScimDeps {
   pool: Pool;
   gate: Waker;
 }

@@ -42,7 +42,7 @@ export interface SimulationRequest {
  * Who simulates: an admin of the policy's workspace, or the operator (no member), who reads every
  * call and sees argument values, as with the codec.
  */
-export interface SimulationViewer {
+interface SimulationViewer {
   member?: Member;
 }
 

@@ -29,7 +29,7 @@ export interface ToolCallDeps {
   unavailableWindowS: number;
 }
 
-export interface ToolCall {
+interface ToolCall {
   tool: string;
   arguments: Record<string, unknown>;
   execute: boolean;

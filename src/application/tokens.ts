@@ -4,7 +4,7 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
  * A run's session token, an operator-minted user token, a person's own API token, or a
  * workspace's SCIM token (its identity provider's, for provisioning only).
  */
-export type TokenKind = 'session' | 'user' | 'personal' | 'scim';
+type TokenKind = 'session' | 'user' | 'personal' | 'scim';
 const prefixes: Record<TokenKind, string> = {
   session: 'fgs_',
   user: 'fgu_',

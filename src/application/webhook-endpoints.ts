@@ -14,7 +14,7 @@ import {
 import { workspaceExists } from '../store/workspaces.js';
 import { NotFoundError } from '../domain/errors.js';
 
-export interface NewWebhookEndpoint {
+interface NewWebhookEndpoint {
   url: string;
   /** A secret the operator chose; without one the gate makes one and returns it once. */
   secret?: string | undefined;

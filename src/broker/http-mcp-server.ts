@@ -38,15 +38,14 @@ export async function photographHttp(
   );
 }
 
-export interface CallToolOptions {
+interface CallToolOptions {
   timeoutMs?: number;
   maxResponseBytes?: number;
   maxExchangeBytes?: number;
 }
 
 /** What a confirmed call came to: the server's result, or the reason it was never sent. */
-export type ConfirmedCall<R> =
-  { called: true; result: CallToolResult } | { called: false; refusal: R };
+type ConfirmedCall<R> = { called: true; result: CallToolResult } | { called: false; refusal: R };
 
 /**
  * Calls one tool on an MCP server over Streamable HTTP with a bearer token, within a time

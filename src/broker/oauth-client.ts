@@ -202,7 +202,7 @@ function sameIssuer(a: string, b: string): boolean {
  * authorization server URL it was fetched for, path included (RFC 8414 §3.3, OpenID Connect
  * Discovery §4.3), or the metadata is refused; a server cannot claim another's name.
  */
-export function verifiedIssuer(discovery: OAuthDiscoveryState): string {
+function verifiedIssuer(discovery: OAuthDiscoveryState): string {
   const claimed = (discovery.authorizationServerMetadata as { issuer?: unknown } | undefined)
     ?.issuer;
   const fetchedFor = discovery.authorizationServerUrl;

@@ -14,7 +14,7 @@ export interface Dial {
 }
 
 /** Statuses whose response has no body. */
-export const nullBodyStatuses = new Set([101, 103, 204, 205, 304]);
+const nullBodyStatuses = new Set([101, 103, 204, 205, 304]);
 
 /**
  * fetch through an agent that dials only where `dial` allows, answering the global Response the
@@ -45,7 +45,7 @@ export function reachFetch(dial: Dial, connectTimeoutMs: number): FetchLike {
 }
 
 /** A bound several responses share: each one's bytes count towards `counter.seen`. */
-export interface SharedBound<E extends Error> {
+interface SharedBound<E extends Error> {
   counter: { seen: number };
   maxBytes: number;
   tooLarge: () => E;

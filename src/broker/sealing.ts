@@ -15,7 +15,7 @@ export interface ApiKeyCredential {
 }
 
 /** A webhook endpoint's signing secret (`whsec_…`). */
-export interface WebhookSecret {
+interface WebhookSecret {
   type: 'webhook_secret';
   secret: string;
 }
@@ -34,7 +34,7 @@ export interface OidcPending {
   expires_at: number;
 }
 
-export type Credential =
+type Credential =
   BearerCredential | ApiKeyCredential | WebhookSecret | OAuthCustody | OAuthAttempt | OidcPending;
 
 const version = 1;

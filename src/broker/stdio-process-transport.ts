@@ -4,7 +4,7 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { PhotographError } from './photograph-error.js';
 
-export interface StdioProcessOptions {
+interface StdioProcessOptions {
   cmd: string;
   args: readonly string[];
   /** The child's whole environment: nothing of the parent's is added. */

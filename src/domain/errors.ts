@@ -10,7 +10,7 @@ export interface FieldError {
   message: string;
 }
 
-export abstract class UseCaseError extends Error {}
+abstract class UseCaseError extends Error {}
 
 /** Something named does not exist, or the caller may not know that it does. */
 export class NotFoundError extends UseCaseError {

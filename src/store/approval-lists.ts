@@ -8,7 +8,7 @@ import type { Queryable } from './pool.js';
  */
 export type ApprovalListScope = 'mine' | 'all';
 
-export interface ApprovalListQuery {
+interface ApprovalListQuery {
   status: 'pending' | 'decided';
   scope: ApprovalListScope;
   limit: number;
@@ -20,7 +20,7 @@ export interface ListedApproval extends ApprovalRow {
   invoked_by: string;
 }
 
-export interface ApprovalListPage {
+interface ApprovalListPage {
   rows: ListedApproval[];
   /** How many the whole list holds, across its pages. */
   total: number;

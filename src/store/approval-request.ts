@@ -8,7 +8,7 @@ import { recordPendingApproval } from './tool-calls.js';
 import { enqueueApprovalNotices } from './webhooks.js';
 
 /** A call's pending answer, and whether this request is what made its record read pending. */
-export interface RequestedApproval {
+interface RequestedApproval {
   answer: PendingAnswer;
   marked: boolean;
 }

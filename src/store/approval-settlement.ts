@@ -21,7 +21,7 @@ export type Settlement =
   | { outcome: 'not_found' };
 
 /** Who settles: a person, the expiry, or the gate with the deny it reached without a person. */
-export type Settler =
+type Settler =
   | Exclude<ApprovalSettler, { by: 'gate' }>
   | { by: 'gate'; decision: GateDecision & { answer: { decision: 'deny' } } };
 

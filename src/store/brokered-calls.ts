@@ -12,7 +12,7 @@ export type Brokered =
   { outcome: 'executed' | 'failed'; result: Result } | { outcome: 'denied'; denial: Denial };
 
 /** The call a brokered outcome is recorded for. */
-export interface BrokeredCall {
+interface BrokeredCall {
   session_id: SessionId;
   tool_call_id: ToolCallId;
   tool: string;

@@ -84,7 +84,7 @@ const usageColumns = `external_id, input_tokens, output_tokens, used_tokens, rel
 const budgetColumns = 'max_tokens, held_tokens, used_tokens, held_nanos, used_nanos';
 
 /** '/' appears in neither id (see externalIdPattern), so the pair is recoverable from the key. */
-export function reservationKey(sessionId: string, requestId: string): string {
+function reservationKey(sessionId: string, requestId: string): string {
   return `${sessionId}/${requestId}`;
 }
 
@@ -103,7 +103,7 @@ function budgetRow(rows: BudgetFigures[], runId: string): BudgetFigures {
   return row;
 }
 
-export async function findReservation(
+async function findReservation(
   db: Queryable,
   sessionId: string,
   requestId: string,
@@ -115,7 +115,7 @@ export async function findReservation(
   return rows[0];
 }
 
-export interface AdmissionRequest {
+interface AdmissionRequest {
   runId: string;
   sessionId: string;
   requestId: string;
@@ -135,7 +135,7 @@ export interface AdmissionRequest {
   bookedNanos: number;
 }
 
-export interface Admission {
+interface Admission {
   /** Status `held` if admitted, `refused` if not; on a retry, whatever the first answer became. */
   reservation: ReservationRow;
   /** False when the request id was answered before: this call booked nothing. */
@@ -256,7 +256,7 @@ export interface MeteredFacts {
   cache_read_input_tokens: number;
 }
 
-export interface UsageReport {
+interface UsageReport {
   /** Who settles: only the reservation's maker may. */
   by: ReservationMaker;
   sessionId: string;
@@ -274,7 +274,7 @@ export interface UsageReport {
   alsoWhenSettling?: (tx: pg.PoolClient, reservation: ReservationRow) => Promise<void>;
 }
 
-export type Reconciliation =
+type Reconciliation =
   | { kind: 'unknown' }
   | { kind: 'refused'; reservation: ReservationRow }
   /** Made by the other party, which settles it: nothing changed. */

@@ -7,7 +7,7 @@ import { withTransaction, type Pool } from './pool.js';
 import { recordToolCallDecision } from './tool-calls.js';
 
 /** The call a decision is recorded for. */
-export interface DecidedCall {
+interface DecidedCall {
   session_id: SessionId;
   tool_call_id: ToolCallId;
   tool: string;

@@ -12,7 +12,7 @@ export interface LedgerEvent {
   hash: string;
 }
 
-export interface AppendResult {
+interface AppendResult {
   seq: number;
   hash: string;
   /** False when an event with the same idempotency key was already there: nothing was added. */
@@ -20,7 +20,7 @@ export interface AppendResult {
 }
 
 /** The channel appends notify (on commit) so stream readers wake without polling. */
-export const ledgerChannel = 'ledger_appended';
+const ledgerChannel = 'ledger_appended';
 
 const lockHeadSql =
   'select head_seq, head_hash from ledger_streams where stream_id = $1 for update';

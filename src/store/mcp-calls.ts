@@ -5,10 +5,10 @@ import { withTransaction, type Pool, type Queryable } from './pool.js';
 import { toolCallColumns, type ToolCallRow } from './tool-calls.js';
 
 /** How a call came through `/mcp`: as a task, or plainly (a retry re-attaches by its key). */
-export type McpCallKind = 'task' | 'plain';
+type McpCallKind = 'task' | 'plain';
 
 /** The open plain call of the session with this key (tool and canonical arguments), if any. */
-export async function findOpenPlainCall(
+async function findOpenPlainCall(
   db: Queryable,
   sessionId: SessionId,
   callKey: string,

@@ -65,7 +65,7 @@ export async function listAccessEvents(db: Queryable, memberId: string): Promise
 }
 
 /** What ending a member's access ended, by id. */
-export interface EndedAccess {
+interface EndedAccess {
   sessions: string[];
   tokens: string[];
   grants: string[];
@@ -93,7 +93,7 @@ const needsOwnerReason =
  * their paused calls are denied first (approvals before any ledger, the order every decider takes
  * them in), then every run started before now reads as revoked, by one write.
  */
-export async function endMemberAccess(
+async function endMemberAccess(
   tx: pg.PoolClient,
   member: { id: string; workspace_id: string },
   actor: AccessActor,
@@ -188,7 +188,7 @@ async function endRunsOf(
  * Revokes every standing approval a member gave that is still in force, each with grant.revoked
  * in its run's ledger: a grant stands on its grantor's authority, which has ended or shrunk.
  */
-export async function revokeGrantsOf(tx: pg.PoolClient, memberId: string): Promise<string[]> {
+async function revokeGrantsOf(tx: pg.PoolClient, memberId: string): Promise<string[]> {
   const { rows } = await tx.query<{ id: string; session_id: string }>(
     `update approval_grants set revoked_at = now(), revoked_because = 'grantor_access_ended'
      where granted_by = $1 and revoked_at is null and (expires_at is null or expires_at > now())

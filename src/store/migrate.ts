@@ -2,7 +2,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { runner } from 'node-pg-migrate';
 
-export const migrationsDir = path.resolve(
+const migrationsDir = path.resolve(
   path.dirname(fileURLToPath(import.meta.url)),
   '../../migrations',
 );

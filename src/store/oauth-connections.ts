@@ -37,8 +37,7 @@ export async function activateOAuthConnection(
 }
 
 /** What asking for a connection's refresh lease found: the custody as it is now, and who holds it. */
-export type RefreshLease =
-  { state: 'won' | 'held'; sealed_credential: Buffer } | { state: 'inactive' };
+type RefreshLease = { state: 'won' | 'held'; sealed_credential: Buffer } | { state: 'inactive' };
 
 /**
  * Takes the refresh lease of an active OAuth connection for `holder`, for `leaseS` seconds, when

@@ -7,7 +7,7 @@ import type { RunId } from '../domain/gate/ids.js';
 import { withTransaction, type Pool, type Queryable } from './pool.js';
 import { runStoppedSql } from './runs.js';
 
-export interface NewGrant {
+interface NewGrant {
   client_id: string;
   member_id: string;
   run_id: string;
@@ -33,7 +33,7 @@ const grantLives = `g.revoked_at is null
   and exists (select 1 from members m where m.id = g.member_id and m.status = 'active')
   and not exists (select 1 from runs r where r.id = g.run_id and ${runStoppedSql('r')})`;
 
-export type RevocationReason = 'code_reused' | 'refresh_token_reused' | 'client_revoked';
+type RevocationReason = 'code_reused' | 'refresh_token_reused' | 'client_revoked';
 
 async function revokeGrant(db: Queryable, grantId: string, because: RevocationReason) {
   await db.query(
@@ -83,13 +83,13 @@ export function insertGrantWithCode(
   });
 }
 
-export interface StoredCode {
+interface StoredCode {
   grant: Grant;
   redirect_uri: string;
   code_challenge: string;
 }
 
-export type CodeRedemption =
+type CodeRedemption =
   | { kind: 'issued'; grant: Grant; accessExpiresAt: Date }
   /** Unknown, expired, or its grant ended. */
   | { kind: 'invalid' }
@@ -145,7 +145,7 @@ export function redeemCode(
   });
 }
 
-export type RefreshRotation =
+type RefreshRotation =
   | { kind: 'rotated'; grant: Grant; accessExpiresAt: Date }
   /** Used within the grace: the successor it was rotated to, again. */
   | { kind: 'same_successor'; grant: Grant; accessExpiresAt: Date }

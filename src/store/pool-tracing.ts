@@ -13,7 +13,7 @@ type Query = (...args: unknown[]) => unknown;
 const tablePattern = /\b(?:from|into|update|join|table)\s+("?[a-z_][a-z0-9_]*"?)/i;
 
 /** What a statement may say about itself: its first keyword and the first table it names. */
-export function statementAttributes(text: string): Attributes {
+function statementAttributes(text: string): Attributes {
   const operation = /^\s*([a-z]+)/i.exec(text)?.[1]?.toUpperCase() ?? 'UNKNOWN';
   const table = tablePattern.exec(text)?.[1]?.replaceAll('"', '');
   return {

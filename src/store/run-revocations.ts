@@ -57,7 +57,7 @@ export function revokeRun(
 }
 
 /** {@link revokeRun} in the caller's transaction. */
-export async function revokeRunIn(
+async function revokeRunIn(
   tx: pg.PoolClient,
   run: { id: RunId; session_id: SessionId },
   revokedBy: string | null,

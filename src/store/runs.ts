@@ -30,7 +30,7 @@ const runColumns = `id, workspace_id, session_id, invoked_by, source, trust_tier
   policy_version, toolset, toolset_digest, max_tokens, model_provider_id, created_at`;
 
 /** A run to create: what it freezes, and the hash of its session token. */
-export type NewRun = Omit<FrozenRun, 'id' | 'created_at'> & { session_token_hash: Buffer };
+type NewRun = Omit<FrozenRun, 'id' | 'created_at'> & { session_token_hash: Buffer };
 
 function runCreatedEvent(run: FrozenRun) {
   return redact('run.created', {
@@ -132,14 +132,6 @@ export async function findRunBySessionTokenHashEvenRevoked(
   if (!row) return undefined;
   const { revoked, ...run } = row;
   return { run, revoked };
-}
-
-/** Whether the run acts no more (`runStoppedSql`). */
-export async function isRunRevoked(db: Queryable, runId: RunId): Promise<boolean> {
-  const { rows } = await db.query(`select 1 from runs where id = $1 and ${runStoppedSql('runs')}`, [
-    runId,
-  ]);
-  return rows.length > 0;
 }
 
 export async function findRunBySessionId(

@@ -8,12 +8,12 @@ import type { Booking, SpendLevel } from '../domain/budget/spend-levels.js';
  * budget row), so two transactions never wait on each other in a cycle.
  */
 
-export interface LockedLevel extends SpendLevel {
+interface LockedLevel extends SpendLevel {
   budget_id: string;
   window_start: Date;
 }
 
-export interface LevelSubject {
+interface LevelSubject {
   workspaceId: string;
   runId: string;
   /** The member who invoked the run: the person, and through their groups the teams. */
@@ -111,7 +111,7 @@ export async function holdAtLevels(
   }
 }
 
-export interface LevelSettlement {
+interface LevelSettlement {
   /** What leaves `held` (the booking, or 0 when the sweep released it already). */
   released: Booking;
   /** What is added to `used` (negative when real usage replaces a larger expiry charge). */

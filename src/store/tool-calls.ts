@@ -36,7 +36,7 @@ export const toolCallColumns = (alias: string) =>
     .join(', ');
 
 /** A runner's call as first seen. */
-export interface RequestedCall {
+interface RequestedCall {
   sessionId: SessionId;
   toolCallId: ToolCallId;
   runId: RunId;

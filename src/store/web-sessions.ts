@@ -10,7 +10,7 @@ import type { Queryable } from './pool.js';
 export type WebSessionHolder = { kind: 'member'; member: Member } | { kind: 'operator' };
 
 /** A member by id, or the operator by the binding of the session to the operator key. */
-export type NewWebSessionHolder = { memberId: string } | { operatorKeyBinding: Buffer };
+type NewWebSessionHolder = { memberId: string } | { operatorKeyBinding: Buffer };
 
 export async function insertWebSession(
   db: Queryable,

@@ -107,7 +107,7 @@ export async function deliveryIdsFor(
   return rows.map((r) => r.id);
 }
 
-export interface DeliveryTarget {
+interface DeliveryTarget {
   id: string;
   endpoint_id: string;
   url: string;

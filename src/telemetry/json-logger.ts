@@ -20,7 +20,7 @@ function plain(value: unknown): unknown {
 }
 
 /** One log entry as its JSON line. */
-export function jsonLine(entry: LogEntry): string {
+function jsonLine(entry: LogEntry): string {
   const meta = Object.fromEntries(
     Object.entries(entry.meta ?? {}).map(([key, value]) => [key, plain(value)]),
   );

@@ -8,7 +8,7 @@ import type { ExportResult } from '@opentelemetry/core';
 import type { ReadableSpan, SpanExporter } from '@opentelemetry/sdk-trace-base';
 
 /** The sentence a failure of `type` (an error's name) is exported as. */
-export function failureSentence(type: unknown): string {
+function failureSentence(type: unknown): string {
   const name = typeof type === 'string' && /^[A-Za-z][\w.$]{0,99}$/.test(type) ? type : 'Error';
   return `the operation failed (${name})`;
 }

@@ -16,7 +16,7 @@ export class TracingConfigError extends Error {
 }
 
 /** The tracing a process runs with, once started. */
-export interface Tracing {
+interface Tracing {
   processor: SpanProcessor;
   resource: Resource;
   /** Sends what is still buffered and stops. */
@@ -52,7 +52,7 @@ export function tracingRequested(env: NodeJS.ProcessEnv = process.env): boolean 
  * Starts tracing for this process when the variables ask for it (once; later calls return the
  * same). `serviceName` is the default of `OTEL_SERVICE_NAME`.
  */
-export function startTracing(
+function startTracing(
   serviceName: string,
   env: NodeJS.ProcessEnv = process.env,
 ): Tracing | undefined {

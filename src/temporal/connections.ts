@@ -31,7 +31,7 @@ export function connectionOptions(config: TemporalConfig): ConnectionOptions {
   return clusterOptions(config);
 }
 
-export function nativeConnectionOptions(config: TemporalConfig): NativeConnectionOptions {
+function nativeConnectionOptions(config: TemporalConfig): NativeConnectionOptions {
   return clusterOptions(config);
 }
 

@@ -11,7 +11,7 @@ import { PayloadKeyError, type PayloadKey } from '../domain/secrets/payload-keys
 
 const { Payload: PayloadMessage } = proto.temporal.api.common.v1;
 
-export const encryptedEncoding = 'binary/encrypted';
+const encryptedEncoding = 'binary/encrypted';
 export const keyIdMetadata = 'encryption-key-id';
 
 const ivBytes = 12;

@@ -36,10 +36,10 @@ import { taskOf } from './tasks.js';
 
 type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
-export const gateServerInfo = { name: 'fluidbox-gate', version: '0.1.0' };
+const gateServerInfo = { name: 'fluidbox-gate', version: '0.1.0' };
 
 /** What a revoked run's client reads for every call. */
-export const revokedRunMessage =
+const revokedRunMessage =
   'this run was revoked: its tools are gone, and no call of it is carried out any more';
 
 /**

@@ -3,7 +3,7 @@ import type { McpTaskRow } from '../../store/mcp-calls.js';
 import { stateOf } from '../../store/tool-calls.js';
 
 /** How often a client is asked to poll a task that waits for a person (milliseconds). */
-export const taskPollIntervalMs = 2_000;
+const taskPollIntervalMs = 2_000;
 
 /**
  * A gate tool call as the MCP task it is: working until decided, then completed (an allow,

@@ -23,12 +23,12 @@ import { parseForm } from '../web/form-body.js';
 import { protectedResourceRoutes } from './protected-resource.js';
 
 /** Registrations one client address may make a minute: each is a row that stays. */
-export const registrationsPerMinute = 20;
+const registrationsPerMinute = 20;
 const tokenBodyLimitBytes = 16 * 1024;
 
 const field = (max: number) => z.string().max(max).optional();
 /** A token request's fields (RFC 6749 §4.1.3, §6; RFC 8707); others are ignored. */
-export const tokenForm = z.object({
+const tokenForm = z.object({
   grant_type: z.string().max(100),
   code: field(200),
   code_verifier: field(200),
@@ -39,25 +39,25 @@ export const tokenForm = z.object({
   client_id: field(200),
   client_secret: field(200),
 });
-export const revocationForm = z.object({
+const revocationForm = z.object({
   token: z.string().max(200),
   token_type_hint: field(50),
   client_id: field(200),
   client_secret: field(200),
 });
 
-export const oauthErrorAnswer = z.object({
+const oauthErrorAnswer = z.object({
   error: z.string(),
   error_description: z.string().optional(),
 });
-export const tokenAnswer = z.object({
+const tokenAnswer = z.object({
   access_token: z.string(),
   token_type: z.literal('Bearer'),
   expires_in: z.number().int(),
   refresh_token: z.string(),
   scope: z.string().optional(),
 });
-export const authorizationServerMetadata = z.object({
+const authorizationServerMetadata = z.object({
   issuer: z.string(),
   authorization_endpoint: z.string(),
   token_endpoint: z.string(),

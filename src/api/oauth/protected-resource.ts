@@ -6,7 +6,7 @@ import type { ApiContext } from '../context.js';
 import { mcpResourceMetadataPath } from '../mcp/bearer.js';
 import { json } from '../route-schemas.js';
 
-export const protectedResourceMetadata = z.object({
+const protectedResourceMetadata = z.object({
   resource: z.string(),
   authorization_servers: z.array(z.string()),
   bearer_methods_supported: z.array(z.string()),

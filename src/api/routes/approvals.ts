@@ -21,7 +21,7 @@ import { toolCallAnswer } from './tool-calls.js';
 export const approvalParams = z
   .object({ session_id: sessionIdParam, tool_call_id: toolCallIdParam })
   .strict();
-export const listQuery = z
+const listQuery = z
   .object({
     status: z.enum(['pending', 'decided']).default('pending'),
     /** Default: `mine` for pending (what waits for me), `all` for decided (what was decided). */
@@ -30,16 +30,16 @@ export const listQuery = z
     per_page: z.coerce.number().int().min(1).max(200).default(50),
   })
   .strict();
-export type ListQuery = z.infer<typeof listQuery>;
+type ListQuery = z.infer<typeof listQuery>;
 
 /** The scope a list query means, its default depending on the status. */
-export const scopeOf = (query: ListQuery): ApprovalListScope =>
+const scopeOf = (query: ListQuery): ApprovalListScope =>
   query.scope ?? (query.status === 'pending' ? 'mine' : 'all');
 /**
  * A standing approval: its length (null for the rest of the run) and its scope, this call exactly
  * unless a wider one the gate offers is named.
  */
-export const grantBody = z
+const grantBody = z
   .object({
     for_s: z
       .number()
@@ -51,7 +51,7 @@ export const grantBody = z
     scope: z.enum(scopeKinds as [ScopeKind, ...ScopeKind[]]).default('exact'),
   })
   .strict();
-export const decisionBody = z
+const decisionBody = z
   .object({
     decision: z.enum(['approve', 'deny']),
     reason: z.string().trim().max(1000).optional(),
@@ -67,7 +67,7 @@ const decision = z.enum(['allow', 'deny']).nullable();
  * An approval as its member sees it: `arguments`, their one-line `summary` and the approver's
  * `reason`, or `arguments_hidden` and `reason_hidden` when they may not.
  */
-export const approvalAnswer = z.object({
+const approvalAnswer = z.object({
   session_id: z.string(),
   tool_call_id: z.string(),
   run_id: z.uuid(),
@@ -102,7 +102,7 @@ const runGroupAnswer = z.object({
   invoked_by_name: z.string(),
 });
 
-export const approvalListAnswer = z.object({
+const approvalListAnswer = z.object({
   status: z.enum(['pending', 'decided']),
   scope: z.enum(['mine', 'all']),
   page: z.number().int(),
@@ -118,14 +118,14 @@ const finalAnswer = {
   decided_by: z.uuid().nullable(),
   decided_at: timestamp.nullable(),
 };
-export const decisionAnswer = z.object({
+const decisionAnswer = z.object({
   outcome: z.literal('decided'),
   ...finalAnswer,
   answer: toolCallAnswer,
   /** The standing approval written with this approve, when one was asked for. */
   grant_id: z.uuid().optional(),
 });
-export const notDecidedAnswer = problemSchema.extend({
+const notDecidedAnswer = problemSchema.extend({
   outcome: z.enum(['already_decided', 'run_revoked']),
   final: z.object(finalAnswer),
 });
@@ -161,7 +161,7 @@ function approvalView(row: ApprovalRow, member: Member, invokedBy: string | unde
 }
 
 /** The run a group of listed approvals belongs to: where it comes from and who started it. */
-export function runGroupView(run: RunSummary) {
+function runGroupView(run: RunSummary) {
   const pr = run.source.kind === 'pull_request' ? run.source.pull_request : undefined;
   return {
     run_id: run.id,

@@ -7,7 +7,7 @@ import type { ApiContext } from '../context.js';
 import { json } from '../route-schemas.js';
 import { originName, toolAnswer, toolsView, unusableAnswer } from './connections.js';
 
-export const bundleBody = z
+const bundleBody = z
   .object({
     workspace: z.uuid(),
     name: originName,
@@ -35,7 +35,7 @@ export const bundleBody = z
   })
   .meta({ oneOf: [{ required: ['tools'] }, { required: ['command'] }] });
 
-export const bundleAnswer = z.object({
+const bundleAnswer = z.object({
   id: z.uuid(),
   name: z.string(),
   version: z.string(),

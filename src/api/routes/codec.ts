@@ -16,7 +16,7 @@ import { empty, json } from '../route-schemas.js';
 import { webSession } from '../web/session.js';
 
 const base64 = z.base64('must be base64');
-export const payloadsBody = z
+const payloadsBody = z
   .object({
     payloads: z
       .array(
@@ -31,7 +31,7 @@ export const payloadsBody = z
   })
   .strict();
 
-export const payloadsAnswer = z.object({
+const payloadsAnswer = z.object({
   payloads: z.array(z.object({ metadata: z.record(z.string(), z.string()), data: z.string() })),
 });
 

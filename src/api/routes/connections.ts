@@ -55,7 +55,7 @@ function heldBearer(given: z.infer<typeof bearerCredential>): BearerCredential {
 /** An OAuth scope token (RFC 6749 section 3.3): printable ASCII without spaces, quotes or "\\". */
 const scopeToken = z.string().regex(/^[\x21\x23-\x5b\x5d-\x7e]{1,200}$/, 'not an OAuth scope');
 
-export const oauthCredential = z
+const oauthCredential = z
   .object({
     type: z.literal('oauth'),
     scopes: z.array(scopeToken).max(50).optional(),
@@ -72,7 +72,7 @@ export const oauthCredential = z
 
 const credential = z.discriminatedUnion('type', [bearerCredential, oauthCredential]);
 
-export const connectionBody = z
+const connectionBody = z
   .object({
     workspace: z.uuid(),
     name: originName,
@@ -93,7 +93,7 @@ export const connectionBody = z
     ],
   });
 
-export const reauthorizeBody = z
+const reauthorizeBody = z
   .object({
     credential: z.discriminatedUnion('type', [
       bearerCredential,
@@ -135,7 +135,7 @@ const connectionStatus = z.enum([
   'revoked',
 ] as const satisfies readonly ConnectionStatus[]);
 
-export const connectionAnswer = z.object({
+const connectionAnswer = z.object({
   id: z.uuid(),
   workspace: z.uuid(),
   name: z.string(),
@@ -158,19 +158,19 @@ export const connectionAnswer = z.object({
   authorize_url: z.string().optional(),
 });
 const names = z.array(z.string());
-export const refreshAnswer = connectionAnswer.extend({
+const refreshAnswer = connectionAnswer.extend({
   added: names,
   withdrawn: names,
   changed: names,
 });
 
-export const reauthorizationAnswer = z.object({
+const reauthorizationAnswer = z.object({
   id: z.uuid(),
   auth_generation: z.number().int(),
   status: connectionStatus.optional(),
   authorize_url: z.string().optional(),
 });
-export const disconnectionAnswer = z.object({
+const disconnectionAnswer = z.object({
   id: z.uuid(),
   status: connectionStatus,
   revoked_at_server: z.boolean(),

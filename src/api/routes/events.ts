@@ -14,24 +14,24 @@ import { notFound } from '../problem.js';
 import { anyObject, json, media } from '../route-schemas.js';
 import { sessionIdParam } from '../validation.js';
 
-export const sessionParams = z.object({ session_id: sessionIdParam }).strict();
+const sessionParams = z.object({ session_id: sessionIdParam }).strict();
 const seq = z.coerce.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
-export const pageQuery = z
+const pageQuery = z
   .object({ after: seq.default(0), limit: z.coerce.number().int().min(1).max(1000).default(100) })
   .strict();
-export const streamQuery = z.object({ after: seq.optional() }).strict();
+const streamQuery = z.object({ after: seq.optional() }).strict();
 /**
  * `Last-Event-ID`, as an EventSource sends it when it reconnects: the last seq it read. Other
  * headers are not copied: Fastify lays the parsed value over the request's own headers.
  */
-export const streamHeaders = z.object({
+const streamHeaders = z.object({
   'last-event-id': z.union([z.literal(''), seq]).optional(),
 });
 
 /** A stream sleeps until an append wakes it; past this, it wakes to send a heartbeat. */
 const idleMs = 15_000;
 
-export const eventAnswer = z.object({
+const eventAnswer = z.object({
   seq: z.number().int(),
   type: z.string(),
   at: z.string(),
@@ -39,13 +39,13 @@ export const eventAnswer = z.object({
   prev_hash: z.string(),
   hash: z.string(),
 });
-export const eventsPageAnswer = z.object({
+const eventsPageAnswer = z.object({
   events: z.array(eventAnswer),
   next_after: z.number().int(),
 });
 const head = z.object({ seq: z.number().int(), hash: z.string() });
 /** The chain's verdict: `ok`, or where it first broke and why. */
-export const verdictAnswer = z.object({
+const verdictAnswer = z.object({
   ok: z.boolean(),
   events: z.number().int(),
   first_broken_seq: z.number().int().optional(),

@@ -13,14 +13,14 @@ import { callerMember } from '../callers.js';
 import { Problem, notFound } from '../problem.js';
 import { anyObject, json, timestamp } from '../route-schemas.js';
 
-export const runGrantsParams = z.object({ id: z.uuid() }).strict();
-export const runGrantParams = z.object({ id: z.uuid(), grant_id: z.uuid() }).strict();
+const runGrantsParams = z.object({ id: z.uuid() }).strict();
+const runGrantParams = z.object({ id: z.uuid(), grant_id: z.uuid() }).strict();
 
 /**
  * A grant as this member may see it: its scope (paths, command words) only for those who may
  * read the arguments of the call it was given with; others see its tool and `scope_hidden`.
  */
-export const grantAnswer = z.object({
+const grantAnswer = z.object({
   grant_id: z.uuid(),
   run_id: z.uuid(),
   tool: z.string(),
@@ -39,7 +39,7 @@ export const grantAnswer = z.object({
   state: z.enum(['active', 'expired', 'revoked']),
   may_revoke: z.boolean(),
 });
-export const grantListAnswer = z.object({ run_id: z.uuid(), grants: z.array(grantAnswer) });
+const grantListAnswer = z.object({ run_id: z.uuid(), grants: z.array(grantAnswer) });
 
 function stateOf(grant: GrantRow, now: Date) {
   if (grant.revoked_at) return 'revoked' as const;
@@ -52,7 +52,7 @@ function scopeView(scope: unknown) {
   return { text: scopeText(scope), arguments: scope.arguments };
 }
 
-export function grantView(grant: GrantRow, member: Member, now: Date) {
+function grantView(grant: GrantRow, member: Member, now: Date) {
   const shown = seesArguments(grant, member, grant.invoked_by);
   const state = stateOf(grant, now);
   return {

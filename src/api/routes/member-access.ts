@@ -14,30 +14,30 @@ import type { ApiContext } from '../context.js';
 import { empty, json, timestamp } from '../route-schemas.js';
 import { memberParams, workspaceParams } from './workspaces.js';
 
-export const memberTokenParams = memberParams.extend({ token_id: z.uuid() }).strict();
-export const memberSessionParams = memberParams.extend({ web_session_id: z.uuid() }).strict();
+const memberTokenParams = memberParams.extend({ token_id: z.uuid() }).strict();
+const memberSessionParams = memberParams.extend({ web_session_id: z.uuid() }).strict();
 
-export const personalTokenAnswer = z.object({
+const personalTokenAnswer = z.object({
   id: z.uuid(),
   name: z.string(),
   created_at: timestamp,
   expires_at: timestamp,
   revoked_at: timestamp.nullable(),
 });
-export const webSessionAnswer = z.object({
+const webSessionAnswer = z.object({
   id: z.uuid(),
   created_at: timestamp,
   expires_at: timestamp,
   last_seen_at: timestamp,
 });
-export const accessEventAnswer = z.object({
+const accessEventAnswer = z.object({
   seq: z.number().int(),
   type: z.string(),
   subject_id: z.uuid().nullable(),
   actor: z.enum(['operator', 'identity_provider', 'sign_in', 'member']),
   at: timestamp,
 });
-export const scimTokenAnswer = z.object({ scim_token: z.string() });
+const scimTokenAnswer = z.object({ scim_token: z.string() });
 
 const tags = ['workspaces'];
 

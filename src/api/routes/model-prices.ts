@@ -37,7 +37,7 @@ const rates = {
   cache_read: usdPerMtok,
 };
 
-export const priceBody = z
+const priceBody = z
   .object({
     ...rates,
     long_context: z
@@ -71,7 +71,7 @@ const priceAnswerFields = {
   ),
 };
 
-export const priceAnswer = z.object({
+const priceAnswer = z.object({
   provider: z.enum(providerKinds),
   model: z.string(),
   /** `operator`: set through this API; `default`: shipped with the gate (see `defaults`). */
@@ -80,16 +80,16 @@ export const priceAnswer = z.object({
   updated_at: timestamp.nullable(),
 });
 
-export const priceListAnswer = z.object({
+const priceListAnswer = z.object({
   unit: z.literal('USD per million tokens'),
   prices: z.array(priceAnswer),
   /** Where the shipped prices come from and the day they were read there. */
   defaults: z.record(z.string(), z.object({ as_of: z.string(), url: z.string() })),
 });
 
-export const fallbackAnswer = z.object({ provider: z.uuid(), ...priceAnswerFields });
+const fallbackAnswer = z.object({ provider: z.uuid(), ...priceAnswerFields });
 
-export const priceParams = z
+const priceParams = z
   .object({
     provider: z.enum(providerKinds),
     model: z

@@ -18,7 +18,7 @@ const apiKeyCredential = z
   .object({ type: z.literal('api_key'), key: z.string().regex(/^[\x21-\x7e]{1,8192}$/) })
   .strict();
 
-export const providerBody = z
+const providerBody = z
   .object({
     workspace: z.uuid(),
     name: originName,
@@ -34,11 +34,11 @@ export const providerBody = z
   })
   .strict();
 
-export const providerCredentialBody = z.object({ credential: apiKeyCredential }).strict();
+const providerCredentialBody = z.object({ credential: apiKeyCredential }).strict();
 
-export const providerParams = z.object({ id: z.uuid() }).strict();
+const providerParams = z.object({ id: z.uuid() }).strict();
 
-export const providerAnswer = z.object({
+const providerAnswer = z.object({
   id: z.uuid(),
   workspace: z.uuid(),
   name: z.string(),

@@ -15,11 +15,9 @@ import { externalId, sessionIdParam } from '../validation.js';
 
 const maxReportedTokens = 1_000_000_000;
 
-export const sessionParams = z.object({ session_id: sessionIdParam }).strict();
-export const requestParams = z
-  .object({ session_id: sessionIdParam, request_id: externalId })
-  .strict();
-export const admissionBody = z
+const sessionParams = z.object({ session_id: sessionIdParam }).strict();
+const requestParams = z.object({ session_id: sessionIdParam, request_id: externalId }).strict();
+const admissionBody = z
   .object({
     request_id: externalId,
     model: modelId,
@@ -28,7 +26,7 @@ export const admissionBody = z
   })
   .strict();
 const tokenCount = z.number().int().min(0).max(maxReportedTokens);
-export const usageBody = z.object({ input_tokens: tokenCount, output_tokens: tokenCount }).strict();
+const usageBody = z.object({ input_tokens: tokenCount, output_tokens: tokenCount }).strict();
 
 function usageView(reservation: ReservationRow, usage: UsageRow) {
   return {
@@ -45,20 +43,20 @@ function usageView(reservation: ReservationRow, usage: UsageRow) {
 /** 16 MiB: a 200k-token context of multi-byte text, with room to spare. */
 export const modelRequestBodyLimit = 16 * 1024 * 1024;
 
-export const admissionAnswer = z.object({
+const admissionAnswer = z.object({
   reservation_id: z.uuid(),
   booked_tokens: z.number().int(),
   /** The worst-case cost booked at every level, in US dollars. */
   booked_usd: z.string(),
 });
-export const budgetExhaustedAnswer = problemSchema.extend({
+const budgetExhaustedAnswer = problemSchema.extend({
   request_id: z.string(),
   booked_tokens: z.number().int(),
   booked_usd: z.string().optional(),
   /** The level that refused: `run, life`, `person "ana", day`, `team "payments", month`, … */
   level: z.string().optional(),
 });
-export const usageAnswer = z.object({
+const usageAnswer = z.object({
   reservation_id: z.uuid(),
   booked_tokens: z.number().int(),
   input_tokens: z.number().int(),

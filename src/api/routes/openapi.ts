@@ -5,7 +5,7 @@ import { json } from '../route-schemas.js';
 export const apiVersion = '1.0.0';
 
 /** The document is any JSON object: its own shape is OpenAPI's. */
-export const openApiAnswer = z.record(z.string(), z.unknown());
+const openApiAnswer = z.record(z.string(), z.unknown());
 
 export function openApiRoutes(app: FastifyInstance) {
   app.get(

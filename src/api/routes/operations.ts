@@ -22,7 +22,7 @@ async function within<T>(ms: number, work: Promise<T>): Promise<T> {
 }
 
 const reachability = z.enum(['ok', 'down']);
-export const readinessAnswer = z.object({
+const readinessAnswer = z.object({
   status: z.enum(['ready', 'not ready']),
   postgres: reachability,
   temporal: reachability,

@@ -18,7 +18,7 @@ import { anyObject, json, timestamp } from '../route-schemas.js';
 import { externalId } from '../validation.js';
 
 export const policyParams = z.object({ id: z.uuid() }).strict();
-export const versionParams = z
+const versionParams = z
   .object({
     id: z.uuid(),
     n: z.coerce
@@ -30,7 +30,7 @@ export const versionParams = z
   .strict();
 
 /** `{version: n | null}`: the version a policy's calls are also evaluated against, or none. */
-export const shadowBody = z
+const shadowBody = z
   .object({
     version: z
       .number()
@@ -73,11 +73,11 @@ export const simulateBody = z
     return { ...body, since, until };
   });
 
-export const shadowAnswer = z.object({ id: z.uuid(), shadow_version: z.number().int().nullable() });
+const shadowAnswer = z.object({ id: z.uuid(), shadow_version: z.number().int().nullable() });
 
 const outcome = z.enum(['allow', 'deny', 'ask']);
 /** The counts over the window, and the calls whose outcome the candidate would change. */
-export const simulationAnswer = z.object({
+const simulationAnswer = z.object({
   policy_id: z.uuid(),
   candidate_version: z.number().int().nullable(),
   recorded_versions: z.array(z.number().int()),
@@ -136,9 +136,9 @@ export function temporalRecordedCalls(ctx: ApiContext): RecordedCalls {
   return (window, signal) => recordedCallsFromTemporal(client, ctx.codec, window, signal);
 }
 
-export const policyAnswer = z.object({ id: z.uuid(), version: z.number().int() });
+const policyAnswer = z.object({ id: z.uuid(), version: z.number().int() });
 /** A version as it was written, its rules as stored (the policy language is docs/policies.md). */
-export const policyVersionAnswer = policyBodySchema.omit({ workspace: true }).extend({
+const policyVersionAnswer = policyBodySchema.omit({ workspace: true }).extend({
   rules: z.array(anyObject),
   id: z.uuid(),
   workspace: z.uuid(),

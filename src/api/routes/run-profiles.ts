@@ -15,10 +15,10 @@ import { empty, json, timestamp } from '../route-schemas.js';
 import { runBody } from './runs.js';
 import { workspaceParams } from './workspaces.js';
 
-export const runProfileParams = z.object({ ws: z.uuid(), id: z.uuid() }).strict();
+const runProfileParams = z.object({ ws: z.uuid(), id: z.uuid() }).strict();
 
 /** What a run created from the profile takes: run creation's fields, less who and why. */
-export const runProfileBody = z
+const runProfileBody = z
   .object({
     name: z.string().trim().min(1).max(100),
     description: z.string().max(1000).default(''),
@@ -31,7 +31,7 @@ export const runProfileBody = z
   })
   .strict();
 
-export const runProfileAnswer = z.object({
+const runProfileAnswer = z.object({
   id: z.uuid(),
   workspace: z.uuid(),
   name: z.string(),
@@ -49,7 +49,7 @@ export const runProfileAnswer = z.object({
   updated_at: timestamp,
 });
 
-export function runProfileFields(body: z.infer<typeof runProfileBody>): RunProfileFields {
+function runProfileFields(body: z.infer<typeof runProfileBody>): RunProfileFields {
   return {
     name: body.name,
     description: body.description,
@@ -62,7 +62,7 @@ export function runProfileFields(body: z.infer<typeof runProfileBody>): RunProfi
   };
 }
 
-export function runProfileView(profile: RunProfile) {
+function runProfileView(profile: RunProfile) {
   return {
     id: profile.id,
     workspace: profile.workspace_id,

@@ -38,9 +38,9 @@ export const runBody = z
     model_provider: z.uuid().optional(),
   })
   .strict();
-export const runParams = z.object({ id: z.uuid().transform(asRunId) }).strict();
+const runParams = z.object({ id: z.uuid().transform(asRunId) }).strict();
 
-export const runAnswer = z.object({
+const runAnswer = z.object({
   run_id: z.uuid(),
   workspace: z.uuid(),
   session_id: z.string(),
@@ -56,7 +56,7 @@ export const runAnswer = z.object({
   model_provider: z.uuid().nullable(),
   created_at: timestamp,
 });
-export const newRunAnswer = runAnswer.extend({ session_token: z.string() });
+const newRunAnswer = runAnswer.extend({ session_token: z.string() });
 const revocationFields = {
   revoked_at: timestamp,
   revoked_by: z.uuid().nullable(),
@@ -66,7 +66,7 @@ const revocationFields = {
       "revoked: by its invoker or the operator; invoker_access_ended: its invoker's access was ended",
     ),
 };
-export const runStateAnswer = runAnswer.extend({
+const runStateAnswer = runAnswer.extend({
   budget: z.object({
     max_tokens: z.number().int(),
     held_tokens: z.number().int(),
@@ -77,7 +77,7 @@ export const runStateAnswer = runAnswer.extend({
   }),
   revocation: z.object(revocationFields).nullable(),
 });
-export const revocationAnswer = z.object({ run_id: z.uuid(), ...revocationFields });
+const revocationAnswer = z.object({ run_id: z.uuid(), ...revocationFields });
 
 function budgetView(budget: BudgetFigures) {
   return {
@@ -89,7 +89,7 @@ function budgetView(budget: BudgetFigures) {
   };
 }
 
-export function runView(run: FrozenRun) {
+function runView(run: FrozenRun) {
   return {
     run_id: run.id,
     workspace: run.workspace_id,

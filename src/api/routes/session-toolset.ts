@@ -8,7 +8,7 @@ import type { ApiContext } from '../context.js';
 import { anyObject, json } from '../route-schemas.js';
 import { sessionIdParam } from '../validation.js';
 
-export const toolsetParams = z.object({ session_id: sessionIdParam }).strict();
+const toolsetParams = z.object({ session_id: sessionIdParam }).strict();
 
 const runnerTool = z.object({
   name: z.string(),
@@ -20,7 +20,7 @@ const runnerTool = z.object({
   digest: z.string(),
   callable: z.boolean(),
 });
-export const toolsetAnswer = z.object({
+const toolsetAnswer = z.object({
   run_id: z.uuid(),
   toolset_digest: z.string(),
   origins: z.array(

@@ -18,7 +18,7 @@ import { Problem, notFound } from '../problem.js';
 import { empty, json, timestamp } from '../route-schemas.js';
 
 /** Money in the API: US dollars as a decimal string, exact to the nano-dollar. */
-export const usdAmount = z
+const usdAmount = z
   .string()
   .regex(
     /^(0|[1-9][0-9]{0,8})(\.[0-9]{1,9})?$/,
@@ -27,7 +27,7 @@ export const usdAmount = z
   .refine((text) => (parseUsd(text) ?? 0) > 0, 'must be more than zero');
 const maxTokens = z.number().int().min(1).max(1_000_000_000_000);
 
-export const budgetBody = z
+const budgetBody = z
   .object({
     workspace: z.uuid(),
     level: z.enum(['run', 'person', 'team', 'workspace']),
@@ -63,17 +63,17 @@ export const budgetBody = z
       });
   });
 
-export const budgetCapsBody = z
+const budgetCapsBody = z
   .object({
     max_usd: usdAmount.nullable().optional(),
     max_tokens: maxTokens.nullable().optional(),
   })
   .strict();
 
-export const budgetParams = z.object({ id: z.uuid() }).strict();
-export const budgetQuery = z.object({ workspace: z.uuid() }).strict();
+const budgetParams = z.object({ id: z.uuid() }).strict();
+const budgetQuery = z.object({ workspace: z.uuid() }).strict();
 
-export const budgetAnswer = z.object({
+const budgetAnswer = z.object({
   id: z.uuid(),
   workspace: z.uuid(),
   level: z.enum(['run', 'person', 'team', 'workspace']),

@@ -16,10 +16,8 @@ import type { ApiContext } from '../context.js';
 import { anyObject, json } from '../route-schemas.js';
 import { sessionIdParam, toolCallIdParam } from '../validation.js';
 
-export const callParams = z
-  .object({ session_id: sessionIdParam, tool_call_id: toolCallIdParam })
-  .strict();
-export const callBody = z
+const callParams = z.object({ session_id: sessionIdParam, tool_call_id: toolCallIdParam }).strict();
+const callBody = z
   .object({
     tool: z.string().min(1).max(256),
     arguments: z
@@ -35,7 +33,7 @@ export const callBody = z
       .optional(),
   })
   .strict();
-export const waitQuery = z.object({ wait: z.coerce.number().min(0).max(60).optional() }).strict();
+const waitQuery = z.object({ wait: z.coerce.number().min(0).max(60).optional() }).strict();
 
 /**
  * A tool call's answer: decided (200), or pending an approval or still evaluating (202). Its
@@ -54,7 +52,7 @@ export const toolCallAnswer = z.object({
 });
 
 /** Each stage's verdict on one call and what it looked at, from the record. */
-export const explanationAnswer = z.object({
+const explanationAnswer = z.object({
   session_id: z.string(),
   tool_call_id: z.string(),
   tool: z.string(),

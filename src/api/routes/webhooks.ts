@@ -14,9 +14,9 @@ import type { ApiContext } from '../context.js';
 import { empty, json, timestamp } from '../route-schemas.js';
 import { httpUrl } from '../validation.js';
 
-export const webhookParams = z.object({ ws: z.uuid() }).strict();
-export const webhookIdParams = z.object({ ws: z.uuid(), id: z.uuid() }).strict();
-export const webhookBody = z
+const webhookParams = z.object({ ws: z.uuid() }).strict();
+const webhookIdParams = z.object({ ws: z.uuid(), id: z.uuid() }).strict();
+const webhookBody = z
   .object({
     url: httpUrl({ query: true }),
     secret: z
@@ -33,11 +33,11 @@ export const webhookBody = z
     include_arguments: z.boolean().default(false),
   })
   .strict();
-export const deliveriesQuery = z
+const deliveriesQuery = z
   .object({ limit: z.coerce.number().int().min(1).max(500).default(50) })
   .strict();
 
-export const webhookAnswer = z.object({
+const webhookAnswer = z.object({
   id: z.uuid(),
   workspace: z.uuid(),
   url: z.string(),
@@ -46,8 +46,8 @@ export const webhookAnswer = z.object({
   created_at: timestamp,
 });
 /** The secret is in the answer once, when the gate generated it. */
-export const newWebhookAnswer = webhookAnswer.extend({ secret: z.string().optional() });
-export const deliveriesAnswer = z.object({
+const newWebhookAnswer = webhookAnswer.extend({ secret: z.string().optional() });
+const deliveriesAnswer = z.object({
   deliveries: z.array(
     z.object({
       id: z.uuid(),

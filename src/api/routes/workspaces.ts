@@ -13,9 +13,9 @@ const memberStatus = z.enum(['active', 'suspended']);
 export const workspaceParams = z.object({ ws: z.uuid() }).strict();
 export const memberParams = z.object({ ws: z.uuid(), user_id: z.uuid() }).strict();
 
-export const workspaceBody = z.object({ name }).strict();
-export const memberBody = z.object({ name, role }).strict();
-export const memberChangeBody = z
+const workspaceBody = z.object({ name }).strict();
+const memberBody = z.object({ name, role }).strict();
+const memberChangeBody = z
   .object({ role: role.optional(), status: memberStatus.optional() })
   .strict()
   .refine((b) => b.role !== undefined || b.status !== undefined, {
@@ -25,7 +25,7 @@ export const memberChangeBody = z
 
 /** Group names and the claim are the provider's strings; bounded, never interpreted. */
 const groupName = z.string().min(1).max(256);
-export const workspaceIdentityBody = z
+const workspaceIdentityBody = z
   .object({
     groups_claim: z.string().min(1).max(100).default('groups'),
     roles: z.record(groupName, role).refine((roles) => Object.keys(roles).length <= 1000, {
@@ -34,16 +34,16 @@ export const workspaceIdentityBody = z
   })
   .strict();
 
-export const workspaceAnswer = z.object({ id: z.uuid(), name: z.string() });
-export const memberAnswer = z.object({
+const workspaceAnswer = z.object({ id: z.uuid(), name: z.string() });
+const memberAnswer = z.object({
   user_id: z.uuid(),
   name: z.string(),
   role,
   status: memberStatus,
 });
-export const newMemberAnswer = memberAnswer.extend({ user_token: z.string() });
+const newMemberAnswer = memberAnswer.extend({ user_token: z.string() });
 /** The workspace's mapping from the provider's groups to its roles. */
-export const workspaceIdentityAnswer = z.object({
+const workspaceIdentityAnswer = z.object({
   groups_claim: z.string(),
   roles: z.record(z.string(), role),
 });

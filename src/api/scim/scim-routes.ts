@@ -35,7 +35,7 @@ import type { ScimKind } from '../../store/scim-resources.js';
 import type { ApiContext } from '../context.js';
 import { problemFor } from '../error-mapping.js';
 
-export const scimPrefix = '/scim/v2';
+const scimPrefix = '/scim/v2';
 const scimJson = 'application/scim+json; charset=utf-8';
 const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 

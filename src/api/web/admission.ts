@@ -17,7 +17,7 @@ import { requireCsrf, requireSameOrigin } from './csrf.js';
 import { formOf } from './form-body.js';
 import { signedIn, type SignedIn } from './session.js';
 
-export interface FormPostChecks {
+interface FormPostChecks {
   /** What a signed-out poster is told (401). */
   signedOut: string;
   /** Holds one of the member's write slots until answered. */

@@ -45,7 +45,7 @@ const tabs: { tab: ListTab; label: string }[] = [
   { tab: 'decided', label: 'Decided' },
 ];
 
-export const listPath = (tab: ListTab, pageNumber = 1) =>
+const listPath = (tab: ListTab, pageNumber = 1) =>
   `/approvals?view=${tab}${pageNumber > 1 ? `&page=${pageNumber}` : ''}`;
 
 /** What the call does in one line, or that its arguments are not this member's to read. */

@@ -31,7 +31,7 @@ import { sendPage, webFormTags as tags } from './layout.js';
 import { findRunSummaries } from './run-summaries.js';
 import type { SignedIn } from './session.js';
 
-export const decisionForm = z
+const decisionForm = z
   .object({
     csrf: z.string(),
     decision: z.enum(['approve', 'deny']),
@@ -51,7 +51,7 @@ function grantOf(grantFor: string, scope: ScopeKind) {
 }
 
 /** Which of the list's views, and which page: `/approvals?view=decided&page=2`. */
-export const listPageQuery = z
+const listPageQuery = z
   .object({
     view: z.enum(['mine', 'all', 'decided']).default('mine'),
     page: z.coerce.number().int().min(1).max(100_000).default(1),

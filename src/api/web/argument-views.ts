@@ -19,7 +19,7 @@ const foldChars = 1200;
 const shown = (text: string) => visibleText(text).text;
 
 /** Text with its real line breaks; a long one folded behind "show all". */
-export function textBlock(text: string, className = 'text'): SafeHtml {
+function textBlock(text: string, className = 'text'): SafeHtml {
   const lines = text.split('\n');
   const long = lines.length > foldLines || text.length > foldChars;
   if (!long) return html`<pre class="${className}">${shown(text)}</pre>`;
@@ -130,7 +130,7 @@ function genericView(args: Record<string, unknown>, tool: FrozenTool | undefined
 }
 
 /** An MCP tool's frozen description: what the approver was told the tool does. */
-export function toolDescription(tool: FrozenTool | undefined): SafeHtml {
+function toolDescription(tool: FrozenTool | undefined): SafeHtml {
   if (!tool?.description) return html``;
   return html`<h3>What the tool says it does</h3>
     <div id="tool-description">${textBlock(tool.description)}</div>`;

@@ -37,7 +37,7 @@ const code = vschars(4096);
 const state = vschars(512);
 
 /** What an authorization server sends back: a code, or an error (RFC 6749 section 4.1.2). */
-export const callbackQuery = z
+const callbackQuery = z
   .object({
     code: code.optional(),
     state: state.optional(),
@@ -51,10 +51,8 @@ export const callbackQuery = z
     path: ['code'],
   });
 
-export const csrfForm = z.object({ csrf: z.string() }).strict();
-export const callbackForm = z
-  .object({ code, state, iss: z.string().max(2048).optional() })
-  .strict();
+const csrfForm = z.object({ csrf: z.string() }).strict();
+const callbackForm = z.object({ code, state, iss: z.string().max(2048).optional() }).strict();
 
 async function showList(
   ctx: ApiContext,

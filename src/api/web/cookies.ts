@@ -21,7 +21,7 @@ export function readCookie(
   return undefined;
 }
 
-export interface CookieOptions {
+interface CookieOptions {
   /** Seconds until the browser drops it; 0 deletes it now. */
   maxAgeS: number;
   secure: boolean;

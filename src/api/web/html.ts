@@ -18,8 +18,7 @@ export class SafeHtml {
   }
 }
 
-export type HtmlValue =
-  SafeHtml | string | number | null | undefined | false | readonly HtmlValue[];
+type HtmlValue = SafeHtml | string | number | null | undefined | false | readonly HtmlValue[];
 
 const entities: Record<string, string> = {
   '&': '&amp;',
@@ -30,7 +29,7 @@ const entities: Record<string, string> = {
 };
 
 /** Escapes text for an element body or a quoted attribute value. */
-export function escapeHtml(text: string): string {
+function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => entities[c] ?? c);
 }
 

@@ -2,7 +2,7 @@ import type { FastifyReply } from 'fastify';
 import { html, type SafeHtml } from './html.js';
 import type { WebSession } from './session.js';
 
-export interface PageOptions {
+interface PageOptions {
   title: string;
   /** Shows who is signed in and a sign-out button. */
   session?: WebSession | undefined;

@@ -1,7 +1,7 @@
 import { html, type SafeHtml } from './html.js';
 import { page } from './layout.js';
 
-export interface LoginPageOptions {
+interface LoginPageOptions {
   csrf: string;
   /** Where to go after signing in: an approvals page only. */
   next?: string | undefined;

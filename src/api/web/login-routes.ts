@@ -49,10 +49,10 @@ function loginAgain(
 const next = z.string().max(1000).optional();
 export const loginQuery = z.object({ next });
 /** The sign-in page's fields, and only those: a field it does not have is refused. */
-export const loginForm = z
+const loginForm = z
   .object({ csrf: z.string(), token: z.string().max(8192).optional(), next })
   .strict();
-export const logoutForm = z.object({ csrf: z.string().optional() }).strict();
+const logoutForm = z.object({ csrf: z.string().optional() }).strict();
 
 const form = { consumes: ['application/x-www-form-urlencoded'] };
 

@@ -28,7 +28,7 @@ const param = (max: number) =>
     .regex(/^[\x20-\x7e]*$/, 'printable ASCII only')
     .optional();
 /** OAuth's authorization request (OAuth 2.1 §4.1.1, RFC 8707); other parameters are ignored. */
-export const authorizationQuery = z.object({
+const authorizationQuery = z.object({
   response_type: param(20),
   client_id: param(100),
   redirect_uri: param(1000),
@@ -38,13 +38,13 @@ export const authorizationQuery = z.object({
   scope: param(500),
   resource: param(500),
 });
-export const consentParams = z.object({ id: z.uuid() }).strict();
-export const consentForm = z
+const consentParams = z.object({ id: z.uuid() }).strict();
+const consentForm = z
   .object({ csrf: z.string(), decision: z.enum(['allow', 'deny']), profile: z.uuid().optional() })
   .strict();
 
 /** Authorization requests one client address may start a minute. */
-export const authorizationsPerMinute = 30;
+const authorizationsPerMinute = 30;
 
 const config = { caller: 'browser' } as const;
 

@@ -7,7 +7,7 @@ import { Problem } from '../problem.js';
 export const callbackPath = '/auth/oidc/callback';
 
 /** What a sign-in must match when the browser comes back: kept server-side, taken once. */
-export interface AuthorizationChecks {
+interface AuthorizationChecks {
   state: string;
   nonce: string;
   code_verifier: string;

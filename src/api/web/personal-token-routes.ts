@@ -10,15 +10,15 @@ import { admitFormPost, admitPage, toLoginAnswer, visitorOf } from './admission.
 import { sendPage, webFormTags as tags } from './layout.js';
 import { personalTokensPage } from './personal-tokens-page.js';
 
-export const personalTokenForm = z
+const personalTokenForm = z
   .object({
     csrf: z.string(),
     name: z.string().trim().min(1).max(100),
     days: z.coerce.number().int().min(1).max(365),
   })
   .strict();
-export const revokeForm = z.object({ csrf: z.string() }).strict();
-export const personalTokenParams = z.object({ id: z.uuid() }).strict();
+const revokeForm = z.object({ csrf: z.string() }).strict();
+const personalTokenParams = z.object({ id: z.uuid() }).strict();
 
 const config = { caller: 'browser' } as const;
 const form = { consumes: ['application/x-www-form-urlencoded'] };

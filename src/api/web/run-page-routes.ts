@@ -17,9 +17,9 @@ import { runPage } from './run-page.js';
 import { findRunSummaries } from './run-summaries.js';
 import type { SignedIn } from './session.js';
 
-export const runPageParams = z.object({ run_id: z.uuid() }).strict();
-export const grantParams = z.object({ run_id: z.uuid(), grant_id: z.uuid() }).strict();
-export const revokeForm = z.object({ csrf: z.string() }).strict();
+const runPageParams = z.object({ run_id: z.uuid() }).strict();
+const grantParams = z.object({ run_id: z.uuid(), grant_id: z.uuid() }).strict();
+const revokeForm = z.object({ csrf: z.string() }).strict();
 
 async function showRun(
   ctx: ApiContext,

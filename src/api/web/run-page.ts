@@ -13,7 +13,7 @@ import type { RunSummary } from './run-summaries.js';
 import type { SignedIn } from './session.js';
 import { visibleText } from './visible-text.js';
 
-export interface RunPage {
+interface RunPage {
   run: RunSummary;
   budget: BudgetFigures | undefined;
   grants: readonly GrantRow[];

@@ -31,7 +31,7 @@ const formFields = new Set([
 ]);
 
 /** The new-profile form: its fields, and one checkbox per bundle or connection picked. */
-export const runProfileForm = z
+const runProfileForm = z
   .object({
     csrf: z.string(),
     name: z.string().trim().min(1).max(100),
@@ -49,8 +49,8 @@ export const runProfileForm = z
       }
     }
   });
-export const deleteForm = z.object({ csrf: z.string() }).strict();
-export const profileParams = z.object({ id: z.uuid() }).strict();
+const deleteForm = z.object({ csrf: z.string() }).strict();
+const profileParams = z.object({ id: z.uuid() }).strict();
 
 function picked(form: Record<string, unknown>, kind: 'bundle' | 'connection'): string[] {
   return Object.keys(form).flatMap((key) => {

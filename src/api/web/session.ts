@@ -12,7 +12,7 @@ import { hashToken } from '../../application/tokens.js';
 import { clearCookie, readCookie, setCookie } from './cookies.js';
 import { csrfTokenFor } from './csrf.js';
 
-export const sessionCookie = 'fg_session';
+const sessionCookie = 'fg_session';
 
 /** A browser signed in, as of this request: a member, or the operator (for the codec only). */
 export interface WebSession {

@@ -28,7 +28,7 @@ const simulationFields = z
   })
   .strict();
 /** The page simulates what the API's simulation would, its body read from the query. */
-export const simulationQuery = simulationFields.pipe(
+const simulationQuery = simulationFields.pipe(
   simulateBody as z.ZodType<z.output<typeof simulateBody>, z.output<typeof simulationFields>>,
 );
 

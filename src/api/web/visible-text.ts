@@ -10,7 +10,7 @@ const hidden =
 
 const shownAsIs = new Set([' ', '\n']);
 
-export interface VisibleText {
+interface VisibleText {
   text: string;
   /** Whether anything was escaped: the page then says so. */
   escaped: boolean;

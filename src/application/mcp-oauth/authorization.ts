@@ -22,10 +22,10 @@ import { sameResource, type OAuthNames } from './resource.js';
 /** Minutes a person has to sign in and pick a profile. */
 const pendingLifetimeS = 600;
 /** A code is exchanged at once by the client that asked; a minute is plenty. */
-export const codeLifetimeS = 60;
-export const codePrefix = 'fgoc_';
+const codeLifetimeS = 60;
+const codePrefix = 'fgoc_';
 
-export interface AuthorizationQuery {
+interface AuthorizationQuery {
   response_type?: string | undefined;
   client_id?: string | undefined;
   redirect_uri?: string | undefined;
@@ -37,8 +37,7 @@ export interface AuthorizationQuery {
 }
 
 /** Where the browser goes next: back to the client, or on to sign in and consent. */
-export type AuthorizationStep =
-  { kind: 'to_client'; url: string } | { kind: 'consent'; id: string };
+type AuthorizationStep = { kind: 'to_client'; url: string } | { kind: 'consent'; id: string };
 
 /** The client's redirect with the answer's parameters, and the issuer (RFC 9207). */
 function toClient(

@@ -17,7 +17,7 @@ const text = (max: number) => z.string().max(max);
  * The client metadata the gate understands (RFC 7591 §2). Anything else a client sends is
  * ignored, as §2 asks, and never stored.
  */
-export const clientMetadataSchema = z.object({
+const clientMetadataSchema = z.object({
   redirect_uris: z.array(z.string()).min(1).max(10),
   token_endpoint_auth_method: z
     .enum(['none', 'client_secret_post', 'client_secret_basic'])
@@ -34,10 +34,9 @@ export const clientMetadataSchema = z.object({
   software_id: text(200).optional(),
   software_version: text(100).optional(),
 });
-export type ClientMetadata = z.infer<typeof clientMetadataSchema>;
 
 /** A registered client as RFC 7591 §3.2.1 answers it; the secret only at registration. */
-export function clientInformation(client: OAuthClient, secret?: string) {
+function clientInformation(client: OAuthClient, secret?: string) {
   return {
     client_id: client.client_id,
     client_id_issued_at: Math.floor(client.created_at.getTime() / 1000),

@@ -2,7 +2,7 @@
  * A refusal in OAuth's own terms (RFC 6749 §5.2, RFC 7591 §3.2.2): the error code a client
  * branches on, and a description naming what was wrong.
  */
-export type OAuthErrorCode =
+type OAuthErrorCode =
   | 'invalid_request'
   | 'invalid_client'
   | 'invalid_grant'

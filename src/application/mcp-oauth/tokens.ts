@@ -17,14 +17,14 @@ import { OAuthError } from './oauth-error.js';
 import { sameResource, type OAuthNames } from './resource.js';
 
 /** Short: an access token is checked on every request, but a stolen one is worth ten minutes. */
-export const accessTokenLifetimeS = 600;
+const accessTokenLifetimeS = 600;
 /** A refresh token not used for thirty days ends; each use gives a new one. */
-export const refreshTokenLifetimeS = 30 * 24 * 3600;
+const refreshTokenLifetimeS = 30 * 24 * 3600;
 /**
  * How long a refresh token already used is answered with the same successor rather than taken
  * as stolen: a client's concurrent refreshes, or one whose answer was lost, are not an attack.
  */
-export const refreshGraceS = 30;
+const refreshGraceS = 30;
 
 const accessPrefix = 'fgoa_';
 const refreshPrefix = 'fgor_';
@@ -36,7 +36,7 @@ export interface OAuthDeps {
 }
 
 /** What the token endpoint answers (RFC 6749 §5.1). */
-export interface TokenAnswer {
+interface TokenAnswer {
   access_token: string;
   token_type: 'Bearer';
   expires_in: number;
@@ -89,7 +89,7 @@ function answer(tokens: IssuedTokens, grant: Grant, accessExpiresAt: Date): Toke
 
 const ended = (what: string) => new OAuthError('invalid_grant', what);
 
-export interface CodeExchange {
+interface CodeExchange {
   code: string;
   code_verifier: string | undefined;
   redirect_uri: string | undefined;

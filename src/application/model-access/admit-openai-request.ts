@@ -13,7 +13,7 @@ import type { Pool } from '../../store/pool.js';
 import type { FrozenRun } from '../../store/runs.js';
 import { bookProxiedRequest } from './admit-proxied-request.js';
 
-export type OpenAIAdmission =
+type OpenAIAdmission =
   | { kind: 'admitted'; reservation: ReservationRow; request: OpenAIRequest; forwarded: Buffer }
   | { kind: 'invalid'; message: string; param?: string }
   | { kind: 'never_fits'; message: string; param?: string }

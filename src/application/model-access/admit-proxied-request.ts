@@ -15,7 +15,7 @@ import type { ModelProviderRow } from '../../store/model-providers.js';
 import type { Pool } from '../../store/pool.js';
 import type { FrozenRun } from '../../store/runs.js';
 
-export type ProxiedAdmission =
+type ProxiedAdmission =
   | { kind: 'admitted'; reservation: ReservationRow; request: MessagesRequest }
   | { kind: 'invalid'; message: string }
   | { kind: 'never_fits'; message: string }
@@ -92,7 +92,7 @@ export async function admitProxiedRequest(
 }
 
 /** What any model endpoint of the gate books for one request it will forward. */
-export interface ProxiedBooking {
+interface ProxiedBooking {
   /** The bytes that go upstream: the request is known by their digest. */
   forwarded: Buffer;
   model: string;
@@ -104,7 +104,7 @@ export interface ProxiedBooking {
   asked: string;
 }
 
-export type ProxiedBooked =
+type ProxiedBooked =
   | { kind: 'admitted'; reservation: ReservationRow }
   | { kind: 'unpriced'; message: string }
   | { kind: 'exhausted'; message: string; level: string };

@@ -21,7 +21,7 @@ import type { FrozenRun } from '../../store/runs.js';
  * under, in one transaction. What the request is, and its worst-case usage, each door reads
  * from its own body.
  */
-export interface ModelBooking {
+interface ModelBooking {
   run: FrozenRun;
   providerKind: ProviderKind;
   /** The run's model provider, whose fallback price (if the operator named one) applies. */
@@ -33,7 +33,7 @@ export interface ModelBooking {
   worstCase: { inputTokens: number; outputTokens: number };
 }
 
-export type BookingOutcome =
+type BookingOutcome =
   | { kind: 'admitted'; reservation: ReservationRow; created: boolean }
   /** The model has no price and the provider names no fallback: nothing was booked. */
   | { kind: 'unpriced'; message: string }
@@ -41,7 +41,7 @@ export type BookingOutcome =
   | { kind: 'exhausted'; reservation: ReservationRow; level: string; message: string };
 
 /** The price a model is booked at, or undefined when it has none and no fallback is named. */
-export async function priceOfModel(
+async function priceOfModel(
   pool: Pool,
   providerKind: ProviderKind,
   providerId: string | null,
@@ -52,7 +52,7 @@ export async function priceOfModel(
   return resolvePrice(providerKind, model, (_kind, name) => own.get(name), fallback)?.price;
 }
 
-export function unpricedMessage(providerKind: ProviderKind, model: string): string {
+function unpricedMessage(providerKind: ProviderKind, model: string): string {
   return `model ${JSON.stringify(model)} has no price in the gate's price table for ${providerKind}, and its provider names no fallback price: the operator sets one with PUT /v1/model-prices/${providerKind}/{model} or PUT /v1/model-providers/{id}/fallback-price`;
 }
 

@@ -8,7 +8,7 @@ import {
 import type { Pool } from '../../store/pool.js';
 import { workspaceExists } from '../../store/workspaces.js';
 
-export interface NewModelProvider {
+interface NewModelProvider {
   workspace: string;
   name: string;
   kind: ModelProviderKind;
@@ -17,7 +17,7 @@ export interface NewModelProvider {
   allow_url_sources: boolean;
 }
 
-export type ModelProviderCreation =
+type ModelProviderCreation =
   | { kind: 'created'; provider: ModelProviderRow }
   | { kind: 'unknown_workspace' }
   | { kind: 'name_taken' };

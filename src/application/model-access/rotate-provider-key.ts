@@ -6,7 +6,7 @@ import {
 } from '../../store/model-providers.js';
 import type { Pool } from '../../store/pool.js';
 
-export type KeyRotation =
+type KeyRotation =
   | { kind: 'rotated'; provider: ModelProviderRow }
   | { kind: 'unknown' }
   | { kind: 'removed'; provider: ModelProviderRow };

@@ -38,7 +38,7 @@ export class AlreadySettledError extends Error {
  * reported (cache writes and reads at their own prices, the long-context tier by the whole
  * input); a part never reported counts at its worst case, a request never billed costs nothing.
  */
-export function exchangeCost(reservation: ReservationRow, end: ExchangeEnd): number | null {
+function exchangeCost(reservation: ReservationRow, end: ExchangeEnd): number | null {
   if (!reservation.price) return null;
   if (end.billing === 'not_billed') return 0;
   const usage = end.report.usage;

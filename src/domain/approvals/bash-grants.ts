@@ -46,7 +46,7 @@ const writingOptions = new Map<string, RegExp>([
 ]);
 
 /** True when the command writes a file: a redirection, or a program or option that does. */
-export function writesAFile(command: SimpleCommand): boolean {
+function writesAFile(command: SimpleCommand): boolean {
   if (command.writesFile) return true;
   if (!command.program.known) return false;
   const name = programIdentity(command.program.value).name;

@@ -38,7 +38,7 @@ export interface AskingCall {
 }
 
 /** Whether one grant surely covers the call. */
-export function grantCovers(grant: ActiveGrant, call: AskingCall): boolean {
+function grantCovers(grant: ActiveGrant, call: AskingCall): boolean {
   return (
     isGrantScope(grant.scope) &&
     (grant.expires_at === null || grant.expires_at > call.at) &&

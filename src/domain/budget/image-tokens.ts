@@ -9,13 +9,13 @@ export const pixelsPerToken = 750;
 /** The largest image the API accepts, 8000 x 8000 px, costs at most this much. */
 export const largestImageTokens = Math.ceil((8000 * 8000) / pixelsPerToken);
 
-export type ImageSource =
+type ImageSource =
   | { type: 'base64'; media_type: string; data: string }
   | { type: 'url'; url: string }
   | { type: 'file'; file_id: string };
 
 /** Width and height read from the image's own header, or undefined when they cannot be read. */
-export function imageDimensions(base64: string): { width: number; height: number } | undefined {
+function imageDimensions(base64: string): { width: number; height: number } | undefined {
   try {
     const { width, height } = imageSize(Buffer.from(base64, 'base64'));
     return width > 0 && height > 0 ? { width, height } : undefined;

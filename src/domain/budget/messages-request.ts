@@ -100,7 +100,7 @@ export interface MessagesRequest {
   controls: unknown[];
 }
 
-export type MessagesRequestParse =
+type MessagesRequestParse =
   { ok: true; request: MessagesRequest } | { ok: false; message: string; path?: string };
 
 /**

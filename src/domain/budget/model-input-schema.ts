@@ -9,7 +9,7 @@ const maxTextLength = 16 * 1_048_576;
 const maxMessages = 100_000;
 const maxBlocks = 10_000;
 const maxTools = 1_000;
-export const maxJsonDepth = 64;
+const maxJsonDepth = 64;
 
 const refusals = {
   other:

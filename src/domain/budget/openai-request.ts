@@ -40,7 +40,7 @@ export const imageTokenCeiling = 50_000;
 export const defaultMaxOutputTokens = 16_384;
 
 /** The most choices one Chat Completions request may ask for; each is billed its own output. */
-export const maxChoices = 16;
+const maxChoices = 16;
 
 const maxTextLength = 16 * 1_048_576;
 const text = z.string().max(maxTextLength);
@@ -414,7 +414,7 @@ export interface OpenAIRequest {
   body: Record<string, unknown>;
 }
 
-export type OpenAIRequestParse =
+type OpenAIRequestParse =
   { ok: true; request: OpenAIRequest } | { ok: false; message: string; path?: string };
 
 class Tally {

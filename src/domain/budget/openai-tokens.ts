@@ -16,12 +16,12 @@ import { Tiktoken } from 'js-tiktoken/lite';
 import cl100k from 'js-tiktoken/ranks/cl100k_base';
 import o200k from 'js-tiktoken/ranks/o200k_base';
 
-export type EncodingName = 'o200k_base' | 'cl100k_base';
+type EncodingName = 'o200k_base' | 'cl100k_base';
 
 /** Longer pieces count their bytes: the merges would cost quadratic time. */
 export const maxMergedPiece = 32;
 /** The merging one request may cost: the sum of the squared lengths of the pieces merged. */
-export const mergeBudget = 1_000_000;
+const mergeBudget = 1_000_000;
 /** Pieces remembered with their counts, per tokenizer; forgotten all at once when full. */
 const rememberedPieces = 100_000;
 

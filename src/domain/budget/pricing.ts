@@ -25,7 +25,7 @@ export interface ModelPrice extends TokenRates {
 }
 
 /** The tokens of an exchange by kind; `input` is the uncached part. */
-export interface TokenUsage {
+interface TokenUsage {
   input: number;
   cache_write: number;
   cache_read: number;
@@ -169,7 +169,7 @@ function ratesFromText(rates: ShippedRates): TokenRates {
   };
 }
 
-export interface ShippedPrice {
+interface ShippedPrice {
   provider: ProviderKind;
   model: string;
   price: ModelPrice;
@@ -206,7 +206,7 @@ export function priceLookupNames(model: string): string[] {
   return undated === model ? [model] : [model, undated];
 }
 
-export type PriceSource = 'operator' | 'default' | 'fallback';
+type PriceSource = 'operator' | 'default' | 'fallback';
 
 /**
  * The price of a model: the operator's entry, else the shipped default, tried under each lookup

@@ -9,12 +9,12 @@ import { jsonTextProblem, type JsonTextProblem } from './json-text-shape.js';
 import { firstProtoMember, firstUncarriedMember } from './carried-members.js';
 import { escapeUnstorable, unstorableFields } from '../gate/storable-text.js';
 
-export type StrictRead<T> =
+type StrictRead<T> =
   { ok: true; value: unknown; data: T } | { ok: false; message: string; path?: string };
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
-export function pathOf(path: readonly PropertyKey[]): string {
+function pathOf(path: readonly PropertyKey[]): string {
   return path
     .map((p, i) => (typeof p === 'number' ? `[${p}]` : `${i === 0 ? '' : '.'}${String(p)}`))
     .join('');

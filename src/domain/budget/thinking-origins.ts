@@ -26,6 +26,6 @@ export function thinkingDigests(input: ModelInput): string[] {
   );
 }
 
-export function isThinkingBlock(block: { type: string }): block is ThinkingBlock {
+function isThinkingBlock(block: { type: string }): block is ThinkingBlock {
   return block.type === 'thinking' || block.type === 'redacted_thinking';
 }

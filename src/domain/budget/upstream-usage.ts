@@ -81,7 +81,7 @@ function takeUsage(report: UsageReport, usage: unknown): boolean {
 }
 
 /** The tokens the reported usage counts: cache reads and writes are input too. */
-export function reportedTokens(usage: ReportedUsage): { input: number; output: number } {
+function reportedTokens(usage: ReportedUsage): { input: number; output: number } {
   return {
     input: usage.input_tokens + usage.cache_creation_input_tokens + usage.cache_read_input_tokens,
     output: usage.output_tokens,

@@ -1,6 +1,6 @@
 import type { PolicyVerdict, Verdict } from '../policy/policy.js';
 
-export interface EffectiveVerdict extends PolicyVerdict {
+interface EffectiveVerdict extends PolicyVerdict {
   /** What the policy said, before autonomy rewrote require_approval; the ledger records both. */
   original_verdict: Verdict;
 }

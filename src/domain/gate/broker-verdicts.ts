@@ -11,7 +11,7 @@ export interface BrokeredConnection extends ConnectionState {
   owner_user_id: string | null;
 }
 
-export type BrokerVerdict<C> = { outcome: 'pass'; connection: C } | Denial;
+type BrokerVerdict<C> = { outcome: 'pass'; connection: C } | Denial;
 
 const nothingExecuted = (denial: Denial, where: string): Denial => ({
   ...denial,

@@ -173,7 +173,7 @@ export function trustTierVerdict(tier: 'trusted' | 'read_only', called: CalledTo
 }
 
 /** A policy version as the policy stage reads it. */
-export interface PolicyVersionBody {
+interface PolicyVersionBody {
   id: string;
   version: number;
   body: PolicyBody;

@@ -14,7 +14,7 @@ export function unstorableReason(text: string): string | undefined {
     : 'holds half of a UTF-16 surrogate pair, which cannot be stored';
 }
 
-export interface UnstorableField {
+interface UnstorableField {
   /** Where, as the steps from the root: object keys and array indexes. */
   path: (string | number)[];
   /** A key is named by its own path, marked as the key rather than its value. */

@@ -1,7 +1,7 @@
 import type { DecidedAnswer } from './vocabulary.js';
 
 /** An MCP `CallToolResult` as the gate writes one: text content, an error or not. */
-export interface GateToolResult {
+interface GateToolResult {
   [key: string]: unknown;
   content: { type: 'text'; text: string }[];
   isError?: boolean;

@@ -50,7 +50,7 @@ export interface ShadowVerdict {
 }
 
 /** How the policy stage reached its verdict, for the record (never an argument value). */
-export interface PolicyTrail {
+interface PolicyTrail {
   /** The matched rule's conditions in the policy's words (see domain/policy/explain.ts). */
   matched?: string;
   shadow?: ShadowVerdict;

@@ -36,7 +36,7 @@ export function roleFromGroups(groups: readonly string[], mapping: GroupRoles): 
 }
 
 /** What a sign-in does to one membership. */
-export type MembershipChange =
+type MembershipChange =
   | { kind: 'create'; role: Role }
   | { kind: 'set'; role: Role }
   | { kind: 'suspend' }

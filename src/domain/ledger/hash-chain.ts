@@ -3,7 +3,7 @@ import { canonicalJson, sha256Hex } from './digest.js';
 /** The hash before a stream's first event. */
 export const genesisHash = '0'.repeat(64);
 
-export interface ChainedEvent {
+interface ChainedEvent {
   stream_id: string;
   seq: number;
   type: string;

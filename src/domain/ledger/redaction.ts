@@ -31,7 +31,7 @@ const policyTrailFields = [
   'shadow_agrees',
 ] as const;
 
-export interface EventFacts {
+interface EventFacts {
   'run.created': {
     run_id: string;
     workspace: string;
@@ -154,7 +154,7 @@ export interface EventFacts {
   };
 }
 
-export type EventType = keyof EventFacts;
+type EventType = keyof EventFacts;
 
 /** The policy trail's ledger fields, from what the policy stage answered. */
 export function policyTrailFacts(trail: {
@@ -173,20 +173,6 @@ export function policyTrailFacts(trail: {
     }),
   };
 }
-export const eventTypes = [
-  'run.created',
-  'run.revoked',
-  'tool.requested',
-  'tool.decision',
-  'tool.brokered',
-  'approval.requested',
-  'approval.decided',
-  'grant.created',
-  'grant.revoked',
-  'model.reserved',
-  'model.reconciled',
-  'model.expired',
-] as const satisfies readonly EventType[];
 
 /** One idempotency key per fact: a retried append finds the first one and adds nothing. */
 const idempotencyKeys: { [T in EventType]: (facts: EventFacts[T]) => string } = {

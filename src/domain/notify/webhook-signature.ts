@@ -18,7 +18,7 @@ function keyOf(secret: string): Buffer {
   return Buffer.from(secret.slice(secretPrefix.length), 'base64');
 }
 
-export interface SignedHeaders {
+interface SignedHeaders {
   'webhook-id': string;
   'webhook-timestamp': string;
   'webhook-signature': string;

@@ -1,7 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 
 /** RFC 7636's verifier: 43 to 128 unreserved characters. */
-export const codeVerifierPattern = /^[A-Za-z0-9._~-]{43,128}$/;
+const codeVerifierPattern = /^[A-Za-z0-9._~-]{43,128}$/;
 /** An S256 challenge: the base64url SHA-256 of a verifier, 43 characters. */
 export const codeChallengePattern = /^[A-Za-z0-9_-]{43}$/;
 

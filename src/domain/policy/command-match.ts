@@ -8,7 +8,7 @@ import type { ShellWord } from './shell-words.js';
  * A command pattern is a list of word globs: the program, then its arguments. `**` stands for
  * any number of arguments, and `|` separates the stages of a pipeline.
  */
-export type CommandPattern = readonly string[];
+type CommandPattern = readonly string[];
 
 /** How a rule reads a line: an allow must cover every command, a deny needs any one. */
 export type CommandMode = 'every' | 'any';
@@ -84,10 +84,7 @@ function reaches(globs: readonly string[], words: readonly ShellWord[], reach: R
 }
 
 /** Arguments against argument globs: sure, impossible, or depending on what the shell expands. */
-export function argumentsOutcome(
-  globs: readonly string[],
-  args: readonly ShellWord[],
-): MatchOutcome {
+function argumentsOutcome(globs: readonly string[], args: readonly ShellWord[]): MatchOutcome {
   if (reaches(globs, args, 'certain')) return 'match';
   return reaches(globs, args, 'possible') ? 'uncertain' : 'no';
 }
@@ -96,7 +93,7 @@ export function argumentsOutcome(
  * One simple command against one stage of a pattern. A command that runs code the gate cannot
  * see (`eval …`, `bash script.sh`) surely matches a deny naming it, and may match any other.
  */
-export function stageOutcome(
+function stageOutcome(
   command: SimpleCommand,
   stage: readonly string[],
   mode: CommandMode,

@@ -145,7 +145,7 @@ const flags = 'su';
  * One run of stars backtracks at most once over the value; several would make a long value cost
  * its length to the power of their number, so those go to RE2, which is linear.
  */
-export function compileWordGlob(pattern: string): Matcher {
+function compileWordGlob(pattern: string): Matcher {
   const source = `^(?:${globBody(pattern)})$`;
   const starRuns = pattern.match(/\*+/g)?.length ?? 0;
   return starRuns <= 1 ? new RegExp(source, flags) : new RE2(source, flags);

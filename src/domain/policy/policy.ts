@@ -176,11 +176,7 @@ function predicateOutcome(
  * Whether a rule matches a call: surely, surely not, or uncertain. An allow reads a command line
  * as covered only when every command in it matches; deny and require_approval when any does.
  */
-export function ruleOutcome(
-  rule: Rule,
-  input: PolicyInput,
-  analyses: Analyses = new Map(),
-): MatchOutcome {
+function ruleOutcome(rule: Rule, input: PolicyInput, analyses: Analyses = new Map()): MatchOutcome {
   const { match } = rule;
   if (match.tool !== undefined && !wordGlobMatches(match.tool, input.tool)) return 'no';
   if (match.class !== undefined && match.class !== input.class) return 'no';
@@ -190,7 +186,7 @@ export function ruleOutcome(
 }
 
 /** An uncertain rule never allows: it yields its `uncertain` verdict, deny unless it says so. */
-export function uncertainVerdict(rule: Rule): Verdict {
+function uncertainVerdict(rule: Rule): Verdict {
   return rule.uncertain ?? (rule.verdict === 'require_approval' ? 'require_approval' : 'deny');
 }
 

@@ -16,7 +16,7 @@ export interface OptionSpec {
   dash?: boolean;
 }
 
-export type ScannedOptions =
+type ScannedOptions =
   | {
       ok: true;
       /** The options seen, by letter or long name, with their values (undefined: unreadable). */

@@ -5,7 +5,7 @@ import { wordText, type ShellWord } from './shell-words.js';
  * What a builtin that sets variables means for the analysis: whether it sets any (what follows
  * in the line may then behave differently), and why setting them can run code, or null.
  */
-export interface VariableEffect {
+interface VariableEffect {
   sets: boolean;
   opaque: string | null;
 }

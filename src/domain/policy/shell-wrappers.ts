@@ -3,7 +3,7 @@ import { keywordOption, variableEffect } from './shell-variables.js';
 import { knownWord, unknownWord, wordText, type ShellWord } from './shell-words.js';
 
 /** What running a program means for the analysis. */
-export type Invocation =
+type Invocation =
   /** An ordinary program: its words are what a pattern sees; a builtin may set variables. */
   | { kind: 'program'; setsVariables: boolean }
   /** It runs code the gate cannot see (eval, a script file, an option it does not know). */

@@ -60,7 +60,7 @@ const standingSources = new Set<DenySource>([
   'unavailable',
 ]);
 
-export function recordedOutcome(recorded: RecordedCall['recorded']): SimulatedOutcome {
+function recordedOutcome(recorded: RecordedCall['recorded']): SimulatedOutcome {
   return recorded.asked ? 'ask' : recorded.decision;
 }
 

@@ -23,7 +23,7 @@ export const MAX_ARGUMENT_DEPTH = 64;
  * each string's length (in STRING_CHARS_PER_UNIT) times the scans a string may get. A unit is
  * a fraction of a microsecond, so this keeps one validation to tens of milliseconds.
  */
-export const MAX_VALIDATION_WORK = 500_000;
+const MAX_VALIDATION_WORK = 500_000;
 /** Characters RE2 or ajv's length count read in about the time of checking one value. */
 const STRING_CHARS_PER_UNIT = 64;
 /** Failing paths named in the message; ajv stops at the first failure, unions add a few. */
@@ -297,12 +297,4 @@ export function validateArguments(
   args: unknown,
 ): ArgumentValidation {
   return shared.validate(schema, schemaDigest, args);
-}
-
-/** Why a schema cannot validate anything (guard, meta-schema or compile), or `undefined`. */
-export function schemaProblem(
-  schema: Record<string, unknown>,
-  schemaDigest: string,
-): string | undefined {
-  return shared.schemaProblem(schema, schemaDigest);
 }

@@ -56,7 +56,7 @@ export function accessTokenDue(
 }
 
 /** The issuer an authorization was sent to, as its discovery found it (RFC 8414 metadata). */
-export interface SentTo {
+interface SentTo {
   issuer: string;
   /** The server's metadata says its authorization responses carry `iss` (RFC 9207). */
   sendsIss: boolean;

@@ -44,7 +44,7 @@ export interface McpPhotograph {
 }
 
 /** Digest of an MCP tool: the fields of `toolDigest` plus the upstream name and the hints. */
-export function mcpToolDigest(tool: Omit<McpPhotographedTool, 'digest'>): string {
+function mcpToolDigest(tool: Omit<McpPhotographedTool, 'digest'>): string {
   return digestOf({
     name: tool.name,
     mcp_name: tool.mcp_name,
@@ -96,7 +96,7 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 }
 
 /** A tool is `read` only when its server says so; anything unclear is `write`. */
-export function mcpToolEffect(annotations: McpToolAnnotations): Effect {
+function mcpToolEffect(annotations: McpToolAnnotations): Effect {
   return annotations.readOnlyHint === true ? 'read' : 'write';
 }
 

@@ -28,14 +28,14 @@ export interface CostNode {
   children: { key: ChildKey; target: number }[];
 }
 
-export interface CostLimits {
+interface CostLimits {
   /** Most units any one value may cost. */
   maxCostPerValue: number;
   /** Most distinct sets of subschemas the analysis may visit before it gives up. */
   maxStates: number;
 }
 
-export type CostBound =
+type CostBound =
   | {
       ok: true;
       /** Most units of work any one value of the arguments can cost. */

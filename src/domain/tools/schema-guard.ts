@@ -19,7 +19,7 @@ import {
  * and stop at the first limit crossed.
  */
 
-export interface SchemaLimits {
+interface SchemaLimits {
   maxBytes: number;
   maxDepth: number;
   maxSubschemas: number;
@@ -58,7 +58,7 @@ export const DEFAULT_SCHEMA_LIMITS: Readonly<SchemaLimits> = Object.freeze({
 
 export type SchemaDialect = 'draft-07' | '2019-09' | '2020-12';
 
-export type SchemaGuardResult =
+type SchemaGuardResult =
   | { ok: true; dialect: SchemaDialect; costPerValue: number; scansPerString: number }
   | { ok: false; reason: string };
 

@@ -2,7 +2,7 @@
  * A SCIM protocol error (RFC 7644 §3.12): its HTTP status, its `scimType` where the RFC names
  * one, and a detail a provisioning admin can act on.
  */
-export type ScimType =
+type ScimType =
   | 'invalidFilter'
   | 'tooMany'
   | 'uniqueness'
@@ -14,7 +14,7 @@ export type ScimType =
   | 'invalidVers'
   | 'sensitive';
 
-export const scimErrorSchema = 'urn:ietf:params:scim:api:messages:2.0:Error';
+const scimErrorSchema = 'urn:ietf:params:scim:api:messages:2.0:Error';
 
 export class ScimError extends Error {
   override name = 'ScimError';

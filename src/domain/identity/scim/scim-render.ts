@@ -13,7 +13,7 @@ import {
   type ResourceSchema,
 } from './scim-schemas.js';
 
-export interface StoredResource {
+interface StoredResource {
   id: string;
   kind: 'User' | 'Group';
   attributes: Attributes;
@@ -57,7 +57,7 @@ export function renderResource(
 }
 
 /** Where a list starts and how many it holds (RFC 7644 §3.4.2.4), as the query gave them. */
-export interface Page {
+interface Page {
   startIndex?: number | undefined;
   count?: number | undefined;
 }

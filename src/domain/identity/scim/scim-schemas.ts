@@ -23,10 +23,8 @@ export interface AttributeDef {
 }
 
 export const userSchema = 'urn:ietf:params:scim:schemas:core:2.0:User';
-export const groupSchema = 'urn:ietf:params:scim:schemas:core:2.0:Group';
+const groupSchema = 'urn:ietf:params:scim:schemas:core:2.0:Group';
 export const listSchema = 'urn:ietf:params:scim:api:messages:2.0:ListResponse';
-export const patchSchema = 'urn:ietf:params:scim:api:messages:2.0:PatchOp';
-export const searchSchema = 'urn:ietf:params:scim:api:messages:2.0:SearchRequest';
 
 const attribute = (
   name: string,
@@ -46,7 +44,7 @@ const attribute = (
 });
 
 /** `externalId`: the provider's own identifier, kept as given (RFC 7643 §3.1). */
-export const externalIdAttribute = attribute('externalId', "The identity provider's identifier", {
+const externalIdAttribute = attribute('externalId', "The identity provider's identifier", {
   caseExact: true,
 });
 
