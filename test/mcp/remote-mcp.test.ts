@@ -398,6 +398,56 @@ describe('the remote MCP endpoint, with a session token', () => {
       body: '{not json',
     });
     assert.equal(notJson.status, 400);
+
+    // What PostgreSQL cannot store, a name past the REST route's bound, a task id the gate never
+    // gives: each named, none reaching the state of record.
+    const before = upstream.calls.length;
+    const cases: [unknown, RegExp][] = [
+      [
+        { name: 'mcp__notes__search_notes', arguments: { query: 'a\u0000b' } },
+        /params\.arguments\.query/,
+      ],
+      [{ name: 'x'.repeat(257), arguments: {} }, /params\.name must be 1 to 256/],
+      [{ name: 'mcp__notes__\u0000', arguments: {} }, /params\.name/],
+    ];
+    for (const [params, named] of cases) {
+      const refused = await rawMcp(run.session_token, {
+        jsonrpc: '2.0',
+        id: 4,
+        method: 'tools/call',
+        params,
+      });
+      const text = await refused.text();
+      assert.match(text, /"code":-32602/, text);
+      assert.match(text, named, text);
+    }
+    for (const method of ['tasks/get', 'tasks/result', 'tasks/cancel']) {
+      const refused = await rawMcp(run.session_token, {
+        jsonrpc: '2.0',
+        id: 5,
+        method,
+        params: { taskId: 'mcp-task-\u0000' },
+      });
+      assert.match(await refused.text(), /"code":-32602.*task not found/);
+    }
+    assert.equal(upstream.calls.length, before);
+    const { rows } = await h.db.query('select 1 from tool_calls where session_id = $1', [
+      run.session_id,
+    ]);
+    assert.equal(rows.length, 0, 'nothing recorded');
+
+    // One message a request: a batch would hold a hundred calls on one of the run's slots.
+    const batch = await rawMcp(run.session_token, [
+      { jsonrpc: '2.0', id: 6, method: 'tools/list' },
+      { jsonrpc: '2.0', id: 7, method: 'tools/list' },
+    ]);
+    assert.equal(batch.status, 400);
+    assert.match(await batch.text(), /batches are not accepted/);
+    const ended = await fetch(new URL('/mcp', h.api.url), {
+      method: 'DELETE',
+      headers: { authorization: `Bearer ${run.session_token}`, 'mcp-session-id': 'not-a-uuid' },
+    });
+    assert.equal(ended.status, 404);
   });
 
   test('50 clients at once on one run: each is answered its own call, each call decided and carried out once', async () => {

@@ -150,6 +150,9 @@ describe('no member of the body escapes the bound', () => {
     const before = fake.calls().length;
     const refusals: [typeof chat | typeof responses, string, string][] = [
       [chat, JSON.stringify(chatRequest({ n: 17 })), 'n'],
+      // A tier billed above the table's prices.
+      [chat, JSON.stringify(chatRequest({ service_tier: 'priority' })), 'service_tier'],
+      [responses, JSON.stringify(responsesRequest({ service_tier: 'auto' })), 'service_tier'],
       [
         chat,
         JSON.stringify(chatRequest({ prediction: { type: 'content', content: 'x' } })),

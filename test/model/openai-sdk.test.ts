@@ -93,6 +93,8 @@ describe('the official openai client through the gate, the session token as its 
     // The client set neither a limit nor usage: the gate wrote both in.
     assert.equal(sse!.body.max_completion_tokens, defaultMaxOutputTokens);
     assert.deepEqual(sse!.body.stream_options, { include_usage: true });
+    // The standard tier, whatever the project's default is: the tier the table prices.
+    assert.equal(json?.body.service_tier, 'default');
 
     const rows = await reservationsOf(h.db, run.session_id);
     assert.deepEqual(

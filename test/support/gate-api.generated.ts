@@ -3556,8 +3556,8 @@ export interface operations {
               cache_control?: {
                 /** @constant */
                 type: 'ephemeral';
-                /** @enum {string} */
-                ttl?: '5m' | '1h';
+                /** @constant */
+                ttl?: '5m';
               };
             }[];
             messages: {
@@ -3571,8 +3571,8 @@ export interface operations {
                     cache_control?: {
                       /** @constant */
                       type: 'ephemeral';
-                      /** @enum {string} */
-                      ttl?: '5m' | '1h';
+                      /** @constant */
+                      ttl?: '5m';
                     };
                   }
                 | {
@@ -3586,8 +3586,8 @@ export interface operations {
                     cache_control?: {
                       /** @constant */
                       type: 'ephemeral';
-                      /** @enum {string} */
-                      ttl?: '5m' | '1h';
+                      /** @constant */
+                      ttl?: '5m';
                     };
                   }
                 | {
@@ -3602,8 +3602,8 @@ export interface operations {
                           cache_control?: {
                             /** @constant */
                             type: 'ephemeral';
-                            /** @enum {string} */
-                            ttl?: '5m' | '1h';
+                            /** @constant */
+                            ttl?: '5m';
                           };
                         }
                       | {
@@ -3630,8 +3630,8 @@ export interface operations {
                           cache_control?: {
                             /** @constant */
                             type: 'ephemeral';
-                            /** @enum {string} */
-                            ttl?: '5m' | '1h';
+                            /** @constant */
+                            ttl?: '5m';
                           };
                         }
                       | {
@@ -3663,8 +3663,8 @@ export interface operations {
                                       cache_control?: {
                                         /** @constant */
                                         type: 'ephemeral';
-                                        /** @enum {string} */
-                                        ttl?: '5m' | '1h';
+                                        /** @constant */
+                                        ttl?: '5m';
                                       };
                                     }
                                   | {
@@ -3695,8 +3695,8 @@ export interface operations {
                                       cache_control?: {
                                         /** @constant */
                                         type: 'ephemeral';
-                                        /** @enum {string} */
-                                        ttl?: '5m' | '1h';
+                                        /** @constant */
+                                        ttl?: '5m';
                                       };
                                     }
                                 )[];
@@ -3719,8 +3719,8 @@ export interface operations {
                           cache_control?: {
                             /** @constant */
                             type: 'ephemeral';
-                            /** @enum {string} */
-                            ttl?: '5m' | '1h';
+                            /** @constant */
+                            ttl?: '5m';
                           };
                         }
                       | ({
@@ -3738,8 +3738,8 @@ export interface operations {
                     cache_control?: {
                       /** @constant */
                       type: 'ephemeral';
-                      /** @enum {string} */
-                      ttl?: '5m' | '1h';
+                      /** @constant */
+                      ttl?: '5m';
                     };
                   }
                 | {
@@ -3766,8 +3766,8 @@ export interface operations {
                     cache_control?: {
                       /** @constant */
                       type: 'ephemeral';
-                      /** @enum {string} */
-                      ttl?: '5m' | '1h';
+                      /** @constant */
+                      ttl?: '5m';
                     };
                   }
                 | {
@@ -3799,8 +3799,8 @@ export interface operations {
                                 cache_control?: {
                                   /** @constant */
                                   type: 'ephemeral';
-                                  /** @enum {string} */
-                                  ttl?: '5m' | '1h';
+                                  /** @constant */
+                                  ttl?: '5m';
                                 };
                               }
                             | {
@@ -3828,8 +3828,8 @@ export interface operations {
                                 cache_control?: {
                                   /** @constant */
                                   type: 'ephemeral';
-                                  /** @enum {string} */
-                                  ttl?: '5m' | '1h';
+                                  /** @constant */
+                                  ttl?: '5m';
                                 };
                               }
                           )[];
@@ -3852,8 +3852,8 @@ export interface operations {
                     cache_control?: {
                       /** @constant */
                       type: 'ephemeral';
-                      /** @enum {string} */
-                      ttl?: '5m' | '1h';
+                      /** @constant */
+                      ttl?: '5m';
                     };
                   }
                 | {
@@ -3890,8 +3890,8 @@ export interface operations {
               cache_control?: {
                 /** @constant */
                 type: 'ephemeral';
-                /** @enum {string} */
-                ttl?: '5m' | '1h';
+                /** @constant */
+                ttl?: '5m';
               };
             }[];
           };

@@ -1,3 +1,4 @@
+import { unstorableFields } from '../../domain/gate/storable-text.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import {
@@ -87,12 +88,14 @@ export function gateMcpServer(
   });
 
   mcp.server.setRequestHandler(methodOnly('tasks/get'), async (raw) => {
-    const { taskId } = checked(GetTaskRequestSchema, raw).params;
+    const taskId = taskIdOf(checked(GetTaskRequestSchema, raw).params.taskId);
+    if (principal.revoked) throw new McpError(ErrorCode.InvalidRequest, revokedRunMessage);
     return taskOf(await taskFor(() => mcpTask(ctx, run, taskId)));
   });
 
   mcp.server.setRequestHandler(methodOnly('tasks/result'), async (raw, extra) => {
-    const { taskId } = checked(GetTaskPayloadRequestSchema, raw).params;
+    const taskId = taskIdOf(checked(GetTaskPayloadRequestSchema, raw).params.taskId);
+    if (principal.revoked) throw new McpError(ErrorCode.InvalidRequest, revokedRunMessage);
     const answer = await taskFor(() => awaitMcpTask(ctx, run, taskId, extra.signal));
     if (!answer) throw new McpError(ErrorCode.RequestTimeout, `task ${taskId} is not decided yet`);
     return {
@@ -102,7 +105,8 @@ export function gateMcpServer(
   });
 
   mcp.server.setRequestHandler(methodOnly('tasks/cancel'), async (raw) => {
-    const { taskId } = checked(CancelTaskRequestSchema, raw).params;
+    const taskId = taskIdOf(checked(CancelTaskRequestSchema, raw).params.taskId);
+    if (principal.revoked) throw new McpError(ErrorCode.InvalidRequest, revokedRunMessage);
     return taskOf(await taskFor(() => cancelMcpTask(ctx, run, taskId)));
   });
 
@@ -145,6 +149,9 @@ function listedTool(tool: ReturnType<typeof remoteTools>[number]): Tool {
   };
 }
 
+/** The longest tool name a call may give, as the REST route takes it. */
+const maxToolNameLength = 256;
+
 function mcpCallOf(request: CallToolRequest): McpCall {
   const args = request.params.arguments ?? {};
   if (!jsonDepthWithin(args, MAX_ARGUMENT_DEPTH)) {
@@ -153,7 +160,29 @@ function mcpCallOf(request: CallToolRequest): McpCall {
       `params.arguments may nest at most ${MAX_ARGUMENT_DEPTH} levels deep`,
     );
   }
-  return { tool: request.params.name, arguments: args };
+  const name = request.params.name;
+  if (name.length === 0 || name.length > maxToolNameLength) {
+    throw new McpError(
+      ErrorCode.InvalidParams,
+      `params.name must be 1 to ${maxToolNameLength} characters`,
+    );
+  }
+  // What the state of record cannot hold is refused before it is asked to (never a 500).
+  const [unstorable] = unstorableFields({ name, arguments: args }, 1);
+  if (unstorable) {
+    throw new McpError(
+      ErrorCode.InvalidParams,
+      `params.${unstorable.path.join('.')}: ${unstorable.message}`,
+    );
+  }
+  return { tool: name, arguments: args };
+}
+
+/** A task id the gate could have given: anything else names no task of this run. */
+function taskIdOf(taskId: string): string {
+  if (!/^[A-Za-z0-9._:-]{1,200}$/.test(taskId))
+    throw new McpError(ErrorCode.InvalidParams, 'task not found');
+  return taskId;
 }
 
 /** A call refused before the gate was asked: a tool error, or a task already failed. */
@@ -206,7 +235,9 @@ function gateRefusal(err: unknown): string {
   if (problem.status === 503 || problem.status === 429) {
     return `the gate could not decide this call just now (${problem.detail}); make the same call again shortly`;
   }
-  if (problem.status >= 500) throw err;
+  // An error nobody foresaw is logged by the process, never told in its own words.
+  if (problem.status >= 500)
+    throw new McpError(ErrorCode.InternalError, 'the gate could not answer this request');
   return problem.detail;
 }
 
@@ -217,6 +248,12 @@ async function taskFor<T>(read: () => Promise<T>): Promise<T> {
   } catch (err) {
     if (err instanceof NotFoundError) throw new McpError(ErrorCode.InvalidParams, 'task not found');
     if (err instanceof ConflictError) throw new McpError(ErrorCode.InvalidParams, err.message);
-    throw err;
+    if (err instanceof McpError) throw err;
+    const problem = problemFor(err);
+    // A dependency away is said so; anything else in the gate's words, never the error's own.
+    throw new McpError(
+      ErrorCode.InternalError,
+      problem.status === 503 ? problem.detail : 'the gate could not answer this request',
+    );
   }
 }

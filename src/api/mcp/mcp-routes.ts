@@ -69,12 +69,28 @@ export function mcpRoutes(server: FastifyInstance, ctx: ApiContext) {
         if (sessionId === undefined) {
           return jsonRpcError(reply, 405, -32600, 'there is no session to end: none was sent');
         }
-        if (!(await endMcpSession(ctx.pool, sessionId, principal.run.id))) {
+        if (
+          !uuidPattern.test(sessionId) ||
+          !(await endMcpSession(ctx.pool, sessionId, principal.run.id))
+        ) {
           return jsonRpcError(reply, 404, -32001, 'Session not found');
         }
         return reply.code(200).send();
       }
+      // One message a request: a batch would hold a hundred calls on one of the run's slots (the
+      // 2025-06-18 revision took batches out of the protocol).
+      if (request.method === 'POST' && Array.isArray(request.body)) {
+        return jsonRpcError(
+          reply,
+          400,
+          -32600,
+          'send one JSON-RPC message a request: batches are not accepted',
+        );
+      }
       const initializing = request.method === 'POST' && isInitializeRequest(request.body);
+      if (initializing && principal.revoked) {
+        return jsonRpcError(reply, 403, -32600, 'this run has ended: no session opens for it');
+      }
       if (sessionId !== undefined && !initializing) {
         const open = await sessionOpen(ctx, sessionId, principal);
         if (!open) return jsonRpcError(reply, 404, -32001, 'Session not found');

@@ -47,7 +47,7 @@ async function priceOfModel(
   providerId: string | null,
   model: string,
 ): Promise<ModelPrice | undefined> {
-  const own = await findModelPrices(pool, providerKind, priceLookupNames(model));
+  const own = await findModelPrices(pool, providerKind, priceLookupNames(providerKind, model));
   const fallback = providerId ? await findPriceFallback(pool, providerId) : undefined;
   return resolvePrice(providerKind, model, (_kind, name) => own.get(name), fallback)?.price;
 }

@@ -42,7 +42,15 @@ const jsonObject = z.record(z.string(), z.unknown()).superRefine((value, ctx) =>
 const text = z.string().max(maxTextLength);
 const shortName = z.string().min(1).max(256);
 const cacheControl = z
-  .object({ type: z.literal('ephemeral'), ttl: z.enum(['5m', '1h']).optional() })
+  .object({
+    type: z.literal('ephemeral'),
+    // A one-hour cache write bills twice the input price, which no price of the table says.
+    ttl: z
+      .literal('5m', {
+        error: 'must be "5m" or left out: a one-hour cache write is not priced by the gate',
+      })
+      .optional(),
+  })
   .strict()
   .optional();
 

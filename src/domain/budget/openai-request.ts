@@ -44,6 +44,18 @@ const maxChoices = 16;
 
 const maxTextLength = 16 * 1_048_576;
 const text = z.string().max(maxTextLength);
+/**
+ * The tiers whose price is the table's: the standard one (`default`, which the gate sends when the
+ * request names none, so a project's own default tier never decides) and the cheaper `flex`.
+ * `auto`, `priority` and `scale` may bill above the table, so they are refused.
+ */
+const serviceTier = z
+  .enum(['default', 'flex'], {
+    error: 'must be "default" or "flex": other tiers are billed above the prices the gate books at',
+  })
+  .nullable()
+  .optional();
+
 const shortText = z.string().max(256);
 const jsonObject = z.record(z.string(), z.unknown());
 const finite = z.number();
@@ -194,7 +206,7 @@ const chatSchema = z
     prompt_cache_key: shortText.optional(),
     metadata: metadata.nullable(),
     store: z.boolean().nullable().optional(),
-    service_tier: z.string().max(64).nullable().optional(),
+    service_tier: serviceTier,
     reasoning_effort: z.string().max(64).nullable().optional(),
     verbosity: z.string().max(64).nullable().optional(),
     modalities: z.array(z.literal('text')).nullable().optional(),
@@ -383,7 +395,7 @@ const responsesSchema = z
     prompt_cache_retention: z.string().max(64).nullable().optional(),
     metadata: metadata.nullable(),
     store: z.boolean().nullable().optional(),
-    service_tier: z.string().max(64).nullable().optional(),
+    service_tier: serviceTier,
     previous_response_id: serverState('previous_response_id').optional(),
     conversation: serverState('a conversation').optional(),
     prompt: serverState('a stored prompt').optional(),
@@ -607,6 +619,7 @@ export function parseOpenAIRequest(raw: Uint8Array, endpoint: OpenAIEndpoint): O
  */
 export function forwardedBody(request: OpenAIRequest, maxOutputPerChoice: number): Buffer {
   const body: Record<string, unknown> = { ...request.body };
+  body.service_tier ??= 'default';
   if (request.endpoint === 'responses') body.max_output_tokens = maxOutputPerChoice;
   else {
     if (typeof body.max_tokens === 'number') body.max_tokens = maxOutputPerChoice;

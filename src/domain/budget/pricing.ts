@@ -198,10 +198,13 @@ export const defaultPrices: {
 };
 
 /**
- * The names a model is looked up by, most specific first: as written, then without a release
- * date suffix (`claude-sonnet-4-5-20250929` is priced as `claude-sonnet-4-5`).
+ * The names a model is looked up by, most specific first: as written, then, for Anthropic,
+ * without its release date (`claude-sonnet-4-5-20250929` is priced as `claude-sonnet-4-5`: its
+ * dated ids are the alias's model). An OpenAI snapshot may cost other than its alias
+ * (`gpt-4o-2024-05-13`), so it is priced under its own name only.
  */
-export function priceLookupNames(model: string): string[] {
+export function priceLookupNames(kind: ProviderKind, model: string): string[] {
+  if (kind !== 'anthropic') return [model];
   const undated = model.replace(/-(20[0-9]{6}|[0-9]{4}-[0-9]{2}-[0-9]{2})$/, '');
   return undated === model ? [model] : [model, undated];
 }
@@ -218,7 +221,7 @@ export function resolvePrice(
   operator: (kind: ProviderKind, model: string) => ModelPrice | undefined,
   fallback: ModelPrice | undefined,
 ): { price: ModelPrice; source: PriceSource } | undefined {
-  for (const name of priceLookupNames(model)) {
+  for (const name of priceLookupNames(kind, model)) {
     const own = operator(kind, name);
     if (own) return { price: own, source: 'operator' };
     const shippedPrice = defaultPrices.prices.find((p) => p.provider === kind && p.model === name);

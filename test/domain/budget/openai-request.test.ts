@@ -142,7 +142,7 @@ describe('every member that becomes input is bounded', () => {
     assert.deepEqual(image.urlImages, []);
   });
 
-  test('the forwarded body carries the output limit and, streamed, the usage report; nothing else changes', () => {
+  test('the forwarded body carries the output limit, the standard tier and, streamed, the usage report; nothing else changes', () => {
     const request = parse({ ...base, stream: true, stream_options: { include_usage: false } });
     const forwarded = JSON.parse(forwardedBody(request, 123).toString('utf8'));
     assert.deepEqual(forwarded, {
@@ -150,6 +150,7 @@ describe('every member that becomes input is bounded', () => {
       stream: true,
       stream_options: { include_usage: true },
       max_completion_tokens: 123,
+      service_tier: 'default',
     });
     const responses = parse({ model: 'gpt-4o', input: 'hi', max_output_tokens: 50 }, 'responses');
     assert.equal(responses.askedMaxOutput, 50);

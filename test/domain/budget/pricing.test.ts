@@ -183,10 +183,16 @@ describe('which price applies', () => {
       long_context: [],
     };
     const fallback: ModelPrice = { ...own, input: 9 };
-    assert.deepEqual(priceLookupNames('claude-sonnet-4-5-20250929'), [
+    assert.deepEqual(priceLookupNames('anthropic', 'claude-sonnet-4-5-20250929'), [
       'claude-sonnet-4-5-20250929',
       'claude-sonnet-4-5',
     ]);
+    // An OpenAI snapshot may cost other than its alias: priced under its own name, or refused.
+    assert.deepEqual(priceLookupNames('openai', 'gpt-4o-2024-05-13'), ['gpt-4o-2024-05-13']);
+    assert.equal(
+      resolvePrice('openai', 'gpt-4o-2024-05-13', () => undefined, undefined),
+      undefined,
+    );
     const nothing = () => undefined;
     assert.deepEqual(resolvePrice('anthropic', 'claude-sonnet-4-5-20250929', nothing, undefined), {
       price: sonnet,
@@ -208,9 +214,7 @@ describe('which price applies', () => {
     assert.equal(resolvePrice('anthropic', 'claude-fake-1', nothing, undefined), undefined);
     // Another provider's model of the same name is not this one's.
     assert.equal(resolvePrice('openai', 'claude-sonnet-4-5', nothing, undefined), undefined);
-    assert.equal(
-      resolvePrice('openai', 'gpt-4o-2024-08-06', nothing, undefined)?.source,
-      'default',
-    );
+    // An OpenAI snapshot is priced only under its own name (the operator's table may name it).
+    assert.equal(resolvePrice('openai', 'gpt-4o-2024-08-06', nothing, undefined), undefined);
   });
 });
