@@ -74,7 +74,13 @@ describe('every route authenticates', () => {
     );
     assert.equal(own.session_id, mine.session_id);
     assert.equal(own.session_token, undefined);
-    assert.deepEqual(own.budget, { max_tokens: 100_000, held_tokens: 0, used_tokens: 0 });
+    assert.deepEqual(own.budget, {
+      max_tokens: 100_000,
+      held_tokens: 0,
+      used_tokens: 0,
+      held_usd: '0',
+      spent_usd: '0',
+    });
   });
 
   test('a runner or a user calling operator routes: 403', async () => {

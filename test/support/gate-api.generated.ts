@@ -6333,7 +6333,14 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Problem'];
+          'application/json': {
+            /** @constant */
+            type: 'error';
+            error: {
+              type: string;
+              message: string;
+            };
+          };
         };
       };
     };
@@ -6365,7 +6372,14 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Problem'];
+          'application/json': {
+            /** @constant */
+            type: 'error';
+            error: {
+              type: string;
+              message: string;
+            };
+          };
         };
       };
     };
@@ -6391,13 +6405,20 @@ export interface operations {
           'text/event-stream': string;
         };
       };
-      /** @description an error, in the Anthropic API's shape */
+      /** @description an error, in OpenAI's shape */
       default: {
         headers: {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Problem'];
+          'application/json': {
+            error: {
+              message: string;
+              type: string;
+              param?: string | null;
+              code?: string | null;
+            };
+          };
         };
       };
     };
@@ -6423,13 +6444,20 @@ export interface operations {
           'text/event-stream': string;
         };
       };
-      /** @description an error, in the Anthropic API's shape */
+      /** @description an error, in OpenAI's shape */
       default: {
         headers: {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Problem'];
+          'application/json': {
+            error: {
+              message: string;
+              type: string;
+              param?: string | null;
+              code?: string | null;
+            };
+          };
         };
       };
     };

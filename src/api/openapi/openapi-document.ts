@@ -40,7 +40,7 @@ const callerNote: Record<Caller, string> = {
 };
 
 /** How a route's errors are written: a page on the web form, Anthropic's shape on its API. */
-function errorAnswer(caller: Caller, tags: readonly string[]) {
+function errorAnswer(caller: Caller, tags: readonly string[], url: string) {
   if (tags.includes('web form'))
     return { description: 'an error, as a page', content: { 'text/html': { schema: {} } } };
   if (tags.includes('oauth')) {
@@ -49,12 +49,51 @@ function errorAnswer(caller: Caller, tags: readonly string[]) {
       content: { 'application/json': { schema: oauthErrorSchema } },
     };
   }
-  const [mediaType, description] =
-    caller === 'model_key'
-      ? ['application/json', "an error, in the Anthropic API's shape"]
-      : ['application/problem+json', 'an error (RFC 9457 problem details)'];
-  return { description, content: { [mediaType]: { schema: problemRef } } };
+  if (caller === 'model_key') {
+    const openai = url.startsWith('/openai/');
+    return {
+      description: openai
+        ? "an error, in OpenAI's shape"
+        : "an error, in the Anthropic API's shape",
+      content: {
+        'application/json': { schema: openai ? openaiErrorSchema : anthropicErrorSchema },
+      },
+    };
+  }
+  return {
+    description: 'an error (RFC 9457 problem details)',
+    content: { 'application/problem+json': { schema: problemRef } },
+  };
 }
+
+const anthropicErrorSchema = {
+  type: 'object',
+  properties: {
+    type: { const: 'error' },
+    error: {
+      type: 'object',
+      properties: { type: { type: 'string' }, message: { type: 'string' } },
+      required: ['type', 'message'],
+    },
+  },
+  required: ['type', 'error'],
+};
+const openaiErrorSchema = {
+  type: 'object',
+  properties: {
+    error: {
+      type: 'object',
+      properties: {
+        message: { type: 'string' },
+        type: { type: 'string' },
+        param: { type: ['string', 'null'] },
+        code: { type: ['string', 'null'] },
+      },
+      required: ['message', 'type'],
+    },
+  },
+  required: ['error'],
+};
 
 const problemRef = { $ref: '#/components/schemas/Problem' };
 const oauthErrorSchema = {
@@ -83,7 +122,7 @@ function operation(schema: FastifySchema | undefined, route: RouteOptions): Fast
     ...Object.fromEntries(Object.entries(parts).filter(([, part]) => part !== undefined)),
     description: callerNote[caller],
     security: security[caller],
-    response: { ...(schema.response as object), default: errorAnswer(caller, tags) },
+    response: { ...(schema.response as object), default: errorAnswer(caller, tags, route.url) },
   };
 }
 
