@@ -94,7 +94,7 @@ describe('the official openai client through the gate, the session token as its 
     assert.equal(sse!.body.max_completion_tokens, defaultMaxOutputTokens);
     assert.deepEqual(sse!.body.stream_options, { include_usage: true });
     // The standard tier, whatever the project's default is: the tier the table prices.
-    assert.equal(json?.body.service_tier, 'default');
+    assert.equal(json.body.service_tier, 'default');
 
     const rows = await reservationsOf(h.db, run.session_id);
     assert.deepEqual(
