@@ -48,7 +48,7 @@ async function withReasoning(
   }
   if (unbounded.length > 0) return { tokens: contextWindowCeiling, unbounded };
   const tokens = [...responses.values()].reduce((sum, t) => sum + t, input.tokens);
-  return { tokens: Math.min(tokens, contextWindowCeiling), unbounded: [] };
+  return { tokens, unbounded: [] };
 }
 
 /**

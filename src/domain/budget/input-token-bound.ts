@@ -54,10 +54,11 @@ export const tokenOverhead = {
 } as const;
 
 /**
- * No model's context window is larger ("up to 1M tokens, depending on the model": Context
- * windows, in the provider's documentation), so no request's input can be.
+ * What a part without a bound of its own is booked at: no model the shipped prices name has a
+ * larger context window (GPT-4.1's 1,047,576 tokens is the largest). A bound computed from the
+ * request is never cut to it: it is what it is, and the run's allowance refuses it if too large.
  */
-export const contextWindowCeiling = 1_000_000;
+export const contextWindowCeiling = 1_048_576;
 
 /** What a walk over the request adds up: bounded tokens, responses cited, unbounded parts. */
 class Tally {
@@ -199,7 +200,7 @@ export function inputTokenBoundOf(
   for (const outputTokens of tally.responses.values()) tokens += outputTokens;
   if (tally.unbounded.length > 0)
     return { tokens: contextWindowCeiling, unbounded: tally.unbounded };
-  return { tokens: Math.min(tokens, contextWindowCeiling), unbounded: [] };
+  return { tokens, unbounded: [] };
 }
 
 /** An upper bound on the input tokens of a validated request (see the comment at the top). */

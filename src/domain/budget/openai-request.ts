@@ -596,7 +596,7 @@ export function parseOpenAIRequest(raw: Uint8Array, endpoint: OpenAIEndpoint): O
   const input: InputBound =
     tally.unbounded.length > 0
       ? { tokens: contextWindowCeiling, unbounded: tally.unbounded }
-      : { tokens: Math.min(tally.tokens, contextWindowCeiling), unbounded: [] };
+      : { tokens: tally.tokens, unbounded: [] };
   return {
     ok: true,
     request: {

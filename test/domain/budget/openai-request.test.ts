@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { contextWindowCeiling } from '../../../src/domain/budget/input-token-bound.js';
 import { describe, test } from 'vitest';
 import { Tiktoken } from 'js-tiktoken/lite';
 import o200kBase from 'js-tiktoken/ranks/o200k_base';
@@ -92,6 +93,16 @@ describe("a text is counted by the model's own tokenizer", () => {
 
 describe('every member that becomes input is bounded', () => {
   const base = { model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }] };
+
+  test('a bound computed from the request is never cut to the context-window ceiling', () => {
+    // A model of unknown tokenizer counts bytes: 1.5 MB of text is a bound past the ceiling.
+    const huge = parse({
+      model: 'llama-4-scout',
+      messages: [{ role: 'user', content: 'x'.repeat(1_500_000) }],
+    });
+    assert.ok(huge.input.tokens >= 1_500_000, String(huge.input.tokens));
+    assert.ok(huge.input.tokens > contextWindowCeiling);
+  });
 
   test('messages, tool definitions, response_format schemas, tool calls and their outputs each add to the bound', () => {
     const plain = parse(base).input.tokens;
