@@ -1,12 +1,10 @@
 import { ServiceError } from '@temporalio/client';
 import type { FastifyError } from 'fastify';
 import {
-  BudgetExhaustedError,
-  ConflictError,
-  ForbiddenError,
-  InvalidInputError,
-  NotFoundError,
-  UnavailableError,
+  type InvalidInputError,
+  type BudgetExhaustedError,
+  type ConflictError,
+  type UseCaseCode,
 } from '../domain/errors.js';
 import { DecisionNotRecordedError } from '../application/decide-approval.js';
 import { ReauthorizationNeededError } from '../application/oauth-connections.js';
@@ -17,22 +15,41 @@ import { Problem } from './problem.js';
 
 const budgetExhaustedType = 'https://fluidbox.dev/problems/budget-exhausted';
 
+/** Each refusal's status, by its stable code (src/domain/errors.ts). */
+const statusByCode: Record<UseCaseCode, number> = {
+  not_found: 404,
+  forbidden: 403,
+  invalid_input: 400,
+  conflict: 409,
+  budget_exhausted: 402,
+  unavailable: 503,
+  still_evaluating: 503,
+};
+
+const isUseCaseCode = (code: unknown): code is UseCaseCode =>
+  typeof code === 'string' && Object.hasOwn(statusByCode, code);
+
 /** A refused use case: each refusal has one status, and field errors name body fields. */
 function useCaseProblem(err: Error): Problem | undefined {
-  if (err instanceof NotFoundError) return new Problem(404, err.message);
-  if (err instanceof ForbiddenError) return new Problem(403, err.message);
-  if (err instanceof InvalidInputError) {
-    const errors = err.errors.map((e) => ({ path: `body.${e.path}`, message: e.message }));
-    return new Problem(400, err.message, errors.length > 0 ? { errors } : {});
+  if (err instanceof DecisionNotRecordedError) return new Problem(503, err.message);
+  const { code } = err as { code?: unknown };
+  if (!isUseCaseCode(code)) return undefined;
+  const status = statusByCode[code];
+  if (code === 'invalid_input') {
+    const fields = (err as unknown as Partial<Pick<InvalidInputError, 'errors'>>).errors ?? [];
+    const errors = fields.map((e) => ({ path: `body.${e.path}`, message: e.message }));
+    return new Problem(status, err.message, errors.length > 0 ? { errors } : {});
   }
-  if (err instanceof ConflictError) return new Problem(409, err.message, { extra: err.details });
-  if (err instanceof BudgetExhaustedError) {
-    return new Problem(402, err.message, { type: budgetExhaustedType, extra: err.details });
+  if (code === 'conflict') {
+    return new Problem(status, err.message, {
+      extra: (err as unknown as Pick<ConflictError, 'details'>).details,
+    });
   }
-  if (err instanceof UnavailableError || err instanceof DecisionNotRecordedError) {
-    return new Problem(503, err.message);
+  if (code === 'budget_exhausted') {
+    const { details } = err as unknown as Pick<BudgetExhaustedError, 'details'>;
+    return new Problem(status, err.message, { type: budgetExhaustedType, extra: details });
   }
-  return undefined;
+  return new Problem(status, err.message);
 }
 
 /** An MCP server that cannot be photographed is the caller's to fix: never a 500. */

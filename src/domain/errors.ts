@@ -10,11 +10,27 @@ export interface FieldError {
   message: string;
 }
 
-abstract class UseCaseError extends Error {}
+/**
+ * Each refusal's stable code: what a caller branches on, and what the API maps to a status in
+ * one table (`instanceof` is not trusted across module copies, codes are).
+ */
+export type UseCaseCode =
+  | 'not_found'
+  | 'forbidden'
+  | 'invalid_input'
+  | 'conflict'
+  | 'budget_exhausted'
+  | 'unavailable'
+  | 'still_evaluating';
+
+abstract class UseCaseError extends Error {
+  abstract readonly code: UseCaseCode;
+}
 
 /** Something named does not exist, or the caller may not know that it does. */
 export class NotFoundError extends UseCaseError {
   override name = 'NotFoundError';
+  readonly code: UseCaseCode = 'not_found';
   constructor(what: string) {
     super(`${what} does not exist`);
   }
@@ -23,11 +39,13 @@ export class NotFoundError extends UseCaseError {
 /** The caller is known but may not do this. */
 export class ForbiddenError extends UseCaseError {
   override name = 'ForbiddenError';
+  readonly code: UseCaseCode = 'forbidden';
 }
 
 /** The request is well-formed but its values cannot be used; `errors` names each field. */
 export class InvalidInputError extends UseCaseError {
   override name = 'InvalidInputError';
+  readonly code: UseCaseCode = 'invalid_input';
   constructor(
     message: string,
     readonly errors: FieldError[] = [],
@@ -39,6 +57,7 @@ export class InvalidInputError extends UseCaseError {
 /** The request clashes with what is recorded (an id reused with another body, a name taken). */
 export class ConflictError extends UseCaseError {
   override name = 'ConflictError';
+  readonly code: UseCaseCode = 'conflict';
   constructor(
     message: string,
     /** What the caller may rely on instead, shown beside the message. */
@@ -51,6 +70,7 @@ export class ConflictError extends UseCaseError {
 /** The run's token allowance cannot cover this model request now. */
 export class BudgetExhaustedError extends UseCaseError {
   override name = 'BudgetExhaustedError';
+  readonly code: UseCaseCode = 'budget_exhausted';
   constructor(
     message: string,
     readonly details: {
@@ -68,11 +88,13 @@ export class BudgetExhaustedError extends UseCaseError {
 /** A dependency could not answer in time; the same request may be sent again. */
 export class UnavailableError extends UseCaseError {
   override name = 'UnavailableError';
+  readonly code: UseCaseCode = 'unavailable';
 }
 
 /** The gate has not answered a call within its wait: nothing is lost, the call is sent again. */
 export class GateStillEvaluatingError extends UnavailableError {
   override name = 'GateStillEvaluatingError';
+  override readonly code: UseCaseCode = 'still_evaluating';
   constructor() {
     super('the gate is still evaluating this call; send it again');
   }
