@@ -55,10 +55,25 @@ async function notesRun(): Promise<CreatedRun> {
   });
 }
 
+/**
+ * A client's HTTP as a careful client's is: a 503 or 429 (the gate busy, nothing done) is sent
+ * again after a pause, for up to a minute, as runners do with the REST routes.
+ */
+const patientFetch: typeof fetch = async (input, init) => {
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    const answer = await fetch(input, init);
+    if ((answer.status !== 503 && answer.status !== 429) || Date.now() > deadline) return answer;
+    await answer.body?.cancel();
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+};
+
 async function connect(run: { session_token: string }, name = 'remote-test'): Promise<Client> {
   const client = new Client({ name, version: '1.0.0' });
   const transport = new StreamableHTTPClientTransport(new URL('/mcp', h.api.url), {
     requestInit: { headers: { authorization: `Bearer ${run.session_token}` } },
+    fetch: patientFetch,
   });
   await client.connect(transport);
   clients.push(client);
