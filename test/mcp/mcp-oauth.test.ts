@@ -400,25 +400,54 @@ describe('OAuth for the remote MCP endpoint', () => {
     assert.match(await answer.text(), /redirect_uri is not one this client registered/);
   });
 
-  test('an authorization without PKCE, or with plain PKCE, is sent back refused', async () => {
+  test('an authorization without PKCE, with plain PKCE, of another type or for another resource is refused on our page, never sent on', async () => {
+    // Anyone may register a client with any redirect URI: a refusal sent there before a person
+    // has seen who asks would make the gate a redirector for whoever registered it.
     const client = new MemoryOAuthClient(listener.url);
     const authorizationUrl = await startedAuthorization(client);
-    const plain = new URL(authorizationUrl);
-    plain.searchParams.set('code_challenge_method', 'plain');
-    const missing = new URL(authorizationUrl);
-    missing.searchParams.delete('code_challenge');
-    missing.searchParams.delete('code_challenge_method');
-    for (const [request, why] of [
-      [plain, /S256/],
-      [missing, /code_challenge is required/],
+    const changed = (edit: (params: URLSearchParams) => void) => {
+      const url = new URL(authorizationUrl);
+      edit(url.searchParams);
+      return url;
+    };
+    for (const [request, field, why] of [
+      [
+        changed((p) => {
+          p.set('code_challenge_method', 'plain');
+        }),
+        'code_challenge_method',
+        /S256/,
+      ],
+      [
+        changed((p) => {
+          p.delete('code_challenge');
+          p.delete('code_challenge_method');
+        }),
+        'code_challenge',
+        /code_challenge is required/,
+      ],
+      [
+        changed((p) => {
+          p.set('response_type', 'token');
+        }),
+        'response_type',
+        /must be code/,
+      ],
+      [
+        changed((p) => {
+          p.set('resource', 'https://elsewhere.example/mcp');
+        }),
+        'resource',
+        /resource must be/,
+      ],
     ] as const) {
       const answer = await fetch(request, { redirect: 'manual' });
-      assert.equal(answer.status, 303);
-      const back = new URL(answer.headers.get('location') ?? '');
-      assert.equal(`${back.origin}${back.pathname}`, listener.url);
-      assert.equal(back.searchParams.get('error'), 'invalid_request');
-      assert.match(back.searchParams.get('error_description') ?? '', why);
-      assert.equal(back.searchParams.get('state'), authorizationUrl.searchParams.get('state'));
+      assert.equal(answer.status, 400, `${field}: refused here`);
+      assert.equal(answer.headers.get('location'), null, `${field}: never sent on`);
+      // A person's browser is told on a page of ours, naming the parameter.
+      const page = await answer.text();
+      assert.match(page, why);
+      assert.ok(page.includes(field), `${field} is named`);
     }
     // And a token request without the verifier is refused.
     const code = await codeFor(await signedInBrowser(dana), client);

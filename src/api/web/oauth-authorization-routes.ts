@@ -82,8 +82,10 @@ export function oauthAuthorizationRoutes(server: FastifyInstance, ctx: ApiContex
         tags,
         querystring: authorizationQuery,
         response: {
-          303: empty('to the consent page, or back to the client with an error'),
-          400: media('an unknown client, or a redirect_uri it did not register'),
+          303: empty('to the consent page'),
+          400: media(
+            'refused on this page, never sent on to the client: an unknown client, a redirect_uri it did not register, or a request without PKCE (S256), of another response type or for another resource',
+          ),
           429: media('too many authorizations started from this address'),
         },
       },
@@ -97,8 +99,8 @@ export function oauthAuthorizationRoutes(server: FastifyInstance, ctx: ApiContex
           'too many authorizations started from this address; try again shortly',
         );
       }
-      const step = await beginAuthorization(ctx.pool, names, request.query);
-      return reply.redirect(step.kind === 'consent' ? `/oauth/consent/${step.id}` : step.url, 303);
+      const { consent } = await beginAuthorization(ctx.pool, names, request.query);
+      return reply.redirect(`/oauth/consent/${consent}`, 303);
     },
   );
 

@@ -36,9 +36,6 @@ interface AuthorizationQuery {
   resource?: string | undefined;
 }
 
-/** Where the browser goes next: back to the client, or on to sign in and consent. */
-type AuthorizationStep = { kind: 'to_client'; url: string } | { kind: 'consent'; id: string };
-
 /** The client's redirect with the answer's parameters, and the issuer (RFC 9207). */
 function toClient(
   names: OAuthNames,
@@ -54,15 +51,17 @@ function toClient(
 }
 
 /**
- * Checks an authorization request (OAuth 2.1 §4.1.1). Until the client and its redirect URI are
- * known the person is told on our page (never sent anywhere); after, the client is told at its
- * redirect URI. PKCE with S256 is required; the resource, when named, must be `/mcp`.
+ * Checks an authorization request (OAuth 2.1 §4.1.1): PKCE with S256 is required; the resource,
+ * when named, must be `/mcp`. A request refused here is told to the person on our page, never
+ * sent on: anyone may register a client with any redirect URI, so sending a browser there before
+ * a person has seen who asks would make the gate a redirector for whoever registers (RFC 9700
+ * §4.11.2). Only the person's own answer on the consent page goes back to the client.
  */
 export async function beginAuthorization(
   pool: Pool,
   names: OAuthNames,
   query: AuthorizationQuery,
-): Promise<AuthorizationStep> {
+): Promise<{ consent: string }> {
   const client = query.client_id ? await findOAuthClient(pool, query.client_id) : undefined;
   if (!client) {
     throw new InvalidInputError('the client is unknown: it must register first', [
@@ -75,24 +74,28 @@ export async function beginAuthorization(
       { path: 'query.redirect_uri', message: 'not registered for this client' },
     ]);
   }
-  const refuse = (error: string, description: string): AuthorizationStep => ({
-    kind: 'to_client',
-    url: toClient(names, redirectUri, query.state, { error, error_description: description }),
-  });
+  const refuse = (field: keyof AuthorizationQuery, error: string, description: string) =>
+    new InvalidInputError(`${error}: ${description}`, [
+      { path: `query.${field}`, message: description },
+    ]);
   if (query.response_type !== 'code') {
-    return refuse('unsupported_response_type', 'response_type must be code');
+    throw refuse('response_type', 'unsupported_response_type', 'response_type must be code');
   }
   if (query.code_challenge === undefined) {
-    return refuse('invalid_request', 'code_challenge is required (PKCE with S256)');
+    throw refuse(
+      'code_challenge',
+      'invalid_request',
+      'code_challenge is required (PKCE with S256)',
+    );
   }
   if (query.code_challenge_method !== pkceMethod) {
-    return refuse('invalid_request', 'code_challenge_method must be S256');
+    throw refuse('code_challenge_method', 'invalid_request', 'code_challenge_method must be S256');
   }
   if (!codeChallengePattern.test(query.code_challenge)) {
-    return refuse('invalid_request', 'code_challenge is not an S256 challenge');
+    throw refuse('code_challenge', 'invalid_request', 'code_challenge is not an S256 challenge');
   }
   if (query.resource !== undefined && !sameResource(query.resource, names.resource)) {
-    return refuse('invalid_target', `resource must be ${names.resource}`);
+    throw refuse('resource', 'invalid_target', `resource must be ${names.resource}`);
   }
   await deleteExpiredAuthorizations(pool);
   const pending = await insertPendingAuthorization(
@@ -107,7 +110,7 @@ export async function beginAuthorization(
     },
     pendingLifetimeS,
   );
-  return { kind: 'consent', id: pending.id };
+  return { consent: pending.id };
 }
 
 /** What the consent page shows: who asks, and the profiles the person may pick from. */
