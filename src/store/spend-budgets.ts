@@ -89,20 +89,48 @@ export async function listSpendBudgets(
   return rows;
 }
 
+/** A cap to set (a number, or null to remove it); undefined keeps the cap as it is. */
+export interface CapsChange {
+  max_nanos?: number | null;
+  max_tokens?: number | null;
+}
+
 /**
- * New caps for a budget. Holds already booked stay; a cap lowered under what is spent refuses
- * every admission at that level until the next period.
+ * New caps for a budget, in one statement, so two changes at once each apply to what the other
+ * left: 'absent' when there is no such budget, 'uncapped' (nothing changed) when the change would
+ * leave it with no cap at all. Holds already booked stay; a cap lowered under what is spent
+ * refuses every admission at that level until the next period.
  */
 export async function updateSpendBudgetCaps(
   db: Queryable,
   id: string,
-  caps: { max_nanos: number | null; max_tokens: number | null },
-): Promise<SpendBudgetRow | undefined> {
-  const { rowCount } = await db.query(
-    `update spend_budgets set max_nanos = $2, max_tokens = $3, updated_at = now() where id = $1`,
-    [id, caps.max_nanos, caps.max_tokens],
+  change: CapsChange,
+): Promise<SpendBudgetRow | 'absent' | 'uncapped'> {
+  const { rows } = await db.query<{ updated: boolean }>(
+    `with changed as (
+       select id,
+         case when $2 then $3::bigint else max_nanos end as max_nanos,
+         case when $4 then $5::bigint else max_tokens end as max_tokens
+       from spend_budgets where id = $1 for update
+     ), updated as (
+       update spend_budgets b set max_nanos = c.max_nanos, max_tokens = c.max_tokens,
+         updated_at = now()
+       from changed c
+       where b.id = c.id and (c.max_nanos is not null or c.max_tokens is not null)
+       returning b.id
+     )
+     select exists (select 1 from updated) as updated from changed`,
+    [
+      id,
+      change.max_nanos !== undefined,
+      change.max_nanos ?? null,
+      change.max_tokens !== undefined,
+      change.max_tokens ?? null,
+    ],
   );
-  return rowCount ? findSpendBudget(db, id) : undefined;
+  if (!rows[0]) return 'absent';
+  if (!rows[0].updated) return 'uncapped';
+  return (await findSpendBudget(db, id)) ?? 'absent';
 }
 
 /**

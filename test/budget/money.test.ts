@@ -307,7 +307,44 @@ describe('budgets at the levels above a run, kept by an admin', () => {
       body: { max_tokens: null },
     });
     assert.equal(uncapped.status, 400);
-    assert.deepEqual(errorPaths(uncapped.body), ['body.max_usd']);
+    assert.deepEqual(errorPaths(uncapped.body), ['body.max_tokens']);
+    // Two changes at once, each removing the cap the other keeps: one applies, the other is
+    // refused for what the first left, and the budget keeps a cap (never a 500).
+    await expectStatus(
+      h.api.call('PUT', `/v1/budgets/${id}`, { ...admin, body: { max_usd: '3' } }),
+      200,
+    );
+    for (let round = 0; round < 5; round += 1) {
+      await expectStatus(
+        h.api.call('PUT', `/v1/budgets/${id}`, {
+          ...admin,
+          body: { max_usd: '3', max_tokens: 1_000 },
+        }),
+        200,
+      );
+      const racing = await Promise.all([
+        h.api.call('PUT', `/v1/budgets/${id}`, { ...admin, body: { max_usd: null } }),
+        h.api.call('PUT', `/v1/budgets/${id}`, { ...admin, body: { max_tokens: null } }),
+      ]);
+      assert.deepEqual(
+        racing.map((answer) => answer.status).sort(),
+        [200, 400],
+        JSON.stringify(racing.map((answer) => answer.body)),
+      );
+      const kept = await expectStatus(h.api.call('GET', `/v1/budgets/${id}`, admin), 200);
+      assert.ok(kept.max_usd !== null || kept.max_tokens !== null, 'a cap is kept');
+    }
+    // A cap whose nano-dollars could not be counted exactly is refused, naming the field.
+    const tooLarge = await h.api.call('PUT', `/v1/budgets/${id}`, {
+      ...admin,
+      body: { max_usd: '9000000.000000001' },
+    });
+    assert.equal(tooLarge.status, 400);
+    assert.deepEqual(errorPaths(tooLarge.body), ['body.max_usd']);
+    await expectStatus(
+      h.api.call('PUT', `/v1/budgets/${id}`, { ...admin, body: { max_usd: '9000000' } }),
+      200,
+    );
     const listed = await expectStatus(
       h.api.call('GET', `/v1/budgets?workspace=${h.seed.workspace}`, admin),
       200,

@@ -18,13 +18,23 @@ import { Problem, notFound } from '../problem.js';
 import { empty, json, timestamp } from '../route-schemas.js';
 
 /** Money in the API: US dollars as a decimal string, exact to the nano-dollar. */
+/** The largest cap in whole dollars whose nano-dollars are still exact. */
+const maxUsdWhole = 9_000_000;
 const usdAmount = z
   .string()
   .regex(
     /^(0|[1-9][0-9]{0,8})(\.[0-9]{1,9})?$/,
     'must be US dollars, e.g. "12.50", at most 9 decimals',
   )
-  .refine((text) => (parseUsd(text) ?? 0) > 0, 'must be more than zero');
+  .refine((text) => (parseUsd(text) ?? 0) > 0, 'must be more than zero')
+  // Nano-dollars are counted exactly up to 2^53: a larger cap would be rounded, so it is refused.
+  .refine(
+    (text) => {
+      const nanos = parseUsd(text);
+      return nanos !== undefined && Number.isSafeInteger(nanos) && nanos <= maxUsdWhole * 1e9;
+    },
+    `must be at most ${String(maxUsdWhole)} US dollars`,
+  );
 const maxTokens = z.number().int().min(1).max(1_000_000_000_000);
 
 const budgetBody = z
@@ -232,18 +242,21 @@ export function spendBudgetRoutes(server: FastifyInstance, ctx: ApiContext) {
     },
     async (request) => {
       const row = await reachable(request, request.params.id);
-      const caps = {
-        max_nanos:
-          request.body.max_usd === undefined ? row.max_nanos : nanosOf(request.body.max_usd),
-        max_tokens:
-          request.body.max_tokens === undefined ? row.max_tokens : request.body.max_tokens,
-      };
-      if (caps.max_nanos === null && caps.max_tokens === null)
+      const { max_usd: maxUsd, max_tokens: maxTokens } = request.body;
+      const updated = await updateSpendBudgetCaps(ctx.pool, row.id, {
+        max_nanos: maxUsd === undefined ? undefined : nanosOf(maxUsd),
+        max_tokens: maxTokens,
+      });
+      if (updated === 'absent') throw notFound(`budget ${row.id}`);
+      if (updated === 'uncapped')
         throw new Problem(400, 'a budget caps money, tokens or both: delete it instead', {
-          errors: [{ path: 'body.max_usd', message: 'would leave the budget without a cap' }],
+          errors: [
+            {
+              path: maxUsd === null ? 'body.max_usd' : 'body.max_tokens',
+              message: 'would leave the budget without a cap',
+            },
+          ],
         });
-      const updated = await updateSpendBudgetCaps(ctx.pool, row.id, caps);
-      if (!updated) throw notFound(`budget ${row.id}`);
       return budgetView(updated);
     },
   );
