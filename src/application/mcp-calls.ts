@@ -4,7 +4,7 @@ import { asToolCallId, type ToolCallId } from '../domain/gate/ids.js';
 import type { DecidedAnswer, ToolCallState } from '../domain/gate/vocabulary.js';
 import { digestOf } from '../domain/ledger/digest.js';
 import {
-  closePlainCall,
+  closeMcpCall,
   findMcpTask,
   recordMcpCall,
   withdrawTaskApproval,
@@ -89,13 +89,16 @@ export async function callThroughMcp(
     const left = Math.max(0, deadline - Date.now());
     state = await awaitRunnerAnswer(deps, run, toolCallId, left, signal);
   }
-  if (state.status === 'decided') await closePlainCall(deps.pool, run.session_id, toolCallId);
+  if (state.status === 'decided') await closeMcpCall(deps.pool, run.session_id, toolCallId);
   return { toolCallId, state };
 }
 
 /**
  * A task-augmented `tools/call`: recorded and put to the gate at once. The task's id is the
- * tool-call id, which only this run's session reaches (`findMcpTask`).
+ * tool-call id, which only this run's session reaches (`findMcpTask`). As a plain call's, its key
+ * is taken before the call is recorded and held until the task is created: a retry of a task
+ * whose creation was answered "unavailable" (the same tool and arguments) is that task, never a
+ * second run of the call.
  */
 export async function startMcpTask(
   deps: McpCallDeps,
@@ -103,14 +106,14 @@ export async function startMcpTask(
   call: McpCall,
   requestId?: string,
 ): Promise<McpTaskRow> {
-  const toolCallId = asToolCallId(`mcp-task-${randomUUID()}`);
-  await submitToolCall(deps, run, toolCallId, gateCall(run, call), requestId);
-  await recordMcpCall(deps.pool, {
+  const toolCallId = await recordMcpCall(deps.pool, {
     sessionId: run.session_id,
-    toolCallId,
+    toolCallId: asToolCallId(`mcp-task-${randomUUID()}`),
     kind: 'task',
     callKey: callKeyOf(call),
   });
+  await submitToolCall(deps, run, toolCallId, gateCall(run, call), requestId);
+  await closeMcpCall(deps.pool, run.session_id, toolCallId);
   return mcpTask(deps, run, toolCallId);
 }
 

@@ -7,23 +7,25 @@ import { toolCallColumns, type ToolCallRow } from './tool-calls.js';
 /** How a call came through `/mcp`: as a task, or plainly (a retry re-attaches by its key). */
 type McpCallKind = 'task' | 'plain';
 
-/** The open plain call of the session with this key (tool and canonical arguments), if any. */
-async function findOpenPlainCall(
+/** The open call of the session of this kind with this key (tool and canonical arguments). */
+async function findOpenCall(
   db: Queryable,
   sessionId: SessionId,
+  kind: McpCallKind,
   callKey: string,
 ): Promise<ToolCallId | undefined> {
   const { rows } = await db.query<{ tool_call_id: ToolCallId }>(
     `select tool_call_id from mcp_calls
-     where session_id = $1 and call_key = $2 and kind = 'plain' and open`,
-    [sessionId, callKey],
+     where session_id = $1 and kind = $2 and call_key = $3 and open`,
+    [sessionId, kind, callKey],
   );
   return rows[0]?.tool_call_id;
 }
 
 /**
- * Records a call made through `/mcp`. A plain call whose key another open call of the session
- * already holds is not recorded: that one's id is returned, and the caller waits on it instead.
+ * Records a call made through `/mcp`. A call whose key another open call of the session of the
+ * same kind already holds is not recorded: that one's id is returned, and the caller goes on
+ * with it instead.
  */
 export async function recordMcpCall(
   db: Queryable,
@@ -35,18 +37,20 @@ export async function recordMcpCall(
     [call.sessionId, call.toolCallId, call.kind, call.callKey],
   );
   if (rows[0]) return rows[0].tool_call_id;
-  return (await findOpenPlainCall(db, call.sessionId, call.callKey)) ?? call.toolCallId;
+  return (await findOpenCall(db, call.sessionId, call.kind, call.callKey)) ?? call.toolCallId;
 }
 
-/** A plain call whose decision the client has been handed: the next same call is a new one. */
-export async function closePlainCall(
+/**
+ * A call the client has been handed (a plain call's decision, a task's creation): the next
+ * same call is a new one.
+ */
+export async function closeMcpCall(
   db: Queryable,
   sessionId: SessionId,
   toolCallId: ToolCallId,
 ): Promise<void> {
   await db.query(
-    `update mcp_calls set open = false
-     where session_id = $1 and tool_call_id = $2 and kind = 'plain' and open`,
+    `update mcp_calls set open = false where session_id = $1 and tool_call_id = $2 and open`,
     [sessionId, toolCallId],
   );
 }

@@ -14,6 +14,7 @@ import {
   ToolListChangedNotificationSchema,
   type CallToolResult,
 } from '@modelcontextprotocol/sdk/types.js';
+import { startTestApi } from '../support/api.js';
 import { useHarness } from '../support/harness.js';
 import { startRugpullUpstream, type RugpullUpstream } from '../support/rugpull-upstream.js';
 import { createRun, defaultPolicy, expectStatus, type CreatedRun } from '../support/seed.js';
@@ -69,9 +70,13 @@ const patientFetch: typeof fetch = async (input, init) => {
   }
 };
 
-async function connect(run: { session_token: string }, name = 'remote-test'): Promise<Client> {
+async function connect(
+  run: { session_token: string },
+  name = 'remote-test',
+  apiUrl = h.api.url,
+): Promise<Client> {
   const client = new Client({ name, version: '1.0.0' });
-  const transport = new StreamableHTTPClientTransport(new URL('/mcp', h.api.url), {
+  const transport = new StreamableHTTPClientTransport(new URL('/mcp', apiUrl), {
     requestInit: { headers: { authorization: `Bearer ${run.session_token}` } },
     fetch: patientFetch,
   });
@@ -240,6 +245,64 @@ describe('the remote MCP endpoint, with a session token', () => {
     assert.equal(third.isError, true);
     assert.match(text(third), /waiting for an approval/);
     assert.equal(upstream.calls.length, before + 1);
+  });
+
+  test('a task whose creation was answered "unavailable" is the same task when sent again: the call runs once', async () => {
+    // An API that waits a second for the gate: the held upstream outlasts it, so creating the
+    // task is answered 503 and the client sends the same request again, until it is created.
+    const quick = await startTestApi({}, { gateWaitMs: 1_000 });
+    try {
+      const run = await notesRun();
+      const client = await connect(run, 'retrying-task', quick.url);
+      const query = `once ${randomUUID()}`;
+      const release = upstream.holdCalls();
+      // As a client told "make the same call again" does: the same request, until it is created.
+      const createTask = async () => {
+        for (let tries = 0; ; tries += 1) {
+          try {
+            return await client.request(
+              {
+                method: 'tools/call',
+                params: {
+                  name: 'mcp__notes__search_notes',
+                  arguments: { query },
+                  task: { ttl: 60_000 },
+                },
+              },
+              CreateTaskResultSchema,
+              { timeout: 90_000 },
+            );
+          } catch (err) {
+            if (tries > 100 || !/make the same call again/.test(String(err))) throw err;
+            await new Promise((resolve) => setTimeout(resolve, 250));
+          }
+        }
+      };
+      const created = createTask();
+      created.catch(() => undefined);
+      const received = () => upstream.calls.filter((c) => c.arguments.query === query).length;
+      try {
+        await until(() => Promise.resolve(received() > 0 ? true : undefined));
+        // Answered "unavailable" and sent again, a few times, while the upstream holds the call.
+        await new Promise((resolve) => setTimeout(resolve, 3_500));
+      } finally {
+        release();
+      }
+      const { task } = await created;
+      const done = await taskResult(client, task.taskId);
+      assert.equal(done.isError ?? false, false, text(done));
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      assert.equal(received(), 1, 'carried out once');
+      const { rows } = await h.db.query<{ n: number }>(
+        `select count(*)::int as n from tool_calls where session_id = $1`,
+        [run.session_id],
+      );
+      assert.equal(rows[0]?.n, 1, 'one call recorded');
+    } finally {
+      // The client's stream holds a connection the API's close would wait for.
+      for (const client of clients.splice(0)) await client.close().catch(() => undefined);
+      await quick.close();
+    }
   });
 
   test('approval as a task, approved in the web form: working until then, completed with the upstream’s result', async () => {
