@@ -10,7 +10,7 @@ import { DecisionNotRecordedError } from '../application/decide-approval.js';
 import { ReauthorizationNeededError } from '../application/oauth-connections.js';
 import { OAuthFlowError } from '../broker/oauth-client.js';
 import { PhotographError } from '../broker/photograph-error.js';
-import { isUnavailableError } from '../store/pool.js';
+import { isUnavailableError } from '../store/queries/database.js';
 import { Problem } from './problem.js';
 
 const budgetExhaustedType = 'https://fluidbox.dev/problems/budget-exhausted';

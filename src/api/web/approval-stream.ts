@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { visiblePendingKeys } from '../../store/approval-lists.js';
+import { visiblePendingKeys } from '../../store/queries/approvals.js';
 import { callerKey } from '../caller-slots.js';
 import type { ApiContext } from '../context.js';
 import { EventStreams, follow } from '../event-stream.js';

@@ -10,7 +10,7 @@ import {
   finishAuthorization,
   startAuthorization,
 } from '../../application/oauth-connections.js';
-import { listConnectionsFor } from '../../store/connections.js';
+import { listConnectionsFor } from '../../store/queries/connections.js';
 import type { ApiContext } from '../context.js';
 import { media } from '../route-schemas.js';
 import { idParams } from '../routes/connections.js';

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { findMemberByTokenHash } from '../../store/members.js';
+import { findMemberByTokenHash } from '../../store/queries/members.js';
 import type { ApiContext } from '../context.js';
 import { clientKey, RateWindow } from '../rate-window.js';
 import { hashToken, tokenKind } from '../../application/tokens.js';

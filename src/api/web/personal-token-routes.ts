@@ -1,8 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { mintPersonalToken } from '../../application/personal-tokens.js';
-import { listPersonalTokens, revokePersonalToken } from '../../store/personal-tokens.js';
+import { mintPersonalToken, revokeOwnPersonalToken } from '../../application/personal-tokens.js';
+import { listPersonalTokens } from '../../store/queries/personal-tokens.js';
 import type { ApiContext } from '../context.js';
 import { notFound } from '../problem.js';
 import { empty, media } from '../route-schemas.js';
@@ -91,7 +91,7 @@ export function personalTokenRoutes(server: FastifyInstance, ctx: ApiContext) {
     },
     async (request, reply) => {
       const { id } = request.params;
-      if (!(await revokePersonalToken(ctx.pool, visitorOf(request).member.id, id))) {
+      if (!(await revokeOwnPersonalToken(ctx.pool, visitorOf(request).member, id))) {
         throw notFound(`active token ${id} of yours`);
       }
       return reply.redirect('/tokens', 303);

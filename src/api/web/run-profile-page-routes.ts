@@ -9,7 +9,7 @@ import {
 } from '../../application/run-profiles.js';
 import { ForbiddenError } from '../../domain/errors.js';
 import type { Member } from '../../store/members.js';
-import { profileChoices } from '../../store/run-profile-choices.js';
+import { profileChoices } from '../../store/queries/run-profile-choices.js';
 import type { ApiContext } from '../context.js';
 import { empty, media } from '../route-schemas.js';
 import { admitFormPost, admitPage, toLoginAnswer, visitorOf } from './admission.js';

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { simulatePolicy } from '../../application/simulate-policy.js';
-import { findPolicyVersion } from '../../store/policies.js';
+import { findPolicyVersion } from '../../store/queries/policies.js';
 import type { ApiContext } from '../context.js';
 import { notFound, Problem } from '../problem.js';
 import {
