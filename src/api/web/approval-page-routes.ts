@@ -25,7 +25,7 @@ import {
   type ListView,
 } from './approval-list-page.js';
 import { errorPage } from './error-page.js';
-import { admitFormPost, admitPage, toLoginAnswer, visitorOf } from './admission.js';
+import { toLoginAnswer, visitorOf } from './admission.js';
 import { sendPage, webFormTags as tags } from './layout.js';
 import { findRunSummaries } from './run-summaries.js';
 import type { SignedIn } from './session.js';
@@ -155,13 +155,11 @@ const config = { caller: 'browser' } as const;
 
 export function approvalPageRoutes(server: FastifyInstance, ctx: ApiContext) {
   const web = server.withTypeProvider<ZodTypeProvider>();
-  const page = admitPage(ctx);
 
   web.get(
     '/approvals',
     {
       config,
-      preValidation: page,
       schema: {
         operationId: 'approvalsPage',
         summary: 'The approvals, as a page: to decide by me, all pending, or decided',
@@ -181,9 +179,8 @@ export function approvalPageRoutes(server: FastifyInstance, ctx: ApiContext) {
   web.get(
     '/approvals/list',
     {
-      config,
       // Fetched by the page's script when its stream says the list changed: no sign of the person.
-      preValidation: admitPage(ctx, 'your sign-in has ended', { renews: false }),
+      config: { ...config, web: { signedOut: 'your sign-in has ended', renews: false } },
       schema: {
         operationId: 'approvalsListFragment',
         summary: "The list page's rows, refreshed by its script",
@@ -202,7 +199,6 @@ export function approvalPageRoutes(server: FastifyInstance, ctx: ApiContext) {
     '/approvals/:session_id/:tool_call_id',
     {
       config,
-      preValidation: page,
       schema: {
         operationId: 'approvalPage',
         summary: 'One approval with Approve / Deny',
@@ -217,12 +213,7 @@ export function approvalPageRoutes(server: FastifyInstance, ctx: ApiContext) {
   web.post(
     '/approvals/:session_id/:tool_call_id/decision',
     {
-      config,
-      preValidation: admitFormPost(ctx, {
-        signedOut: 'your sign-in has ended; sign in and decide again',
-        writes: true,
-        csrf: true,
-      }),
+      config: { ...config, web: { signedOut: 'your sign-in has ended; sign in and decide again' } },
       schema: {
         operationId: 'approvalFormDecision',
         summary: 'Approve or deny from the form, with a standing approval when chosen',

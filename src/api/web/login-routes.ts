@@ -173,11 +173,8 @@ export function loginRoutes(server: FastifyInstance, ctx: ApiContext) {
   web.post(
     '/logout',
     {
-      config: { caller: 'browser' },
-      preValidation: (request, _reply, done) => {
-        requireSameOrigin(request, ctx.publicUrl);
-        done();
-      },
+      // Signing out ends whichever session the browser holds, the operator's too.
+      config: { caller: 'browser', web: { anyVisitor: true } },
       schema: {
         operationId: 'logout',
         summary: 'Sign out (form post with the CSRF value)',

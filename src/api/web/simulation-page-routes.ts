@@ -12,7 +12,7 @@ import {
   temporalRecordedCalls,
 } from '../routes/policies.js';
 import { media } from '../route-schemas.js';
-import { admitPage, toLoginAnswer, visitorOf } from './admission.js';
+import { toLoginAnswer, visitorOf } from './admission.js';
 import { sendPage, webFormTags as tags } from './layout.js';
 import { simulationPage } from './simulation-page.js';
 
@@ -39,7 +39,6 @@ export function simulationPageRoutes(server: FastifyInstance, ctx: ApiContext) {
     '/policies/:id/simulate',
     {
       config: { caller: 'browser' },
-      preValidation: admitPage(ctx),
       schema: {
         operationId: 'simulationPage',
         summary:
