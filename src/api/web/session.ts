@@ -10,6 +10,7 @@ import {
 import type { ApiContext } from '../context.js';
 import { clearCookie, readCookie, setCookie } from './cookies.js';
 import { csrfTokenFor } from './csrf.js';
+import { GateError } from '../../domain/errors.js';
 
 const sessionCookie = 'fg_session';
 
@@ -30,8 +31,9 @@ export interface SignedIn extends WebSession {
  * The operator's web session reached a page for members. The operator is no member of any
  * workspace: its sign-in serves the Temporal UI's codec, and these pages say so.
  */
-export class OperatorSessionError extends Error {
+export class OperatorSessionError extends GateError {
   override name = 'OperatorSessionError';
+  readonly code = 'operator_session';
   constructor(readonly session: WebSession) {
     super('the operator is signed in: approvals are for workspace members');
   }
