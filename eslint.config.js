@@ -72,6 +72,33 @@ export const layeringRules = {
   'import-x/no-cycle': ['error', { ignoreExternal: true }],
 };
 
+/**
+ * One door down from the API: a write goes through a use case (`application/`), a read may go
+ * to the store's query modules (`store/queries/`), and any store type may be named.
+ * @type {import('eslint').Linter.RulesRecord}
+ */
+export const apiStoreRules = {
+  '@typescript-eslint/no-restricted-imports': [
+    'error',
+    {
+      patterns: [
+        {
+          regex: '^(\\.\\./)+store/(?!queries/)',
+          allowTypeImports: true,
+          message:
+            'The API writes through a use case (src/application/) and reads through a query module (src/store/queries/); of the rest of the store it imports types only.',
+        },
+      ],
+    },
+  ],
+};
+
+/**
+ * API files that still reach the store directly: the entry point opens the pool every door
+ * shares; the bearer checks and the MCP endpoint read runs, members and MCP sessions in place.
+ */
+export const apiStoreExceptions = ['src/api/main.ts', 'src/api/auth.ts', 'src/api/mcp/**'];
+
 /** Where the layering rules look: the TypeScript resolver reads `.js` imports as `.ts` files. */
 export const layeringSettings = {
   'import-x/resolver-next': [createTypeScriptImportResolver({ project: './tsconfig.json' })],
@@ -127,6 +154,7 @@ export default tseslint.config(
     rules: layeringRules,
   },
   { files: ['src/workflows/**/*.ts'], rules: workflowImportRules },
+  { files: ['src/api/**/*.ts'], ignores: apiStoreExceptions, rules: apiStoreRules },
   {
     files: ['test/**/*.ts'],
     rules: {

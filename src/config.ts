@@ -8,6 +8,7 @@ import { loadClientConfigProfile, toClientOptions } from '@temporalio/envconfig'
 import type { NativeConnectionOptions } from '@temporalio/worker';
 import { z } from 'zod';
 import { parsePayloadKeys, type PayloadKey } from './domain/secrets/payload-keys.js';
+import { GateError } from './domain/errors.js';
 
 const portError = 'must be a port number from 0 to 65535';
 const port = z.coerce
@@ -282,8 +283,9 @@ export interface HttpBounds {
   streamDrainTimeoutMs: number;
 }
 
-export class ConfigError extends Error {
+export class ConfigError extends GateError {
   override name = 'ConfigError';
+  readonly code = 'invalid_config';
 }
 
 /** What stops start-up: each line names a variable at fault. */

@@ -5,6 +5,7 @@ import type { FrozenTool } from '../domain/tools/tools.js';
 import type { Pool } from '../store/pool.js';
 import { findPolicyVersion, findShadowVersion, type PolicyVersion } from '../store/policies.js';
 import { findRun, type FrozenRun } from '../store/runs.js';
+import { GateError } from '../domain/errors.js';
 
 /**
  * Frozen runs and policy versions never change, so caching them by id is always correct.
@@ -28,8 +29,9 @@ class BoundedCache<V> {
   }
 }
 
-class FrozenRunNotFoundError extends Error {
+class FrozenRunNotFoundError extends GateError {
   override name = 'FrozenRunNotFoundError';
+  readonly code = 'frozen_run_not_found';
 }
 
 /** A run with its tools indexed by name, so every stage finds the called tool the same way. */

@@ -1,5 +1,5 @@
 import type { FastifyError } from 'fastify';
-import { isUnavailableError } from '../store/pool.js';
+import { isUnavailableError } from '../store/queries/database.js';
 
 /**
  * An error in the Anthropic Messages API's own shape, `{type: "error", error: {type, message}}`,

@@ -1,65 +1,63 @@
 import { ServiceError } from '@temporalio/client';
 import type { FastifyError } from 'fastify';
 import {
-  type InvalidInputError,
+  isGateError,
   type BudgetExhaustedError,
   type ConflictError,
-  type UseCaseCode,
+  type GateError,
+  type InvalidInputError,
 } from '../domain/errors.js';
-import { DecisionNotRecordedError } from '../application/decide-approval.js';
-import { ReauthorizationNeededError } from '../application/oauth-connections.js';
-import { OAuthFlowError } from '../broker/oauth-client.js';
-import { PhotographError } from '../broker/photograph-error.js';
-import { isUnavailableError } from '../store/pool.js';
+import { isUnavailableError } from '../store/queries/database.js';
 import { Problem } from './problem.js';
 
 const budgetExhaustedType = 'https://fluidbox.dev/problems/budget-exhausted';
 
-/** Each refusal's status, by its stable code (src/domain/errors.ts). */
-const statusByCode: Record<UseCaseCode, number> = {
-  not_found: 404,
-  forbidden: 403,
-  invalid_input: 400,
-  conflict: 409,
-  budget_exhausted: 402,
-  unavailable: 503,
-  still_evaluating: 503,
-};
-
-const isUseCaseCode = (code: unknown): code is UseCaseCode =>
-  typeof code === 'string' && Object.hasOwn(statusByCode, code);
-
-/** A refused use case: each refusal has one status, and field errors name body fields. */
-function useCaseProblem(err: Error): Problem | undefined {
-  if (err instanceof DecisionNotRecordedError) return new Problem(503, err.message);
-  const { code } = err as { code?: unknown };
-  if (!isUseCaseCode(code)) return undefined;
-  const status = statusByCode[code];
-  if (code === 'invalid_input') {
-    const fields = (err as unknown as Partial<Pick<InvalidInputError, 'errors'>>).errors ?? [];
-    const errors = fields.map((e) => ({ path: `body.${e.path}`, message: e.message }));
-    return new Problem(status, err.message, errors.length > 0 ? { errors } : {});
-  }
-  if (code === 'conflict') {
-    return new Problem(status, err.message, {
-      extra: (err as unknown as Pick<ConflictError, 'details'>).details,
-    });
-  }
-  if (code === 'budget_exhausted') {
-    const { details } = err as unknown as Pick<BudgetExhaustedError, 'details'>;
-    return new Problem(status, err.message, { type: budgetExhaustedType, extra: details });
-  }
-  return new Problem(status, err.message);
-}
+const refusal = (status: number) => (err: GateError) => new Problem(status, err.message);
 
 /** An MCP server that cannot be photographed is the caller's to fix: never a 500. */
-function photographProblem(err: PhotographError): Problem {
-  return new Problem(
-    err.code === 'invalid_request' ? 400 : 502,
-    `the MCP server could not be photographed (${err.code}): ${err.message}`,
-    { type: `https://fluidbox.dev/problems/upstream-${err.code.replace(/_/g, '-')}` },
-  );
-}
+const photographFailure = (status: number) => (err: GateError) =>
+  new Problem(status, `the MCP server could not be photographed (${err.code}): ${err.message}`, {
+    type: `https://fluidbox.dev/problems/upstream-${err.code.replace(/_/g, '-')}`,
+  });
+
+/**
+ * The API's answer to each code of the error family (src/domain/errors.ts): one status and one
+ * shape per code. A code not here was not meant to reach a caller, and is a 500.
+ */
+const problemByCode: Record<string, ((err: GateError) => Problem) | undefined> = {
+  not_found: refusal(404),
+  forbidden: refusal(403),
+  // Field errors name their place in the body.
+  invalid_input: (err) => {
+    const fields = (err as Partial<Pick<InvalidInputError, 'errors'>>).errors ?? [];
+    const errors = fields.map((e) => ({ path: `body.${e.path}`, message: e.message }));
+    return new Problem(400, err.message, errors.length > 0 ? { errors } : {});
+  },
+  conflict: (err) =>
+    new Problem(409, err.message, {
+      extra: (err as unknown as Pick<ConflictError, 'details'>).details,
+    }),
+  budget_exhausted: (err) =>
+    new Problem(402, err.message, {
+      type: budgetExhaustedType,
+      extra: (err as unknown as Pick<BudgetExhaustedError, 'details'>).details,
+    }),
+  unavailable: refusal(503),
+  still_evaluating: refusal(503),
+  decision_not_recorded: refusal(503),
+  reauthorization_needed: refusal(409),
+  // The authorization server's fault or the owner's to mend: never a 500.
+  oauth_flow_failed: (err) =>
+    new Problem(502, err.message, { type: 'https://fluidbox.dev/problems/upstream-oauth' }),
+  invalid_request: photographFailure(400),
+  unreachable: photographFailure(502),
+  refused_address: photographFailure(502),
+  unauthorized: photographFailure(502),
+  timeout: photographFailure(502),
+  too_large: photographFailure(502),
+  redirected: photographFailure(502),
+  protocol: photographFailure(502),
+};
 
 /** Fastify's own client errors (a body that is not JSON, too large) keep their 4xx. */
 function clientProblem(err: Partial<FastifyError>): Problem | undefined {
@@ -77,16 +75,10 @@ function clientProblem(err: Partial<FastifyError>): Problem | undefined {
  */
 export function problemFor(err: unknown): Problem {
   if (err instanceof Problem) return err;
-  if (err instanceof Error) {
-    const refused = useCaseProblem(err);
-    if (refused) return refused;
+  if (isGateError(err)) {
+    const problem = problemByCode[err.code];
+    if (problem) return problem(err);
   }
-  if (err instanceof PhotographError) return photographProblem(err);
-  // The authorization server's fault or the owner's to mend: never a 500.
-  if (err instanceof OAuthFlowError) {
-    return new Problem(502, err.message, { type: 'https://fluidbox.dev/problems/upstream-oauth' });
-  }
-  if (err instanceof ReauthorizationNeededError) return new Problem(409, err.message);
   const client = clientProblem(err as Partial<FastifyError>);
   if (client) return client;
   if (isUnavailableError(err)) {

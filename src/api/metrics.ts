@@ -1,5 +1,5 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import { countPendingApprovals } from '../store/approvals.js';
+import { countPendingApprovals } from '../store/queries/approvals.js';
 import type { Pool } from '../store/pool.js';
 
 export interface GateMetrics {

@@ -4,8 +4,8 @@ import {
   findModelProvider,
   type ModelProviderKind,
   type ModelProviderRow,
-} from '../store/model-providers.js';
-import { findRunBySessionTokenHash, type FrozenRun } from '../store/runs.js';
+} from '../store/queries/model-providers.js';
+import { findRunBySessionTokenHash, type FrozenRun } from '../store/queries/runs.js';
 import { callerKey } from './caller-slots.js';
 import type { ApiContext } from './context.js';
 import { Problem } from './problem.js';

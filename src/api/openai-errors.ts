@@ -1,5 +1,5 @@
 import type { FastifyError } from 'fastify';
-import { isUnavailableError } from '../store/pool.js';
+import { isUnavailableError } from '../store/queries/database.js';
 
 /**
  * An error in OpenAI's own shape, `{error: {message, type, param, code}}`, with its status codes,

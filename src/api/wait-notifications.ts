@@ -1,6 +1,10 @@
 import pg from 'pg';
 import type { Pool } from '../store/pool.js';
-import { answeredToolCalls, ledgerHeads, waitChannels } from '../store/wait-notifications.js';
+import {
+  answeredToolCalls,
+  ledgerHeads,
+  waitChannels,
+} from '../store/queries/wait-notifications.js';
 import { KeyedWaiters } from './keyed-waiters.js';
 
 interface WaitNotificationOptions {

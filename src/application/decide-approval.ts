@@ -6,10 +6,12 @@ import {
 import { settleExpiredApproval } from '../store/approval-settlement.js';
 import type { Pool } from '../store/pool.js';
 import type { GateWorkflowClient } from '../temporal/gate-workflow-client.js';
+import { GateError } from '../domain/errors.js';
 
 /** The decision and its ledger entries commit together or not at all: nothing was recorded. */
-export class DecisionNotRecordedError extends Error {
+export class DecisionNotRecordedError extends GateError {
   override name = 'DecisionNotRecordedError';
+  readonly code = 'decision_not_recorded';
   constructor(cause: unknown) {
     super('the decision could not be recorded and was rolled back; the approval is still pending', {
       cause,

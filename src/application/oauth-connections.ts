@@ -52,7 +52,7 @@ import {
   mustBeRegistrable,
   type ConnectionTarget,
 } from './connection-prerequisites.js';
-import { ConflictError, ForbiddenError, NotFoundError } from '../domain/errors.js';
+import { ConflictError, ForbiddenError, NotFoundError, GateError } from '../domain/errors.js';
 
 export interface OAuthConnectionDeps {
   pool: Pool;
@@ -314,8 +314,9 @@ function bearerOf(custody: OAuthCustody): BearerCredential {
 }
 
 /** The connection needs its owner: the reason a call's denial and the owner's page give. */
-export class ReauthorizationNeededError extends Error {
+export class ReauthorizationNeededError extends GateError {
   override name = 'ReauthorizationNeededError';
+  readonly code = 'reauthorization_needed';
 }
 
 const reconnectReason = (row: Pick<ConnectionRow, 'name'>, why: string) =>

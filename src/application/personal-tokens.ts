@@ -1,5 +1,9 @@
 import type { Member } from '../store/members.js';
-import { insertPersonalToken, type PersonalToken } from '../store/personal-tokens.js';
+import {
+  insertPersonalToken,
+  revokePersonalToken,
+  type PersonalToken,
+} from '../store/personal-tokens.js';
 import type { Pool } from '../store/pool.js';
 import { hashToken, newToken } from './tokens.js';
 
@@ -20,4 +24,13 @@ export async function mintPersonalToken(
     lifetimeS: request.days * 86_400,
   });
   return { token, listed };
+}
+
+/** A member revokes one of their own active tokens; false when they hold no such token. */
+export function revokeOwnPersonalToken(
+  pool: Pool,
+  member: Member,
+  tokenId: string,
+): Promise<boolean> {
+  return revokePersonalToken(pool, member.id, tokenId);
 }

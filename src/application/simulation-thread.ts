@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { PolicyBody } from '../domain/policy/policy.js';
 import type { RecordedCall, SimulatedRun, SimulatedVerdict } from '../domain/policy/simulation.js';
-import { UnavailableError } from '../domain/errors.js';
+import { UnavailableError, GateError } from '../domain/errors.js';
 
 export type ThreadMessage =
   | { kind: 'run'; run_id: string; run: SimulatedRun }
@@ -16,8 +16,9 @@ export type ThreadAnswer =
   { id: number; verdict: SimulatedVerdict } | { id: number; error: string };
 
 /** A verdict that will not come: the thread was stopped (its deadline) or failed. */
-export class ThreadStoppedError extends Error {
+export class ThreadStoppedError extends GateError {
   override name = 'ThreadStoppedError';
+  readonly code = 'simulation_stopped';
 }
 
 /** The heap a simulation thread may use: a candidate and the calls in flight, with room. */

@@ -1,11 +1,16 @@
 import { createMember, type Member, type Role } from '../store/members.js';
 import { withTransaction, type Pool } from '../store/pool.js';
-import { workspaceExists } from '../store/workspaces.js';
+import { createWorkspace as insertWorkspace, workspaceExists } from '../store/workspaces.js';
 import { putWorkspaceIdentity } from '../store/workspace-identity.js';
 import type { GroupRoles } from '../domain/identity/roles-from-groups.js';
 import { NotFoundError } from '../domain/errors.js';
 import { settleWorkspace } from './scim-provisioning.js';
 import { hashToken, newToken } from './tokens.js';
+
+/** Creates a workspace, with no members yet; its id is returned. */
+export function createWorkspace(pool: Pool, name: string): Promise<string> {
+  return insertWorkspace(pool, name);
+}
 
 /** Adds a member; their user token is returned once and stored only as a hash. */
 export async function addMember(

@@ -14,6 +14,7 @@ import {
 } from 'node:dns';
 import { BlockList, isIP } from 'node:net';
 import { Agent, buildConnector } from 'undici';
+import { GateError } from '../domain/errors.js';
 
 /** How far inside the network an address is, the most inside first. */
 export type Reach = 'loopback' | 'private' | 'public';
@@ -122,8 +123,9 @@ export function heldReach(serverUrl: string, held: { private_network?: true | un
 }
 
 /** A URL an exchange was not allowed to reach: the message names the host and why. */
-export class UnreachableAddressError extends Error {
+export class UnreachableAddressError extends GateError {
   override name = 'UnreachableAddressError';
+  readonly code = 'address_refused';
   constructor(host: string, address: string, reach: Reach) {
     const where = addressClass(address);
     const at = host === address ? address : `${host} is at ${address},`;

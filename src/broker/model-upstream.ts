@@ -1,5 +1,6 @@
 import http, { type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
 import https from 'node:https';
+import { GateError } from '../domain/errors.js';
 
 /**
  * One exchange with a model provider: the request's bytes go out unchanged, with the provider's
@@ -77,8 +78,9 @@ export function upstreamUrl(baseUrl: string, path: string, search: string): URL 
 
 export type UpstreamFailure = 'unreachable' | 'timeout' | 'broken';
 
-export class UpstreamError extends Error {
+export class UpstreamError extends GateError {
   override name = 'UpstreamError';
+  readonly code = 'model_upstream_failed';
   constructor(
     readonly failure: UpstreamFailure,
     message: string,

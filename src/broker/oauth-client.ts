@@ -22,6 +22,7 @@ import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { UnreachableAddressError } from './address-reach.js';
 import type { OAuthAttempt, OAuthCustody } from './oauth-custody.js';
 import { cappedResponse, reachFetch, type Dial } from './reach-fetch.js';
+import { GateError } from '../domain/errors.js';
 
 /**
  * Bound on one exchange (a start, a completion, a refresh, a revocation): all its requests and
@@ -32,13 +33,15 @@ export const exchangeTimeoutMs = 10_000;
 export const oauthAnswerMaxBytes = 256 * 1024;
 
 /** Why an OAuth exchange failed; the message never holds a token, a code or a secret. */
-export class OAuthFlowError extends Error {
+export class OAuthFlowError extends GateError {
   override name = 'OAuthFlowError';
+  readonly code = 'oauth_flow_failed';
 }
 
 /** The authorization server refused the refresh token: only the owner can mend it, by reconnecting. */
-export class RefreshRefusedError extends Error {
+export class RefreshRefusedError extends GateError {
   override name = 'RefreshRefusedError';
+  readonly code = 'refresh_refused';
 }
 
 /**

@@ -1,3 +1,4 @@
+import { GateError } from '../domain/errors.js';
 /**
  * Why photographing an MCP server's tools failed:
  * - `invalid_request`: the URL, token or command cannot be used as given;
@@ -20,7 +21,7 @@ export type PhotographErrorCode =
   | 'protocol';
 
 /** A failed photograph. The message never contains the credential or the secrets passed in. */
-export class PhotographError extends Error {
+export class PhotographError extends GateError {
   override name = 'PhotographError';
   readonly code: PhotographErrorCode;
   /** What a stdio server wrote to stderr, capped and redacted; absent for HTTP. */

@@ -1,5 +1,6 @@
 import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes } from 'node:crypto';
 import type { OAuthAttempt, OAuthCustody } from './oauth-custody.js';
+import { GateError } from '../domain/errors.js';
 
 export interface BearerCredential {
   type: 'bearer';
@@ -68,8 +69,9 @@ export class SealedCredential {
   }
 }
 
-export class SealingError extends Error {
+export class SealingError extends GateError {
   override name = 'SealingError';
+  readonly code = 'sealing_failed';
 }
 
 export class CredentialSealer {

@@ -23,8 +23,26 @@ export type UseCaseCode =
   | 'unavailable'
   | 'still_evaluating';
 
-abstract class UseCaseError extends Error {
-  abstract readonly code: UseCaseCode;
+/** How a member of the family is told from any other error, across copies of this module. */
+const family = Symbol.for('fluidbox.gate-error');
+
+/**
+ * The one family of the gate's own errors: each kind a subclass with a stable `code` a caller
+ * branches on (and the API maps to a status, src/api/error-mapping.ts). Errors of the protocols
+ * the gate speaks for others (OAuth, SCIM, the model APIs) keep those protocols' own codes.
+ */
+export abstract class GateError extends Error {
+  abstract readonly code: string;
+  readonly [family] = true;
+}
+
+/** Whether `err` is one of the family's, whichever copy of this module made it. */
+export function isGateError(err: unknown): err is GateError {
+  return err instanceof Error && (err as Partial<Record<typeof family, boolean>>)[family] === true;
+}
+
+abstract class UseCaseError extends GateError {
+  abstract override readonly code: UseCaseCode;
 }
 
 /** Something named does not exist, or the caller may not know that it does. */

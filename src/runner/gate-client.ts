@@ -1,8 +1,10 @@
 import type { SessionToolset } from '../domain/tools/session-toolset.js';
 import type { DecidedAnswer, GateAnswer, PendingAnswer } from '../domain/gate/vocabulary.js';
+import { GateError } from '../domain/errors.js';
 
-export class GateClientError extends Error {
+export class GateClientError extends GateError {
   override name = 'GateClientError';
+  readonly code = 'gate_client_failed';
   constructor(
     message: string,
     readonly status?: number,

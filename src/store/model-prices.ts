@@ -3,7 +3,7 @@ import type { Queryable } from './pool.js';
 
 /** The operator's prices (nano-dollars per token) and each provider's fallback price. */
 
-interface ModelPriceRow {
+export interface ModelPriceRow {
   provider_kind: ProviderKind;
   model: string;
   price: ModelPrice;

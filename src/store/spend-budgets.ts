@@ -23,7 +23,7 @@ export interface SpendBudgetRow {
   used_tokens: number;
 }
 
-interface NewSpendBudget {
+export interface NewSpendBudget {
   workspace_id: string;
   level: SpendLevelKind;
   run_id: string | null;

@@ -10,9 +10,11 @@ import { Resource, detectResourcesSync, envDetectorSync } from '@opentelemetry/r
 import { BatchSpanProcessor, type SpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
 import { GateSpanExporter } from './span-export.js';
+import { GateError } from '../domain/errors.js';
 
-export class TracingConfigError extends Error {
+export class TracingConfigError extends GateError {
   override name = 'TracingConfigError';
+  readonly code = 'invalid_tracing_config';
 }
 
 /** The tracing a process runs with, once started. */

@@ -8,6 +8,7 @@ import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import type { Payload, PayloadCodec } from '@temporalio/common';
 import proto from '@temporalio/proto';
 import { PayloadKeyError, type PayloadKey } from '../domain/secrets/payload-keys.js';
+import { GateError } from '../domain/errors.js';
 
 const { Payload: PayloadMessage } = proto.temporal.api.common.v1;
 
@@ -16,8 +17,9 @@ export const keyIdMetadata = 'encryption-key-id';
 
 const ivBytes = 12;
 const tagBytes = 16;
-export class PayloadDecryptionError extends Error {
+export class PayloadDecryptionError extends GateError {
   override name = 'PayloadDecryptionError';
+  readonly code = 'payload_undecryptable';
 }
 
 const utf8 = (text: string) => new TextEncoder().encode(text);

@@ -2,6 +2,9 @@ import assert from 'node:assert/strict';
 import { test } from 'vitest';
 import { ServiceError } from '@temporalio/client';
 import { DecisionNotRecordedError } from '../../src/application/decide-approval.js';
+import { ReauthorizationNeededError } from '../../src/application/oauth-connections.js';
+import { OAuthFlowError } from '../../src/broker/oauth-client.js';
+import { ConfigError } from '../../src/config.js';
 import {
   BudgetExhaustedError,
   ConflictError,
@@ -48,6 +51,15 @@ const cases: [string, unknown, number, string?][] = [
     'upstream-invalid-request',
   ],
   ['the gate still evaluating', new GateStillEvaluatingError(), 503],
+  ['a connection needing its owner', new ReauthorizationNeededError('reconnect'), 409],
+  [
+    'an authorization server failing',
+    new OAuthFlowError('token endpoint answered 500'),
+    502,
+    'upstream-oauth',
+  ],
+  ['one of the family that no caller was meant to meet', new ConfigError('bad'), 500],
+  ['an error outside the family, whatever its code', withCode('taken', 'conflict'), 500],
   ['PostgreSQL away', withCode('connect ECONNREFUSED', 'ECONNREFUSED'), 503],
   [
     'PostgreSQL away, its Unix socket gone',

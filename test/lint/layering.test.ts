@@ -3,7 +3,12 @@ import { describe, test } from 'vitest';
 import { ESLint } from 'eslint';
 import importX from 'eslint-plugin-import-x';
 import tseslint from 'typescript-eslint';
-import { layeringRules, layeringSettings } from '../../eslint.config.js';
+import {
+  apiStoreExceptions,
+  apiStoreRules,
+  layeringRules,
+  layeringSettings,
+} from '../../eslint.config.js';
 
 /** ESLint with the layering rules alone, as they apply to src/. */
 const eslint = new ESLint({
@@ -15,6 +20,12 @@ const eslint = new ESLint({
       plugins: { 'import-x': importX },
       settings: layeringSettings,
       rules: layeringRules,
+    },
+    {
+      files: ['src/api/**/*.ts'],
+      ignores: apiStoreExceptions,
+      plugins: { '@typescript-eslint': tseslint.plugin },
+      rules: apiStoreRules,
     },
   ],
 });
@@ -41,6 +52,10 @@ describe('the floors of src/ as lint rules', () => {
     ],
     ['src/runner/probe.ts', "import { listServerTools } from '../broker/tool-listing.js';"],
     ['src/application/probe.ts', "import { awaitToolCall } from './await-tool-call.js';"],
+    // The API reads through query modules and names any store type.
+    ['src/api/routes/probe.ts', "import { findRun } from '../../store/queries/runs.js';"],
+    ['src/api/web/probe.ts', "import type { Member } from '../../store/members.js';"],
+    ['src/api/probe.ts', "import { type ApprovalRow } from '../store/approvals.js';"],
   ];
   const refused: [string, string, string][] = [
     // The domain is pure.
@@ -80,6 +95,22 @@ describe('the floors of src/ as lint rules', () => {
       'src/application/probe.ts',
       "import { Problem } from '../api/problem.js';",
       'import-x/no-restricted-paths',
+    ],
+    // The API writes through use cases: the store's writes are out of its reach.
+    [
+      'src/api/routes/probe.ts',
+      "import { insertSpendBudget } from '../../store/spend-budgets.js';",
+      '@typescript-eslint/no-restricted-imports',
+    ],
+    [
+      'src/api/probe.ts',
+      "import { withTransaction, type Pool } from '../store/pool.js';",
+      '@typescript-eslint/no-restricted-imports',
+    ],
+    [
+      'src/api/web/probe.ts',
+      "export { findRun } from '../../store/runs.js';",
+      '@typescript-eslint/no-restricted-imports',
     ],
     // The runner imports nothing of the server.
     [

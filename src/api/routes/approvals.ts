@@ -6,10 +6,14 @@ import { offeredTo, seesArguments } from '../../domain/gate/approval.js';
 import { callSummary } from '../../domain/approvals/call-reading.js';
 import { scopeKinds, type ScopeKind } from '../../domain/approvals/grant-scopes.js';
 import { pullRequestUrl } from '../../domain/approvals/run-source-link.js';
-import { listApprovals, type ApprovalListScope } from '../../store/approval-lists.js';
-import { findApproval, type ApprovalRow } from '../../store/approvals.js';
+import {
+  findApproval,
+  listApprovals,
+  type ApprovalListScope,
+  type ApprovalRow,
+} from '../../store/queries/approvals.js';
 import type { Member } from '../../store/members.js';
-import { findRunSummaries, type RunSummary } from '../../store/runs.js';
+import { findRunSummaries, type RunSummary } from '../../store/queries/runs.js';
 import { repositoryOf } from '../web/run-summaries.js';
 import type { ApiContext } from '../context.js';
 import { callerMember } from '../callers.js';

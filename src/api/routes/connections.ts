@@ -18,7 +18,7 @@ import {
   findConnection,
   type ConnectionRow,
   type ConnectionStatus,
-} from '../../store/connections.js';
+} from '../../store/queries/connections.js';
 import type { ApiContext } from '../context.js';
 import { notFound } from '../problem.js';
 import { json, timestamp } from '../route-schemas.js';

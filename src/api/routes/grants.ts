@@ -6,7 +6,7 @@ import { revokeRunGrant } from '../../application/revoke-grant.js';
 import { scopeText } from '../../domain/approvals/grant-offers.js';
 import { isGrantScope, scopeKinds } from '../../domain/approvals/grant-scopes.js';
 import { mayDecide, seesArguments } from '../../domain/gate/approval.js';
-import { grantsOfRun, type GrantRow } from '../../store/approval-grants.js';
+import { grantsOfRun, type GrantRow } from '../../store/queries/approval-grants.js';
 import type { Member } from '../../store/members.js';
 import type { ApiContext } from '../context.js';
 import { callerMember } from '../callers.js';

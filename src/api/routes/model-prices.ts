@@ -9,15 +9,13 @@ import {
   type ModelPrice,
   type TokenRates,
 } from '../../domain/budget/pricing.js';
-import { findModelProvider } from '../../store/model-providers.js';
 import {
-  deleteModelPrice,
-  deletePriceFallback,
-  findPriceFallback,
-  listModelPrices,
-  putModelPrice,
-  putPriceFallback,
-} from '../../store/model-prices.js';
+  removeFallbackPrice,
+  removeModelPrice,
+  setFallbackPrice,
+  setModelPrice,
+} from '../../application/model-access/model-prices.js';
+import { findPriceFallback, listModelPrices } from '../../store/queries/model-prices.js';
 import type { ApiContext } from '../context.js';
 import { notFound } from '../problem.js';
 import { empty, json, timestamp } from '../route-schemas.js';
@@ -198,7 +196,7 @@ export function modelPriceRoutes(server: FastifyInstance, ctx: ApiContext) {
     },
     async (request, reply) => {
       const { provider, model } = request.params;
-      const { row, replaced } = await putModelPrice(
+      const { row, replaced } = await setModelPrice(
         ctx.pool,
         provider,
         model,
@@ -228,7 +226,7 @@ export function modelPriceRoutes(server: FastifyInstance, ctx: ApiContext) {
     },
     async (request, reply) => {
       const { provider, model } = request.params;
-      if (!(await deleteModelPrice(ctx.pool, provider, model)))
+      if (!(await removeModelPrice(ctx.pool, provider, model)))
         throw notFound(`an operator's price for ${provider} model ${model}`);
       return reply.code(204).send(null);
     },
@@ -270,9 +268,8 @@ export function modelPriceRoutes(server: FastifyInstance, ctx: ApiContext) {
     },
     async (request) => {
       const { id } = request.params;
-      if (!(await findModelProvider(ctx.pool, id))) throw notFound(`model provider ${id}`);
       const price = priceOf(request.body);
-      await putPriceFallback(ctx.pool, id, price);
+      if (!(await setFallbackPrice(ctx.pool, id, price))) throw notFound(`model provider ${id}`);
       return { provider: id, ...priceText(price) };
     },
   );
@@ -291,7 +288,7 @@ export function modelPriceRoutes(server: FastifyInstance, ctx: ApiContext) {
     },
     async (request, reply) => {
       const { id } = request.params;
-      if (!(await deletePriceFallback(ctx.pool, id)))
+      if (!(await removeFallbackPrice(ctx.pool, id)))
         throw notFound(`a fallback price for model provider ${id}`);
       return reply.code(204).send(null);
     },

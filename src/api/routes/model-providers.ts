@@ -3,11 +3,8 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { createModelProvider } from '../../application/model-access/create-model-provider.js';
 import { rotateProviderKey } from '../../application/model-access/rotate-provider-key.js';
-import {
-  findModelProvider,
-  removeModelProvider,
-  type ModelProviderRow,
-} from '../../store/model-providers.js';
+import { removeModelProvider } from '../../application/model-access/remove-model-provider.js';
+import { findModelProvider, type ModelProviderRow } from '../../store/queries/model-providers.js';
 import type { ApiContext } from '../context.js';
 import { Problem, notFound } from '../problem.js';
 import { json, timestamp } from '../route-schemas.js';

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { pingDatabase } from '../../store/pool.js';
+import { pingDatabase } from '../../store/queries/database.js';
 import type { ApiContext } from '../context.js';
 import { json, media } from '../route-schemas.js';
 

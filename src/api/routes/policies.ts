@@ -9,7 +9,7 @@ import {
   type RecordedCalls,
   type SimulationRequest,
 } from '../../application/simulate-policy.js';
-import { findPolicyVersion } from '../../store/policies.js';
+import { findPolicyVersion } from '../../store/queries/policies.js';
 import { recordedCallsFromTemporal } from '../../temporal/recorded-calls.js';
 import type { ApiContext } from '../context.js';
 import { notFound } from '../problem.js';

@@ -3,15 +3,15 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { formatUsd, parseUsd } from '../../domain/budget/pricing.js';
 import {
-  deleteSpendBudget,
+  changeSpendBudgetCaps,
+  createSpendBudget,
+  removeSpendBudget,
+} from '../../application/spend-budgets.js';
+import {
   findSpendBudget,
-  insertSpendBudget,
-  levelSubjectInWorkspace,
   listSpendBudgets,
-  updateSpendBudgetCaps,
   type SpendBudgetRow,
-} from '../../store/spend-budgets.js';
-import { workspaceExists } from '../../store/workspaces.js';
+} from '../../store/queries/spend-budgets.js';
 import { callerWorkspace } from '../callers.js';
 import type { ApiContext } from '../context.js';
 import { Problem, notFound } from '../problem.js';
@@ -161,32 +161,31 @@ export function spendBudgetRoutes(server: FastifyInstance, ctx: ApiContext) {
     async (request, reply) => {
       const { body } = request;
       const { workspace } = callerWorkspace(request);
-      if (
-        (workspace !== undefined && workspace !== body.workspace) ||
-        !(await workspaceExists(ctx.pool, body.workspace))
-      )
+      if (workspace !== undefined && workspace !== body.workspace)
         throw notFound(`workspace ${body.workspace}`);
-      const subject = { run_id: body.run ?? null, member_id: body.person ?? null };
-      if (!(await levelSubjectInWorkspace(ctx.pool, body.workspace, subject))) {
-        const field = body.run ? 'run' : 'person';
-        throw new Problem(400, `the ${field} is not one of the workspace's`, {
-          errors: [{ path: `body.${field}`, message: 'is not in the workspace' }],
-        });
-      }
-      const row = await insertSpendBudget(ctx.pool, {
+      const creation = await createSpendBudget(ctx.pool, {
         workspace_id: body.workspace,
         level: body.level,
-        ...subject,
+        run_id: body.run ?? null,
+        member_id: body.person ?? null,
         team: body.team ?? null,
         period: body.period,
         max_nanos: nanosOf(body.max_usd),
         max_tokens: body.max_tokens ?? null,
       });
-      if (!row)
+      if (creation.kind === 'unknown_workspace') throw notFound(`workspace ${body.workspace}`);
+      if (creation.kind === 'foreign_subject') {
+        const field = body.run ? 'run' : 'person';
+        throw new Problem(400, `the ${field} is not one of the workspace's`, {
+          errors: [{ path: `body.${field}`, message: 'is not in the workspace' }],
+        });
+      }
+      if (creation.kind === 'taken')
         throw new Problem(
           409,
           `this ${body.level} already has a budget per ${body.period}: change its caps with PUT /v1/budgets/{id}`,
         );
+      const row = creation.budget;
       return reply.code(201).send(budgetView(row));
     },
   );
@@ -243,7 +242,7 @@ export function spendBudgetRoutes(server: FastifyInstance, ctx: ApiContext) {
     async (request) => {
       const row = await reachable(request, request.params.id);
       const { max_usd: maxUsd, max_tokens: maxTokens } = request.body;
-      const updated = await updateSpendBudgetCaps(ctx.pool, row.id, {
+      const updated = await changeSpendBudgetCaps(ctx.pool, row.id, {
         max_nanos: maxUsd === undefined ? undefined : nanosOf(maxUsd),
         max_tokens: maxTokens,
       });
@@ -275,7 +274,7 @@ export function spendBudgetRoutes(server: FastifyInstance, ctx: ApiContext) {
     },
     async (request, reply) => {
       const row = await reachable(request, request.params.id);
-      await deleteSpendBudget(ctx.pool, row.id);
+      await removeSpendBudget(ctx.pool, row.id);
       return reply.code(204).send(null);
     },
   );

@@ -2,8 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { changeMember } from '../../application/member-access.js';
-import { addMember, setWorkspaceIdentity } from '../../application/workspaces.js';
-import { createWorkspace } from '../../store/workspaces.js';
+import { addMember, createWorkspace, setWorkspaceIdentity } from '../../application/workspaces.js';
 import type { ApiContext } from '../context.js';
 import { json } from '../route-schemas.js';
 

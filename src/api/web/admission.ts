@@ -1,14 +1,15 @@
 /**
- * Who reaches a web route, checked in the route's `preValidation`, before its body or query is
- * read, so that no handler reads the session itself:
- * - a page (`admitPage`) is for a signed-in member; a signed-out visitor is sent to sign in and
- *   brought back, or, where a script asks, answered 401;
- * - a form post (`admitFormPost`) comes from our own page, from a signed-in member, within their
- *   cap of writes when it changes something, with their session's CSRF value when the form
- *   carries one. Otherwise nothing changes.
+ * Who reaches a web route, checked once for every route of the web pages' scope (`admitVisitors`,
+ * a `preValidation` hook, before a body or query is read), so that no handler reads the session
+ * itself and no route can leave it out. A route declares its caller, `browser` or `anyone`, and
+ * in `config.web` only what differs from the usual:
+ * - a page (GET) is for a signed-in member; a signed-out visitor is sent to sign in and brought
+ *   back, or, with `signedOut`, answered 401 (a page's script);
+ * - a form post comes from our own page, from a signed-in member, within their cap of writes,
+ *   with their session's CSRF value. Otherwise nothing changes.
  * The handler reads the session it was admitted with by `visitorOf`.
  */
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { callerKey } from '../caller-slots.js';
 import type { ApiContext } from '../context.js';
 import { Problem } from '../problem.js';
@@ -17,14 +18,32 @@ import { requireCsrf, requireSameOrigin } from './csrf.js';
 import { formOf } from './form-body.js';
 import { signedIn, type SignedIn } from './session.js';
 
-interface FormPostChecks {
-  /** What a signed-out poster is told (401). */
-  signedOut: string;
-  /** Holds one of the member's write slots until answered. */
-  writes: boolean;
-  /** The form carries the session's CSRF value (a provider's callback form does not). */
-  csrf: boolean;
+/** What a `browser` route's admission differs in from the usual page or form post. */
+export interface WebAdmission {
+  /** What a signed-out visitor is told (401) instead of being sent to sign in. */
+  signedOut?: string;
+  /** A page's own request (its live stream): it leaves the idle limit running. */
+  renews?: false;
+  /** A form post that changes nothing of the member's: it holds none of their write slots. */
+  writes?: false;
+  /** A form the session's CSRF value is not in (a provider's callback). */
+  csrf?: false;
+  /**
+   * Any visitor, signed in or not, the operator included (a provider's callback, signing out):
+   * the handler checks the session it finds. A post still comes from our own page.
+   */
+  anyVisitor?: true;
 }
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** How a web page or form admits its visitor, where it differs from the usual. */
+    web?: WebAdmission;
+  }
+}
+
+/** What a signed-out form poster is told unless the route says otherwise. */
+const signedOutPoster = 'your sign-in has ended; sign in and try again';
 
 /** The session each admitted request was checked with, for its handler. */
 const visitors = new WeakMap<FastifyRequest, SignedIn>();
@@ -32,36 +51,57 @@ const visitors = new WeakMap<FastifyRequest, SignedIn>();
 /** A page's answer to a signed-out visitor, as the document names it. */
 export const toLoginAnswer = empty('signed out: to the sign-in page, and back here after it');
 
-/**
- * A route's `preValidation` admitting signed-in members to a page. A signed-out visitor is sent
- * to sign in and back to this page; with `signedOut`, told that instead (401), for a page's script.
- * `renews: false`: the page's own requests (its live stream), which leave the idle limit running.
- */
-export function admitPage(ctx: ApiContext, signedOut?: string, options = { renews: true }) {
-  return async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
-    const session = await signedIn(ctx, request, options.renews);
-    if (session) {
-      visitors.set(request, session);
-      return;
-    }
-    if (signedOut !== undefined) throw new Problem(401, signedOut);
-    const path = request.url.split('?')[0] ?? '/';
-    await reply.redirect(`/login?next=${encodeURIComponent(path)}`, 303);
-  };
+async function admitPage(
+  ctx: ApiContext,
+  admission: WebAdmission,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): Promise<void> {
+  if (admission.anyVisitor) return;
+  const session = await signedIn(ctx, request, admission.renews ?? true);
+  if (session) {
+    visitors.set(request, session);
+    return;
+  }
+  if (admission.signedOut !== undefined) throw new Problem(401, admission.signedOut);
+  const path = request.url.split('?')[0] ?? '/';
+  await reply.redirect(`/login?next=${encodeURIComponent(path)}`, 303);
 }
 
-/** A route's `preValidation` admitting its form posts with these checks. */
-export function admitFormPost(ctx: ApiContext, checks: FormPostChecks) {
-  return async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
-    requireSameOrigin(request, ctx.publicUrl);
-    const session = await signedIn(ctx, request);
-    if (!session) throw new Problem(401, checks.signedOut);
-    if (checks.writes) {
-      ctx.slots.holdFor(reply.raw, 'writes', callerKey({ kind: 'user', member: session.member }));
+async function admitFormPost(
+  ctx: ApiContext,
+  admission: WebAdmission,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): Promise<void> {
+  requireSameOrigin(request, ctx.publicUrl);
+  if (admission.anyVisitor) return;
+  const session = await signedIn(ctx, request);
+  if (!session) throw new Problem(401, admission.signedOut ?? signedOutPoster);
+  if (admission.writes ?? true) {
+    ctx.slots.holdFor(reply.raw, 'writes', callerKey({ kind: 'user', member: session.member }));
+  }
+  if (admission.csrf ?? true) requireCsrf(formOf(request.body).csrf, session.csrf);
+  visitors.set(request, session);
+}
+
+/**
+ * Admits the visitors of every route registered on `web`, by the route's declaration: a route
+ * that declares neither `browser` nor `anyone` as its caller is refused when it is registered.
+ */
+export function admitVisitors(web: FastifyInstance, ctx: ApiContext): void {
+  web.addHook('onRoute', (route) => {
+    const caller = route.config?.caller;
+    if (caller !== 'browser' && caller !== 'anyone') {
+      throw new Error(`${route.url}: a web route's caller is browser or anyone, not ${caller}`);
     }
-    if (checks.csrf) requireCsrf(formOf(request.body).csrf, session.csrf);
-    visitors.set(request, session);
-  };
+  });
+  web.addHook('preValidation', async (request, reply) => {
+    const { caller, web: admission = {} } = request.routeOptions.config;
+    if (caller === 'anyone') return;
+    const read = request.method === 'GET' || request.method === 'HEAD';
+    await (read ? admitPage : admitFormPost)(ctx, admission, request, reply);
+  });
 }
 
 /** The signed-in member's session an admitted request was checked with. */

@@ -7,13 +7,12 @@ import { explainScope, scopeText } from '../../domain/approvals/grant-offers.js'
 import { offeredScopes, scopeKinds, type ScopeKind } from '../../domain/approvals/grant-scopes.js';
 import { offeredTo, seesArguments } from '../../domain/gate/approval.js';
 import type { SessionId, ToolCallId } from '../../domain/gate/ids.js';
-import { findMember, type Member } from '../../store/members.js';
-import { listApprovals, visiblePendingKeys } from '../../store/approval-lists.js';
-import { findApproval } from '../../store/approvals.js';
-import { findBudget } from '../../store/budget.js';
-import { latestRunDecisions } from '../../store/run-decisions.js';
-import { findRun } from '../../store/runs.js';
-import { findPolicyVersion } from '../../store/policies.js';
+import { findMember, type Member } from '../../store/queries/members.js';
+import { findApproval, listApprovals, visiblePendingKeys } from '../../store/queries/approvals.js';
+import { findBudget } from '../../store/queries/budget.js';
+import { latestRunDecisions } from '../../store/queries/run-decisions.js';
+import { findRun } from '../../store/queries/runs.js';
+import { findPolicyVersion } from '../../store/queries/policies.js';
 import type { ApiContext } from '../context.js';
 import { notFound } from '../problem.js';
 import { media } from '../route-schemas.js';
@@ -26,7 +25,7 @@ import {
   type ListView,
 } from './approval-list-page.js';
 import { errorPage } from './error-page.js';
-import { admitFormPost, admitPage, toLoginAnswer, visitorOf } from './admission.js';
+import { toLoginAnswer, visitorOf } from './admission.js';
 import { sendPage, webFormTags as tags } from './layout.js';
 import { findRunSummaries } from './run-summaries.js';
 import type { SignedIn } from './session.js';
@@ -156,13 +155,11 @@ const config = { caller: 'browser' } as const;
 
 export function approvalPageRoutes(server: FastifyInstance, ctx: ApiContext) {
   const web = server.withTypeProvider<ZodTypeProvider>();
-  const page = admitPage(ctx);
 
   web.get(
     '/approvals',
     {
       config,
-      preValidation: page,
       schema: {
         operationId: 'approvalsPage',
         summary: 'The approvals, as a page: to decide by me, all pending, or decided',
@@ -182,9 +179,8 @@ export function approvalPageRoutes(server: FastifyInstance, ctx: ApiContext) {
   web.get(
     '/approvals/list',
     {
-      config,
       // Fetched by the page's script when its stream says the list changed: no sign of the person.
-      preValidation: admitPage(ctx, 'your sign-in has ended', { renews: false }),
+      config: { ...config, web: { signedOut: 'your sign-in has ended', renews: false } },
       schema: {
         operationId: 'approvalsListFragment',
         summary: "The list page's rows, refreshed by its script",
@@ -203,7 +199,6 @@ export function approvalPageRoutes(server: FastifyInstance, ctx: ApiContext) {
     '/approvals/:session_id/:tool_call_id',
     {
       config,
-      preValidation: page,
       schema: {
         operationId: 'approvalPage',
         summary: 'One approval with Approve / Deny',
@@ -218,12 +213,7 @@ export function approvalPageRoutes(server: FastifyInstance, ctx: ApiContext) {
   web.post(
     '/approvals/:session_id/:tool_call_id/decision',
     {
-      config,
-      preValidation: admitFormPost(ctx, {
-        signedOut: 'your sign-in has ended; sign in and decide again',
-        writes: true,
-        csrf: true,
-      }),
+      config: { ...config, web: { signedOut: 'your sign-in has ended; sign in and decide again' } },
       schema: {
         operationId: 'approvalFormDecision',
         summary: 'Approve or deny from the form, with a standing approval when chosen',

@@ -1,12 +1,12 @@
 import type { FastifyInstance } from 'fastify';
-import { visiblePendingKeys } from '../../store/approval-lists.js';
+import { visiblePendingKeys } from '../../store/queries/approvals.js';
 import { callerKey } from '../caller-slots.js';
 import type { ApiContext } from '../context.js';
 import { EventStreams, follow } from '../event-stream.js';
 import { media } from '../route-schemas.js';
 import { pendingVersion } from './approval-list-page.js';
 import { webFormTags as tags } from './layout.js';
-import { admitPage, visitorOf } from './admission.js';
+import { visitorOf } from './admission.js';
 import { sessionMember } from './session.js';
 
 /**
@@ -25,9 +25,11 @@ export function approvalStreamRoute(web: FastifyInstance, ctx: ApiContext) {
   const streams = new EventStreams(web, ctx.http.streamDrainTimeoutMs);
 
   const route = {
-    config: { caller: 'browser' as const },
+    config: {
+      caller: 'browser' as const,
+      web: { signedOut: 'your sign-in has ended', renews: false as const },
+    },
     // The stream is the page's doing, not the person's: it never renews the session.
-    preValidation: admitPage(ctx, 'your sign-in has ended', { renews: false }),
     schema: {
       operationId: 'approvalsStream',
       summary: 'Wakes the list page when approvals change (Server-Sent Events)',

@@ -10,7 +10,7 @@ import {
   finishAuthorization,
   startAuthorization,
 } from '../../application/oauth-connections.js';
-import { listConnectionsFor } from '../../store/connections.js';
+import { listConnectionsFor } from '../../store/queries/connections.js';
 import type { ApiContext } from '../context.js';
 import { media } from '../route-schemas.js';
 import { idParams } from '../routes/connections.js';
@@ -22,7 +22,7 @@ import {
   declinedPage,
   finishPage,
 } from './connections-page.js';
-import { admitFormPost, admitPage, toLoginAnswer, visitorOf } from './admission.js';
+import { toLoginAnswer, visitorOf } from './admission.js';
 import { sendPage, webFormTags as tags } from './layout.js';
 import { signedIn, type SignedIn } from './session.js';
 
@@ -86,20 +86,15 @@ async function finish(
 
 const config = { caller: 'browser' } as const;
 const form = { consumes: ['application/x-www-form-urlencoded'] };
-const signedOut = 'your sign-in has ended; sign in and try again';
 
 export function connectionPageRoutes(server: FastifyInstance, ctx: ApiContext) {
   const web = server.withTypeProvider<ZodTypeProvider>();
   // A button of one connection's form (its CSRF value), or a callback's form (none).
-  const connectionFormPost = admitFormPost(ctx, { signedOut, writes: true, csrf: true });
-  const callbackFormPost = admitFormPost(ctx, { signedOut, writes: true, csrf: false });
-  const page = admitPage(ctx);
 
   web.get(
     '/connections',
     {
       config,
-      preValidation: page,
       schema: {
         operationId: 'connectionsPage',
         summary: "The signed-in member's connections (an admin's: the workspace's org ones too)",
@@ -114,7 +109,6 @@ export function connectionPageRoutes(server: FastifyInstance, ctx: ApiContext) {
     '/connections/:id/authorize',
     {
       config,
-      preValidation: page,
       schema: {
         operationId: 'connectionAuthorizePage',
         summary: 'Connect or reconnect an OAuth connection (its owner; an admin for an org one)',
@@ -134,7 +128,6 @@ export function connectionPageRoutes(server: FastifyInstance, ctx: ApiContext) {
     '/connections/:id/authorize',
     {
       config,
-      preValidation: connectionFormPost,
       schema: {
         operationId: 'connectionAuthorizeStart',
         summary: 'Start the authorization: on to the authorization server',
@@ -155,7 +148,8 @@ export function connectionPageRoutes(server: FastifyInstance, ctx: ApiContext) {
   web.get(
     callbackPath,
     {
-      config,
+      // Signed in or not: a callback that arrives without the session cookie finishes by a form.
+      config: { ...config, web: { anyVisitor: true } },
       schema: {
         operationId: 'connectionOAuthCallback',
         summary: 'Where the authorization server sends the person back',
@@ -181,8 +175,7 @@ export function connectionPageRoutes(server: FastifyInstance, ctx: ApiContext) {
   web.post(
     callbackPath,
     {
-      config,
-      preValidation: callbackFormPost,
+      config: { ...config, web: { csrf: false } },
       schema: {
         operationId: 'connectionOAuthFinish',
         summary: 'Finish an authorization whose callback arrived without the session cookie',
@@ -199,7 +192,6 @@ export function connectionPageRoutes(server: FastifyInstance, ctx: ApiContext) {
     '/connections/:id/disconnect',
     {
       config,
-      preValidation: connectionFormPost,
       schema: {
         operationId: 'connectionDisconnect',
         summary: 'Disconnect (the owner) or revoke (an admin) a connection',

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { findMemberByTokenHash } from '../../store/members.js';
+import { findMemberByTokenHash } from '../../store/queries/members.js';
 import type { ApiContext } from '../context.js';
 import { clientKey, RateWindow } from '../rate-window.js';
 import { hashToken, tokenKind } from '../../application/tokens.js';
@@ -173,11 +173,8 @@ export function loginRoutes(server: FastifyInstance, ctx: ApiContext) {
   web.post(
     '/logout',
     {
-      config: { caller: 'browser' },
-      preValidation: (request, _reply, done) => {
-        requireSameOrigin(request, ctx.publicUrl);
-        done();
-      },
+      // Signing out ends whichever session the browser holds, the operator's too.
+      config: { caller: 'browser', web: { anyVisitor: true } },
       schema: {
         operationId: 'logout',
         summary: 'Sign out (form post with the CSRF value)',

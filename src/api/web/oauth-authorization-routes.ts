@@ -12,7 +12,7 @@ import { InvalidInputError } from '../../domain/errors.js';
 import type { ApiContext } from '../context.js';
 import { clientKey, RateWindow } from '../rate-window.js';
 import { empty, media } from '../route-schemas.js';
-import { admitFormPost, admitPage, toLoginAnswer, visitorOf } from './admission.js';
+import { toLoginAnswer, visitorOf } from './admission.js';
 import { htmlSecurityHeaders, sendPage, webFormTags as tags } from './layout.js';
 import { oauthConsentPage } from './oauth-consent-page.js';
 import { Problem } from '../problem.js';
@@ -108,7 +108,6 @@ export function oauthAuthorizationRoutes(server: FastifyInstance, ctx: ApiContex
     '/oauth/consent/:id',
     {
       config,
-      preValidation: admitPage(ctx),
       schema: {
         operationId: 'oauthConsentPage',
         summary: 'Allow an MCP client to act as a run of yours: pick a run profile',
@@ -128,12 +127,10 @@ export function oauthAuthorizationRoutes(server: FastifyInstance, ctx: ApiContex
   web.post(
     '/oauth/consent/:id',
     {
-      config,
-      preValidation: admitFormPost(ctx, {
-        signedOut: 'your sign-in has ended; start again from the client',
-        writes: true,
-        csrf: true,
-      }),
+      config: {
+        ...config,
+        web: { signedOut: 'your sign-in has ended; start again from the client' },
+      },
       schema: {
         operationId: 'oauthConsent',
         summary:

@@ -1,12 +1,12 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { mintPersonalToken } from '../../application/personal-tokens.js';
-import { listPersonalTokens, revokePersonalToken } from '../../store/personal-tokens.js';
+import { mintPersonalToken, revokeOwnPersonalToken } from '../../application/personal-tokens.js';
+import { listPersonalTokens } from '../../store/queries/personal-tokens.js';
 import type { ApiContext } from '../context.js';
 import { notFound } from '../problem.js';
 import { empty, media } from '../route-schemas.js';
-import { admitFormPost, admitPage, toLoginAnswer, visitorOf } from './admission.js';
+import { toLoginAnswer, visitorOf } from './admission.js';
 import { sendPage, webFormTags as tags } from './layout.js';
 import { personalTokensPage } from './personal-tokens-page.js';
 
@@ -21,22 +21,17 @@ const revokeForm = z.object({ csrf: z.string() }).strict();
 const personalTokenParams = z.object({ id: z.uuid() }).strict();
 
 const config = { caller: 'browser' } as const;
+/** Minting or revoking one's own token holds none of the member's write slots. */
+const postConfig = { ...config, web: { writes: false } } as const;
 const form = { consumes: ['application/x-www-form-urlencoded'] };
 
 /** A signed-in member's own API tokens, in the web app. */
 export function personalTokenRoutes(server: FastifyInstance, ctx: ApiContext) {
   const web = server.withTypeProvider<ZodTypeProvider>();
-  const signedInPost = admitFormPost(ctx, {
-    signedOut: 'your sign-in has ended; sign in and try again',
-    writes: false,
-    csrf: true,
-  });
-
   web.get(
     '/tokens',
     {
       config,
-      preValidation: admitPage(ctx),
       schema: {
         operationId: 'personalTokensPage',
         summary: "The signed-in member's own API tokens",
@@ -54,8 +49,7 @@ export function personalTokenRoutes(server: FastifyInstance, ctx: ApiContext) {
   web.post(
     '/tokens',
     {
-      config,
-      preValidation: signedInPost,
+      config: postConfig,
       schema: {
         operationId: 'mintPersonalToken',
         summary: 'Mint a named, expiring API token that acts as the signed-in member; shown once',
@@ -77,8 +71,7 @@ export function personalTokenRoutes(server: FastifyInstance, ctx: ApiContext) {
   web.post(
     '/tokens/:id/revoke',
     {
-      config,
-      preValidation: signedInPost,
+      config: postConfig,
       schema: {
         operationId: 'revokePersonalToken',
         summary: 'Revoke one of your API tokens',
@@ -91,7 +84,7 @@ export function personalTokenRoutes(server: FastifyInstance, ctx: ApiContext) {
     },
     async (request, reply) => {
       const { id } = request.params;
-      if (!(await revokePersonalToken(ctx.pool, visitorOf(request).member.id, id))) {
+      if (!(await revokeOwnPersonalToken(ctx.pool, visitorOf(request).member, id))) {
         throw notFound(`active token ${id} of yours`);
       }
       return reply.redirect('/tokens', 303);

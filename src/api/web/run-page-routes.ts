@@ -3,15 +3,15 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { revokeRunGrant } from '../../application/revoke-grant.js';
 import { asRunId } from '../../domain/gate/ids.js';
-import { grantsOfRun } from '../../store/approval-grants.js';
-import { findBudget } from '../../store/budget.js';
-import { findRun } from '../../store/runs.js';
+import { grantsOfRun } from '../../store/queries/approval-grants.js';
+import { findBudget } from '../../store/queries/budget.js';
+import { findRun } from '../../store/queries/runs.js';
 import type { ApiContext } from '../context.js';
 import { notFound } from '../problem.js';
 import { media } from '../route-schemas.js';
 import type { Notice } from './approval-detail-page.js';
 import { errorPage } from './error-page.js';
-import { admitFormPost, admitPage, toLoginAnswer, visitorOf } from './admission.js';
+import { toLoginAnswer, visitorOf } from './admission.js';
 import { sendPage, webFormTags as tags } from './layout.js';
 import { runPage } from './run-page.js';
 import { findRunSummaries } from './run-summaries.js';
@@ -58,7 +58,6 @@ export function runPageRoutes(server: FastifyInstance, ctx: ApiContext) {
     '/approvals/runs/:run_id',
     {
       config,
-      preValidation: admitPage(ctx),
       schema: {
         operationId: 'runPage',
         summary: "A run's page: its standing approvals, each revocable by a decider",
@@ -73,12 +72,7 @@ export function runPageRoutes(server: FastifyInstance, ctx: ApiContext) {
   web.post(
     '/approvals/runs/:run_id/grants/:grant_id/revoke',
     {
-      config,
-      preValidation: admitFormPost(ctx, {
-        signedOut: 'your sign-in has ended; sign in and revoke again',
-        writes: true,
-        csrf: true,
-      }),
+      config: { ...config, web: { signedOut: 'your sign-in has ended; sign in and revoke again' } },
       schema: {
         operationId: 'revokeGrantForm',
         summary: 'Revoke a standing approval from the run page (form post with the CSRF value)',

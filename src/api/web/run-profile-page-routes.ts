@@ -9,10 +9,10 @@ import {
 } from '../../application/run-profiles.js';
 import { ForbiddenError } from '../../domain/errors.js';
 import type { Member } from '../../store/members.js';
-import { profileChoices } from '../../store/run-profile-choices.js';
+import { profileChoices } from '../../store/queries/run-profile-choices.js';
 import type { ApiContext } from '../context.js';
 import { empty, media } from '../route-schemas.js';
-import { admitFormPost, admitPage, toLoginAnswer, visitorOf } from './admission.js';
+import { toLoginAnswer, visitorOf } from './admission.js';
 import { sendPage, webFormTags as tags } from './layout.js';
 import { runProfilesPage } from './run-profiles-page.js';
 
@@ -74,12 +74,6 @@ const form = { consumes: ['application/x-www-form-urlencoded'] };
 /** The admin's page of the workspace's run profiles: list, create, delete. */
 export function runProfilePageRoutes(server: FastifyInstance, ctx: ApiContext) {
   const web = server.withTypeProvider<ZodTypeProvider>();
-  const adminPost = admitFormPost(ctx, {
-    signedOut: 'your sign-in has ended; sign in and try again',
-    writes: true,
-    csrf: true,
-  });
-
   async function show(request: FastifyRequest, status: number, notice?: string) {
     const { member, admin } = adminOf(request);
     const profiles = await runProfiles(ctx.pool, admin, member.workspace_id);
@@ -91,7 +85,6 @@ export function runProfilePageRoutes(server: FastifyInstance, ctx: ApiContext) {
     '/run-profiles',
     {
       config,
-      preValidation: admitPage(ctx),
       schema: {
         operationId: 'runProfilesPage',
         summary: "The workspace's run profiles (admins)",
@@ -109,7 +102,6 @@ export function runProfilePageRoutes(server: FastifyInstance, ctx: ApiContext) {
     '/run-profiles',
     {
       config,
-      preValidation: adminPost,
       schema: {
         operationId: 'createRunProfileForm',
         summary: 'Create a run profile from the form (admins)',
@@ -148,7 +140,6 @@ export function runProfilePageRoutes(server: FastifyInstance, ctx: ApiContext) {
     '/run-profiles/:id/delete',
     {
       config,
-      preValidation: adminPost,
       schema: {
         operationId: 'deleteRunProfileForm',
         summary: 'Delete a run profile (admins); its runs keep running',

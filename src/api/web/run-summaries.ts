@@ -1,6 +1,6 @@
 import type { RunSource } from '../../domain/gate/trust-tier.js';
 
-export { findRunSummaries, type RunSummary } from '../../store/runs.js';
+export { findRunSummaries, type RunSummary } from '../../store/queries/runs.js';
 
 /** The repository a run works on: named outright, else a pull request's base. */
 export function repositoryOf(source: RunSource): string | undefined {

@@ -1,16 +1,16 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Member } from '../../store/members.js';
+import type { WebSessionHolder } from '../../store/web-sessions.js';
 import {
-  deleteWebSession,
-  findWebSessionHolder,
-  insertWebSession,
-  type WebSessionHolder,
-} from '../../store/web-sessions.js';
+  closeWebSession,
+  openWebSession,
+  webSessionHolder,
+} from '../../application/web-sessions.js';
 import type { ApiContext } from '../context.js';
-import { hashToken } from '../../application/tokens.js';
 import { clearCookie, readCookie, setCookie } from './cookies.js';
 import { csrfTokenFor } from './csrf.js';
+import { GateError } from '../../domain/errors.js';
 
 const sessionCookie = 'fg_session';
 
@@ -31,8 +31,9 @@ export interface SignedIn extends WebSession {
  * The operator's web session reached a page for members. The operator is no member of any
  * workspace: its sign-in serves the Temporal UI's codec, and these pages say so.
  */
-export class OperatorSessionError extends Error {
+export class OperatorSessionError extends GateError {
   override name = 'OperatorSessionError';
+  readonly code = 'operator_session';
   constructor(readonly session: WebSession) {
     super('the operator is signed in: approvals are for workspace members');
   }
@@ -57,13 +58,11 @@ function sessionHolder(
   sessionId: string,
   renew: boolean,
 ): Promise<WebSessionHolder | undefined> {
-  return findWebSessionHolder(
-    ctx.pool,
-    hashToken(sessionId),
-    ctx.auth.operatorKeyBinding(sessionId),
-    ctx.web.sessionIdleS,
+  return webSessionHolder(ctx.pool, sessionId, {
+    operatorKeyBinding: ctx.auth.operatorKeyBinding(sessionId),
+    idleS: ctx.web.sessionIdleS,
     renew,
-  );
+  });
 }
 
 /**
@@ -111,17 +110,16 @@ export async function startWebSession(
   reply: FastifyReply,
   holder: Member | 'operator',
 ): Promise<void> {
-  const previous = readCookie(request, sessionCookie);
-  if (previous) await deleteWebSession(ctx.pool, hashToken(previous));
   const sessionId = 'fgw_' + randomBytes(32).toString('base64url');
-  await insertWebSession(
-    ctx.pool,
-    hashToken(sessionId),
-    holder === 'operator'
-      ? { operatorKeyBinding: ctx.auth.operatorKeyBinding(sessionId) }
-      : { memberId: holder.id },
-    ctx.web.sessionMaxS,
-  );
+  await openWebSession(ctx.pool, {
+    id: sessionId,
+    previousId: readCookie(request, sessionCookie),
+    holder:
+      holder === 'operator'
+        ? { operatorKeyBinding: ctx.auth.operatorKeyBinding(sessionId) }
+        : { memberId: holder.id },
+    lifetimeS: ctx.web.sessionMaxS,
+  });
   setCookie(reply, sessionCookie, sessionId, {
     maxAgeS: ctx.web.sessionMaxS,
     secure: overHttps(request, ctx.publicUrl),
@@ -134,6 +132,6 @@ export async function endWebSession(
   reply: FastifyReply,
   session: WebSession,
 ): Promise<void> {
-  await deleteWebSession(ctx.pool, hashToken(session.sessionId));
+  await closeWebSession(ctx.pool, session.sessionId);
   clearCookie(reply, sessionCookie, overHttps(request, ctx.publicUrl));
 }

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { simulatePolicy } from '../../application/simulate-policy.js';
-import { findPolicyVersion } from '../../store/policies.js';
+import { findPolicyVersion } from '../../store/queries/policies.js';
 import type { ApiContext } from '../context.js';
 import { notFound, Problem } from '../problem.js';
 import {
@@ -12,7 +12,7 @@ import {
   temporalRecordedCalls,
 } from '../routes/policies.js';
 import { media } from '../route-schemas.js';
-import { admitPage, toLoginAnswer, visitorOf } from './admission.js';
+import { toLoginAnswer, visitorOf } from './admission.js';
 import { sendPage, webFormTags as tags } from './layout.js';
 import { simulationPage } from './simulation-page.js';
 
@@ -39,7 +39,6 @@ export function simulationPageRoutes(server: FastifyInstance, ctx: ApiContext) {
     '/policies/:id/simulate',
     {
       config: { caller: 'browser' },
-      preValidation: admitPage(ctx),
       schema: {
         operationId: 'simulationPage',
         summary:

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { ApiContext } from '../context.js';
 import { problemFor } from '../error-mapping.js';
 import { media } from '../route-schemas.js';
+import { admitVisitors } from './admission.js';
 import { approvalPageRoutes } from './approval-page-routes.js';
 import { approvalStreamRoute } from './approval-stream.js';
 import { runPageRoutes } from './run-page-routes.js';
@@ -22,11 +23,12 @@ import { stylesheet } from './stylesheet.js';
 
 /**
  * The approvers' web form: sign-in, the live list of pending approvals and the detail page with
- * Approve / Deny. Registered as its own plugin so its form parser, HTML error pages and security
- * headers stay out of the JSON API.
+ * Approve / Deny. Registered as its own plugin so its visitors' admission, form parser, HTML error
+ * pages and security headers stay out of the JSON API, and every route in it is admitted.
  */
 export function webRoutes(app: FastifyInstance, ctx: ApiContext): void {
   void app.register((web, _options, done) => {
+    admitVisitors(web, ctx);
     acceptFormBodies(web);
     web.addHook('onSend', async (_request, reply, payload) => {
       for (const [name, value] of Object.entries(htmlSecurityHeaders)) {

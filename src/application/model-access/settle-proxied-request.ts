@@ -11,6 +11,7 @@ import {
 import { settlementCost } from '../../domain/budget/pricing.js';
 import { recordThinkingBlocks } from '../../store/model-thinking-blocks.js';
 import type { Pool } from '../../store/pool.js';
+import { GateError } from '../../domain/errors.js';
 
 export interface ExchangeEnd {
   /** Whether the provider may have billed the request (see Billing). */
@@ -23,8 +24,9 @@ export interface ExchangeEnd {
  * A settlement that found its reservation not the endpoint's to settle: settled already (or, as
  * never should be, unknown or another's). Never silent: logs and metrics.
  */
-export class AlreadySettledError extends Error {
+export class AlreadySettledError extends GateError {
   override name = 'AlreadySettledError';
+  readonly code = 'already_settled';
   constructor(
     readonly requestId: string,
     readonly found: 'already_settled' | 'unknown' | 'refused' | 'not_maker',

@@ -1,7 +1,9 @@
+import { GateError } from '../errors.js';
 /** RFC 6901 JSON pointers over parsed JSON. Only own properties are followed. */
 
-export class JsonPointerError extends Error {
+export class JsonPointerError extends GateError {
   override name = 'JsonPointerError';
+  readonly code = 'invalid_json_pointer';
 }
 
 export function parseJsonPointer(pointer: string): string[] {

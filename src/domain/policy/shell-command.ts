@@ -23,6 +23,7 @@ import {
 import { riskyName } from './shell-variables.js';
 import { classifyInvocation, type ShellDialect } from './shell-wrappers.js';
 import { knownWord, unknownWord, type ShellWord } from './shell-words.js';
+import { GateError } from '../errors.js';
 
 /**
  * One program the command line runs, with its words as far as the gate can know them. A
@@ -59,7 +60,9 @@ export interface CommandAnalysis {
 const limits = { length: 65_536, commands: 4096, depth: 8, wrappers: 16 };
 
 /** Thrown to stop walking a line once it holds more commands than the gate analyses. */
-class TooManyCommands extends Error {}
+class TooManyCommands extends GateError {
+  readonly code = 'too_many_commands';
+}
 
 class Analysis {
   commands: SimpleCommand[] = [];

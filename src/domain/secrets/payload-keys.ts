@@ -1,3 +1,4 @@
+import { GateError } from '../errors.js';
 /**
  * The keys that encrypt what Temporal stores, as the operator writes them in a setting: read here,
  * with the settings, and used by the payload codec (src/temporal/payload-codec.ts).
@@ -9,8 +10,9 @@ export interface PayloadKey {
   key: Buffer;
 }
 
-export class PayloadKeyError extends Error {
+export class PayloadKeyError extends GateError {
   override name = 'PayloadKeyError';
+  readonly code = 'invalid_payload_keys';
 }
 
 /**

@@ -1,4 +1,5 @@
 import { foreignText } from './foreign-text.js';
+import { GateError } from '../errors.js';
 
 /**
  * A static bound on how much work validating one value can take, for a foreign schema.
@@ -48,8 +49,9 @@ type CostBound =
 /** Subschemas applied to one value, with how many times each is applied. */
 type Applied = Map<number, number>;
 
-class CostRefusal extends Error {
+class CostRefusal extends GateError {
   override name = 'CostRefusal';
+  readonly code = 'schema_too_costly';
 }
 
 /**

@@ -9,6 +9,7 @@ import {
   type ChildKey,
   type CostNode,
 } from './schema-cost.js';
+import { GateError } from '../errors.js';
 
 /**
  * The guard applied to a tool's input schema before ajv compiles anything. The schema came
@@ -82,8 +83,9 @@ export function schemaDialect(schema: unknown): SchemaDialect | undefined {
   return dialects.get(declared.endsWith('#') ? declared.slice(0, -1) : declared);
 }
 
-class SchemaRefusal extends Error {
+class SchemaRefusal extends GateError {
   override name = 'SchemaRefusal';
+  readonly code = 'schema_refused';
 }
 
 function refuse(reason: string): never {

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { digestOf } from '../ledger/digest.js';
 import { jsonDepthWithin } from './json-depth.js';
+import { GateError } from '../errors.js';
 
 /**
  * Tools are named as the model sees them: `mcp__<origin>__<tool>` for MCP tools, the bare
@@ -87,8 +88,9 @@ export function toolSetDigest(tools: readonly { name: string }[]): string {
   return digestOf([...tools].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)));
 }
 
-export class DuplicateToolError extends Error {
+export class DuplicateToolError extends GateError {
   override name = 'DuplicateToolError';
+  readonly code = 'duplicate_tool';
 }
 
 /** One attached source of tools: a capability bundle or a brokered connection. */

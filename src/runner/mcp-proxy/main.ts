@@ -10,9 +10,11 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { GateClient } from '../gate-client.js';
 import { GateMcpProxy } from './gate-mcp-proxy.js';
 import { SandboxServer } from './sandbox-server.js';
+import { GateError } from '../../domain/errors.js';
 
-export class ProxyConfigError extends Error {
+export class ProxyConfigError extends GateError {
   override name = 'ProxyConfigError';
+  readonly code = 'invalid_proxy_config';
 }
 
 export interface ProxyConfig {

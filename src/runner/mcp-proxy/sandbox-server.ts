@@ -9,9 +9,11 @@ import type { ToolOrigin } from '../../domain/tools/session-toolset.js';
 import { listServerTools } from '../../broker/tool-listing.js';
 import { StdioProcessTransport } from '../../broker/stdio-process-transport.js';
 import { diffPhotographs, photographMcpTools } from '../../domain/tools/mcp-tools.js';
+import { GateError } from '../../domain/errors.js';
 
-export class SandboxServerError extends Error {
+export class SandboxServerError extends GateError {
   override name = 'SandboxServerError';
+  readonly code = 'sandbox_server_failed';
 }
 
 export interface SandboxServerOptions {

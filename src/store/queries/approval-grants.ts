@@ -1,0 +1,2 @@
+/** The standing approvals a run holds. */
+export { grantsOfRun, type GrantRow } from '../approval-grants.js';

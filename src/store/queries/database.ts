@@ -1,0 +1,2 @@
+/** Whether PostgreSQL answers, and whether an error means it cannot be reached right now. */
+export { isUnavailableError, pingDatabase } from '../pool.js';

@@ -1,0 +1,6 @@
+/** A model provider by id, without its key. */
+export {
+  findModelProvider,
+  type ModelProviderKind,
+  type ModelProviderRow,
+} from '../model-providers.js';

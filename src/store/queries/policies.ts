@@ -1,0 +1,2 @@
+/** A policy version by id. */
+export { findPolicyVersion } from '../policies.js';

@@ -1,0 +1,2 @@
+/** A run's revocation, if it was revoked. */
+export { findRunRevocation, type RunRevocation } from '../run-revocations.js';

@@ -1,0 +1,9 @@
+/** Runs as the API reads them: by id, by session, by a session token's hash, and listed. */
+export {
+  findRun,
+  findRunBySessionId,
+  findRunBySessionTokenHash,
+  findRunSummaries,
+  type FrozenRun,
+  type RunSummary,
+} from '../runs.js';
