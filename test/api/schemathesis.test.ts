@@ -86,7 +86,8 @@ async function resources(): Promise<Record<string, string>> {
 describe('the API against its OpenAPI document', () => {
   test(
     'Schemathesis, calling each operation as its principal, finds no server error, no answer the document does not describe and no valid request refused',
-    { timeout: 240_000 },
+    // Catastrophic only: about a minute alone, two or three in a full run on a loaded machine.
+    { timeout: 600_000 },
     async () => {
       const env = await resources();
       // A failing run rejects with Schemathesis's report: the operations, the checks, the curl.

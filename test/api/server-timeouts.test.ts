@@ -43,7 +43,8 @@ afterAll(async () => {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-describe('a client that stalls is cut within a bound', () => {
+// Each case holds a connection and a run of its own: the cases wait out their bounds side by side.
+describe.concurrent('a client that stalls is cut within a bound', () => {
   test('a connection that sends nothing, or headers that never end, is answered 408 and closed within the headers bound (1 s, + 1 s slack)', async () => {
     const [silent, partial] = await Promise.all([
       rawConnection(h.api.url, () => undefined),
@@ -65,7 +66,9 @@ describe('a client that stalls is cut within a bound', () => {
       socket.write('{"tool": "Re');
     });
     assert.ok(closing.closedAfterMs >= bounds.idleTimeoutMs - 100, `${closing.closedAfterMs}`);
-    assert.ok(closing.closedAfterMs < bounds.requestTimeoutMs, `${closing.closedAfterMs}`);
+    // Cut by the idle bound, which closes without an answer, not by the request bound's 408: told
+    // apart by what was sent rather than by when, which a loaded machine moves.
+    assert.equal(closing.received, '', `${closing.closedAfterMs} ms: ${closing.received}`);
     const rows = await h.db.query('select 1 from tool_calls where session_id = $1', [
       run.session_id,
     ]);
@@ -86,11 +89,12 @@ describe('a client that stalls is cut within a bound', () => {
     });
     assert.match(closing.received, /^HTTP\/1\.1 408 /);
     assert.ok(closing.closedAfterMs >= bounds.requestTimeoutMs - 100, `${closing.closedAfterMs}`);
-    assert.ok(closing.closedAfterMs < bounds.requestTimeoutMs + checkMs + 5_000);
+    // Catastrophic only: five times the bound and its slack; the crawl alone would last an hour.
+    assert.ok(closing.closedAfterMs < (bounds.requestTimeoutMs + checkMs) * 5);
   });
 });
 
-describe('answers that are silent longer than the idle bound are not cut', () => {
+describe.concurrent('answers that are silent longer than the idle bound are not cut', () => {
   test('a ?wait= on a pending call waits its full 4 s and answers', async () => {
     const run = await createRun(h.api, h.seed);
     await expectStatus(toolCall(h.api, run, 'c1', { tool: 'Bash', arguments: {} }), 202);

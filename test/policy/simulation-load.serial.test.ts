@@ -1,6 +1,6 @@
 /**
  * One admin's simulation slows no other tenant: the worst candidate the policy language allows,
- * over a few hundred recorded long command lines, runs while another workspace's runners make
+ * over a hundred recorded long command lines, runs while another workspace's runners make
  * calls, and their allow latency stays where it was just before. Serial: it measures latency.
  * The bound is the catastrophic one (five times the p99 just before: on the event loop, the same
  * simulation stalls every answer for its whole deadline); the ratio itself is printed, for a
@@ -23,16 +23,19 @@ import {
 } from '../support/seed.js';
 import { testTemporalClient } from '../support/temporal.js';
 
-/** Long enough that one call of the worst candidate outlasts the deadline many times over. */
-const deadlineS = 45;
+/**
+ * Long enough to measure the other workspace's calls beside the simulation (all but its last 8 s);
+ * one call of the worst candidate outlasts it many times over.
+ */
+const deadlineS = 30;
 const h = useHarness({
   policy: defaultPolicy,
   api: { simulation: { deadlineMs: deadlineS * 1000, atOnce: 1 } },
 });
 
 const programs = ['git', 'npm', 'node', 'python3', 'rm', 'cat', 'ls', 'curl', 'make', 'cargo'];
-/** Recorded lines: a few hundred, each of hundreds of commands. */
-const recordedLines = 300;
+/** Recorded lines: a hundred, each of hundreds of commands, far more than the deadline admits. */
+const recordedLines = 100;
 const commandsPerLine = 1500;
 const lineOf = (n: number) =>
   Array.from(
@@ -153,7 +156,7 @@ const fewestSamples = 200;
 /** Catastrophic only: the machine may be running another full suite beside this one. */
 const bound = 5;
 
-test("the worst candidate's simulation over a few hundred long lines, running while another workspace's runners make calls, leaves their allow p99 near its value just before; the simulation stops at its deadline inside one call's evaluation", async () => {
+test("the worst candidate's simulation over a hundred long lines, running while another workspace's runners make calls, leaves their allow p99 near its value just before; the simulation stops at its deadline inside one call's evaluation", async () => {
   const candidate = worstCandidate(h.seed.workspace);
   assert.ok(JSON.stringify({ candidate }).length < 1024 * 1024, 'within the body limit');
   await allowLatencies(100); // warm

@@ -1,49 +1,70 @@
-import { afterAll, beforeAll } from 'vitest';
+import { test } from 'vitest';
 import pg from 'pg';
 import { startTestApi, type TestApi } from './api.js';
 import { testConfig, type ConfigOverrides } from './env.js';
 import { seedWorkspace, type Seed } from './seed.js';
 
-/**
- * A test process runs several files one after another, keeping its modules (vitest.config.ts):
- * a file releasing its API leaves it up for a moment, for the next file asking for the same
- * configuration. Each file still has its own workspace, runs, tokens and ids; what it saves is an
- * API start and the worker inside it (a thread that loads the SDK again: ~1 s of CPU a file).
- */
-const idleApis = new Map<
-  string,
-  { api: Promise<TestApi>; users: number; closing?: NodeJS.Timeout }
->();
-const idleForMs = 1_500;
+/** How many APIs nobody holds a process keeps up for the next file asking for one of them. */
+const idleKept = 2;
 
-async function acquireApi(overrides: ConfigOverrides = {}): Promise<[TestApi, () => void]> {
-  const key = JSON.stringify(overrides);
-  let entry = idleApis.get(key);
-  if (!entry) {
-    entry = { api: startTestApi(overrides), users: 0 };
-    idleApis.set(key, entry);
+/**
+ * The APIs of one test process, by configuration. A process runs several files one after another
+ * (vitest.config.ts); a file releasing its API leaves it up for the next file asking for the same
+ * configuration, which saves an API start and the worker inside it (a thread that loads the SDK
+ * again: ~1 s of CPU a file). Each file still has its own workspace, runs, tokens and ids. Of
+ * the APIs nobody holds, the least recently released close first; the rest close with the process.
+ */
+class ApiShelf {
+  private readonly apis = new Map<string, { api: Promise<TestApi>; users: number }>();
+  /** The configurations nobody holds, least recently released first. */
+  private idle: string[] = [];
+
+  async acquire(overrides: ConfigOverrides): Promise<[TestApi, () => Promise<void>]> {
+    const key = JSON.stringify(overrides);
+    let entry = this.apis.get(key);
+    if (!entry) {
+      entry = { api: startTestApi(overrides), users: 0 };
+      this.apis.set(key, entry);
+    }
+    const held = entry;
+    held.users += 1;
+    this.idle = this.idle.filter((k) => k !== key);
+    const release = async () => {
+      held.users -= 1;
+      if (held.users > 0) return;
+      this.idle.push(key);
+      await Promise.all(this.idle.splice(0, this.idle.length - idleKept).map((k) => this.close(k)));
+    };
+    try {
+      return [await held.api, release];
+    } catch (error) {
+      this.apis.delete(key);
+      throw error;
+    }
   }
-  const held = entry;
-  clearTimeout(held.closing);
-  held.users += 1;
-  const release = () => {
-    held.users -= 1;
-    if (held.users > 0) return;
-    held.closing = setTimeout(() => {
-      idleApis.delete(key);
-      void held.api.then((api) => api.close());
-    }, idleForMs);
-  };
-  try {
-    return [await held.api, release];
-  } catch (error) {
-    idleApis.delete(key);
-    throw error;
+
+  private async close(key: string): Promise<void> {
+    const entry = this.apis.get(key);
+    this.apis.delete(key);
+    await entry?.api.then((api) => api.close()).catch(() => undefined);
+  }
+
+  async closeAll(): Promise<void> {
+    this.idle = [];
+    await Promise.all([...this.apis.keys()].map((key) => this.close(key)));
   }
 }
 
+/** vitest's `test` with the process's APIs as a fixture, set up once per test process. */
+// eslint-disable-next-line no-empty-pattern -- vitest reads a fixture's needs off this pattern
+export const apiTest = test.extend('apis', { scope: 'worker' }, ({}, { onCleanup }) => {
+  const shelf = new ApiShelf();
+  onCleanup(() => shelf.closeAll());
+  return shelf;
+});
+
 export interface Harness {
-  /** A real API on a free loopback port, against the test stack (see `acquireApi`). */
+  /** A real API on a free loopback port, against the test stack (see `ApiShelf`). */
   api: TestApi;
   /** A workspace with an admin, a bundle of built-in tools and a policy. */
   seed: Seed;
@@ -59,16 +80,16 @@ export function useHarness(
   options: { policy?: Record<string, unknown>; api?: ConfigOverrides } = {},
 ): Harness {
   const harness = {} as Harness;
-  let release: () => void = () => undefined;
-  beforeAll(async () => {
-    [harness.api, release] = await acquireApi(options.api);
+  let release: () => Promise<void> = () => Promise.resolve();
+  apiTest.beforeAll(async ({ apis }) => {
+    [harness.api, release] = await apis.acquire(options.api ?? {});
     harness.seed = await seedWorkspace(harness.api, options.policy);
     harness.db = new pg.Pool({ connectionString: testConfig().databaseUrl });
     // Some tests stop PostgreSQL on purpose; an idle client losing its connection is expected.
     harness.db.on('error', () => undefined);
   });
-  afterAll(async () => {
-    release();
+  apiTest.afterAll(async () => {
+    await release();
     await harness.db.end();
   });
   return harness;
