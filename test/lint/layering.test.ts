@@ -40,7 +40,7 @@ describe('the floors of src/ as lint rules', () => {
       "import type { ToolOrigin } from '../domain/tools/session-toolset.js';",
     ],
     ['src/runner/probe.ts', "import { listServerTools } from '../broker/tool-listing.js';"],
-    ['src/application/probe.ts', "import { awaitToolCall } from './await-tool-call.js';"],
+    ['src/application/probe.ts', "import { awaitToolCall } from './tool-call/await-answer.js';"],
   ];
   const refused: [string, string, string][] = [
     // The domain is pure.
@@ -99,8 +99,8 @@ describe('the floors of src/ as lint rules', () => {
     ],
     // No module reaches itself through its imports.
     [
-      'src/application/await-tool-call.ts',
-      "import { awaitGateAnswer } from './await-gate-answer.js';",
+      'src/application/tool-call/await-answer.ts',
+      "import { awaitGateAnswer } from './gate-answer.js';",
       'import-x/no-cycle',
     ],
   ];

@@ -24,7 +24,7 @@ import {
   remoteTools,
   startMcpTask,
   type McpCall,
-} from '../../application/mcp-calls.js';
+} from '../../application/tool-call/mcp-calls.js';
 import { ConflictError, NotFoundError } from '../../domain/errors.js';
 import { brokeredToolResult, toolError } from '../../domain/gate/tool-result.js';
 import type { PendingAnswer } from '../../domain/gate/vocabulary.js';

@@ -1,9 +1,6 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { awaitRunnerAnswer } from '../../application/await-tool-call.js';
-import { explainToolCall } from '../../application/explain-decision.js';
-import { submitToolCall } from '../../application/submit-tool-call.js';
 import { denySources, type ToolCallState } from '../../domain/gate/vocabulary.js';
 import { MAX_ARGUMENT_DEPTH } from '../../domain/tools/argument-validation.js';
 import { jsonDepthWithin } from '../../domain/tools/json-depth.js';
@@ -112,8 +109,7 @@ export function toolCallRoutes(server: FastifyInstance, ctx: ApiContext) {
           run.toolset.some((tool) => tool.name === body.tool),
         ),
       });
-      const state = await submitToolCall(
-        ctx,
+      const state = await ctx.toolCalls.submit(
         run,
         request.params.tool_call_id,
         {
@@ -158,8 +154,7 @@ export function toolCallRoutes(server: FastifyInstance, ctx: ApiContext) {
       };
       reply.raw.on('close', hungUp);
       try {
-        const state = await awaitRunnerAnswer(
-          ctx,
+        const state = await ctx.toolCalls.answer(
           run,
           request.params.tool_call_id,
           wait * 1000,
@@ -186,8 +181,7 @@ export function toolCallRoutes(server: FastifyInstance, ctx: ApiContext) {
       },
     },
     async (request) =>
-      explainToolCall(
-        ctx.pool,
+      ctx.toolCalls.explain(
         request.params.session_id,
         request.params.tool_call_id,
         callerAdmin(request),

@@ -1,13 +1,13 @@
-import { brokerFailed, endedGateDecision, type GateEnding } from '../domain/gate/decisions.js';
-import type { ToolCallId } from '../domain/gate/ids.js';
-import type { DecidedAnswer } from '../domain/gate/vocabulary.js';
-import { recordDecision } from '../store/decisions.js';
-import type { Pool } from '../store/pool.js';
-import type { FrozenRun } from '../store/runs.js';
-import { findToolCall, stateOf } from '../store/tool-calls.js';
-import { deliveryIdsFor } from '../store/webhooks.js';
-import type { GateWorkflowClient } from '../temporal/gate-workflow-client.js';
-import { NotFoundError } from '../domain/errors.js';
+import { brokerFailed, endedGateDecision, type GateEnding } from '../../domain/gate/decisions.js';
+import type { ToolCallId } from '../../domain/gate/ids.js';
+import type { DecidedAnswer } from '../../domain/gate/vocabulary.js';
+import { recordDecision } from '../../store/decisions.js';
+import type { Pool } from '../../store/pool.js';
+import type { FrozenRun } from '../../store/runs.js';
+import { findToolCall, stateOf } from '../../store/tool-calls.js';
+import { deliveryIdsFor } from '../../store/webhooks.js';
+import type { GateWorkflowClient } from '../../temporal/gate-workflow-client.js';
+import { NotFoundError } from '../../domain/errors.js';
 
 export interface EndedGateDeps {
   pool: Pool;

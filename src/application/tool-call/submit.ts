@@ -1,14 +1,14 @@
-import type { ToolCallId } from '../domain/gate/ids.js';
-import type { GateRequest, ToolCallState } from '../domain/gate/vocabulary.js';
-import { digestOf } from '../domain/ledger/digest.js';
-import type { Pool } from '../store/pool.js';
-import type { FrozenRun } from '../store/runs.js';
-import { recordToolCallRequest, stateOf, type ToolCallRow } from '../store/tool-calls.js';
-import type { GateWorkflowClient } from '../temporal/gate-workflow-client.js';
-import { awaitGateAnswer, whileDependenciesAnswer } from './await-gate-answer.js';
-import type { ToolCallNotices } from './await-tool-call.js';
+import type { ToolCallId } from '../../domain/gate/ids.js';
+import type { GateRequest, ToolCallState } from '../../domain/gate/vocabulary.js';
+import { digestOf } from '../../domain/ledger/digest.js';
+import type { Pool } from '../../store/pool.js';
+import type { FrozenRun } from '../../store/runs.js';
+import { recordToolCallRequest, stateOf, type ToolCallRow } from '../../store/tool-calls.js';
+import type { GateWorkflowClient } from '../../temporal/gate-workflow-client.js';
+import { awaitGateAnswer, whileDependenciesAnswer } from './gate-answer.js';
+import type { ToolCallNotices } from './await-answer.js';
 import { answerEndedGate } from './ended-gate.js';
-import { ConflictError } from '../domain/errors.js';
+import { ConflictError } from '../../domain/errors.js';
 import type { LocalAnswers } from './local-answers.js';
 
 export interface ToolCallDeps {
@@ -29,7 +29,8 @@ export interface ToolCallDeps {
   unavailableWindowS: number;
 }
 
-interface ToolCall {
+/** A call as its entrance hands it over. */
+export interface ToolCall {
   tool: string;
   arguments: Record<string, unknown>;
   execute: boolean;

@@ -1,26 +1,26 @@
 import { randomUUID } from 'node:crypto';
-import { withdrawnDecision } from '../domain/gate/decisions.js';
-import { asToolCallId, type ToolCallId } from '../domain/gate/ids.js';
-import type { DecidedAnswer, ToolCallState } from '../domain/gate/vocabulary.js';
-import { digestOf } from '../domain/ledger/digest.js';
+import { withdrawnDecision } from '../../domain/gate/decisions.js';
+import { asToolCallId, type ToolCallId } from '../../domain/gate/ids.js';
+import type { DecidedAnswer, ToolCallState } from '../../domain/gate/vocabulary.js';
+import { digestOf } from '../../domain/ledger/digest.js';
 import {
   closePlainCall,
   findMcpTask,
   recordMcpCall,
   withdrawTaskApproval,
   type McpTaskRow,
-} from '../store/mcp-calls.js';
-import type { FrozenRun } from '../store/runs.js';
-import { findToolCall, stateOf } from '../store/tool-calls.js';
-import { awaitRunnerAnswer } from './await-tool-call.js';
-import type { EndedGateDeps } from './ended-gate.js';
-import { ConflictError, NotFoundError } from '../domain/errors.js';
-import { submitToolCall, type ToolCallDeps } from './submit-tool-call.js';
+} from '../../store/mcp-calls.js';
+import type { Pool } from '../../store/pool.js';
+import type { FrozenRun } from '../../store/runs.js';
+import { stateOf } from '../../store/tool-calls.js';
+import type { Waker } from '../../temporal/gate-workflow-client.js';
+import { ConflictError, NotFoundError } from '../../domain/errors.js';
+import type { ToolCalls } from './tool-calls.js';
 
 /**
  * A tool call that came through the remote MCP endpoint: its life is the runner's (recorded,
  * decided by the gate workflow, a brokered one carried out by the gate), through the same
- * `submitToolCall` and `awaitRunnerAnswer` the REST route uses; what is added here is only how
+ * door the REST routes use (`ToolCalls`: submit, answer); what is added here is only how
  * an MCP client names a call it makes again, and its tasks.
  */
 export interface McpCall {
@@ -29,7 +29,11 @@ export interface McpCall {
   arguments: Record<string, unknown>;
 }
 
-type McpCallDeps = ToolCallDeps & EndedGateDeps;
+interface McpCallDeps {
+  pool: Pool;
+  gate: Waker;
+  toolCalls: ToolCalls;
+}
 
 interface McpCallAnswer {
   toolCallId: ToolCallId;
@@ -78,16 +82,16 @@ export async function callThroughMcp(
     callKey: callKeyOf(call),
   });
   const recorded =
-    toolCallId === fresh ? undefined : await findToolCall(deps.pool, run.session_id, toolCallId);
+    toolCallId === fresh ? undefined : await deps.toolCalls.recorded(run, toolCallId);
   // Asked (again) unless it waits on a person: submitting is idempotent by the id.
   let state =
     recorded && recorded.status !== 'evaluating'
-      ? stateOf(recorded)
-      : await submitToolCall(deps, run, toolCallId, gateCall(run, call), requestId);
+      ? recorded
+      : await deps.toolCalls.submit(run, toolCallId, gateCall(run, call), requestId);
   if (state.status !== 'decided') {
     onPending?.(state);
     const left = Math.max(0, deadline - Date.now());
-    state = await awaitRunnerAnswer(deps, run, toolCallId, left, signal);
+    state = await deps.toolCalls.answer(run, toolCallId, left, signal);
   }
   if (state.status === 'decided') await closePlainCall(deps.pool, run.session_id, toolCallId);
   return { toolCallId, state };
@@ -104,7 +108,7 @@ export async function startMcpTask(
   requestId?: string,
 ): Promise<McpTaskRow> {
   const toolCallId = asToolCallId(`mcp-task-${randomUUID()}`);
-  await submitToolCall(deps, run, toolCallId, gateCall(run, call), requestId);
+  await deps.toolCalls.submit(run, toolCallId, gateCall(run, call), requestId);
   await recordMcpCall(deps.pool, {
     sessionId: run.session_id,
     toolCallId,
@@ -134,7 +138,7 @@ export async function awaitMcpTask(
 ): Promise<DecidedAnswer | undefined> {
   const task = await mcpTask(deps, run, taskId);
   for (;;) {
-    const state = await awaitRunnerAnswer(deps, run, task.tool_call_id, 60_000, signal);
+    const state = await deps.toolCalls.answer(run, task.tool_call_id, 60_000, signal);
     if (state.status === 'decided') return state;
     if (signal.aborted) return undefined;
   }

@@ -1,14 +1,14 @@
-import { readsCallArguments } from '../domain/gate/approval.js';
-import { explainDecision, type StageExplanation } from '../domain/gate/explanation.js';
-import type { SessionId, ToolCallId } from '../domain/gate/ids.js';
-import type { DenySource } from '../domain/gate/vocabulary.js';
-import { findApproval } from '../store/approvals.js';
-import { readCallEvents } from '../store/ledger.js';
-import type { Member } from '../store/members.js';
-import type { Pool } from '../store/pool.js';
-import { findRunBySessionId } from '../store/runs.js';
-import { findToolCall, type ToolCallRow } from '../store/tool-calls.js';
-import { NotFoundError } from '../domain/errors.js';
+import { readsCallArguments } from '../../domain/gate/approval.js';
+import { explainDecision, type StageExplanation } from '../../domain/gate/explanation.js';
+import type { SessionId, ToolCallId } from '../../domain/gate/ids.js';
+import type { DenySource } from '../../domain/gate/vocabulary.js';
+import { findApproval } from '../../store/approvals.js';
+import { readCallEvents } from '../../store/ledger.js';
+import type { Member } from '../../store/members.js';
+import type { Pool } from '../../store/pool.js';
+import { findRunBySessionId } from '../../store/runs.js';
+import { findToolCall, type ToolCallRow } from '../../store/tool-calls.js';
+import { NotFoundError } from '../../domain/errors.js';
 
 interface Explanation {
   session_id: string;
