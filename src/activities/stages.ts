@@ -1,13 +1,16 @@
 import { performance } from 'node:perf_hooks';
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { evaluationOf, recordFailedType, type Decided } from '../domain/gate/decisions.js';
-import type {
-  DecidedAnswer,
-  DenySource,
-  GateDecision,
-  GateRequest,
-  PolicyOutcome,
-  StageOutcome,
+import {
+  checkStages,
+  evaluatedStages,
+  stageFunctionOf,
+  type DecidedAnswer,
+  type DenySource,
+  type GateDecision,
+  type GateRequest,
+  type PolicyOutcome,
+  type StageOutcome,
 } from '../domain/gate/vocabulary.js';
 import { observeStage } from '../telemetry/activity-telemetry.js';
 import { refusePastItsWindow, unavailableFailure } from './unavailability.js';
@@ -72,13 +75,12 @@ export function stageActivities(checks: StageChecks): StageChecks {
         throw stageFailure(err, source);
       }
     };
-  return {
-    budget: failingAs('budget', checks.budget),
-    capability: failingAs('capability', checks.capability),
-    schema: failingAs('schema', checks.schema),
-    trustTier: failingAs('trust_tier', checks.trustTier),
-    policy: failingAs('policy', checks.policy),
-  };
+  return Object.fromEntries(
+    evaluatedStages.map((source) => [
+      stageFunctionOf(source),
+      failingAs<StageOutcome | PolicyOutcome>(source, checks[stageFunctionOf(source)]),
+    ]),
+  ) as unknown as StageChecks;
 }
 
 /**
@@ -89,13 +91,8 @@ export function stageActivities(checks: StageChecks): StageChecks {
  */
 export function stagesInOrder(checks: StageChecks) {
   return async function stages(request: GateRequest): Promise<PolicyOutcome> {
-    const before: [DenySource, (request: GateRequest) => Promise<StageOutcome>][] = [
-      ['budget', checks.budget],
-      ['capability', checks.capability],
-      ['schema', checks.schema],
-      ['trust_tier', checks.trustTier],
-    ];
-    for (const [source, check] of before) {
+    for (const source of checkStages) {
+      const check = checks[stageFunctionOf(source)];
       const outcome = await named(source, () => check(request));
       if (outcome.outcome === 'deny') return outcome;
     }

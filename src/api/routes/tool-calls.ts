@@ -12,6 +12,7 @@ import { callerAdmin, callerRun } from '../callers.js';
 import type { ApiContext } from '../context.js';
 import { anyObject, json } from '../route-schemas.js';
 import { sessionIdParam, toolCallIdParam } from '../validation.js';
+import { frozenTool } from '../../domain/tools/tools.js';
 
 const callParams = z.object({ session_id: sessionIdParam, tool_call_id: toolCallIdParam }).strict();
 const callBody = z
@@ -104,10 +105,7 @@ export function toolCallRoutes(server: FastifyInstance, ctx: ApiContext) {
       annotateSpan({
         'gate.session_id': request.params.session_id,
         'gate.tool_call_id': request.params.tool_call_id,
-        ...toolAttributes(
-          body.tool,
-          run.toolset.some((tool) => tool.name === body.tool),
-        ),
+        ...toolAttributes(body.tool, frozenTool(run.toolset, body.tool) !== undefined),
       });
       const state = await ctx.toolCalls.submit(
         run,

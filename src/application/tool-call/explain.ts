@@ -9,6 +9,7 @@ import type { Pool } from '../../store/pool.js';
 import { findRunBySessionId } from '../../store/runs.js';
 import { findToolCall, type ToolCallRow } from '../../store/tool-calls.js';
 import { NotFoundError } from '../../domain/errors.js';
+import { frozenTool } from '../../domain/tools/tools.js';
 
 interface Explanation {
   session_id: string;
@@ -58,7 +59,7 @@ export async function explainToolCall(
   const stages = explainDecision(
     {
       run,
-      tool: run.toolset.find((tool) => tool.name === call.tool),
+      tool: frozenTool(run.toolset, call.tool),
       ...(requested && { requested }),
       ...(decision && { decision }),
       ...(approvalRequested && { approvalRequested }),

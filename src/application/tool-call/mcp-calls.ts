@@ -16,6 +16,7 @@ import { stateOf } from '../../store/tool-calls.js';
 import type { Waker } from '../../temporal/gate-workflow-client.js';
 import { ConflictError, NotFoundError } from '../../domain/errors.js';
 import type { ToolCalls } from './tool-calls.js';
+import { frozenTool } from '../../domain/tools/tools.js';
 
 /**
  * A tool call that came through the remote MCP endpoint: its life is the runner's (recorded,
@@ -53,7 +54,7 @@ const callKeyOf = (call: McpCall) => digestOf({ tool: call.tool, arguments: call
 function gateCall(run: FrozenRun, call: McpCall) {
   // Only a brokered tool is carried out by the gate; any other name is asked as it is (an
   // unfrozen one is denied, and the ledger shows it was tried).
-  const brokered = run.toolset.some((t) => t.name === call.tool && t.class === 'brokered');
+  const brokered = frozenTool(run.toolset, call.tool)?.class === 'brokered';
   return { tool: call.tool, arguments: call.arguments, execute: brokered };
 }
 
