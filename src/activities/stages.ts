@@ -62,8 +62,9 @@ async function named<T extends { outcome: string }>(
 }
 
 /**
- * The stages as activities of their own (`GATE_STAGE_ACTIVITIES=remote`), their failures told
- * apart as in the one-activity path (their durations are the activity interceptor's to observe).
+ * The stages as activities of their own, for a call started stage by stage before the workflow's
+ * input was split (no call starts so now): registered while such a call may still run. Their
+ * failures are told apart as in `decide` (their durations are the activity interceptor's).
  */
 export function stageActivities(checks: StageChecks): StageChecks {
   const failingAs =

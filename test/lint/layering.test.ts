@@ -81,6 +81,12 @@ describe('the floors of src/ as lint rules', () => {
       "import { Problem } from '../api/problem.js';",
       'import-x/no-restricted-paths',
     ],
+    // An entrance reaches a tool call's record only through the tool-call folder's door.
+    [
+      'src/api/routes/probe.ts',
+      "import { findToolCall } from '../../store/tool-calls.js';",
+      'import-x/no-restricted-paths',
+    ],
     // The runner imports nothing of the server.
     [
       'src/runner/probe.ts',

@@ -18,6 +18,8 @@ import { ConflictError, NotFoundError } from '../../domain/errors.js';
 import type { ToolCalls } from './tool-calls.js';
 import { frozenTool } from '../../domain/tools/tools.js';
 
+export type { McpTaskRow };
+
 /**
  * A tool call that came through the remote MCP endpoint: its life is the runner's (recorded,
  * decided by the gate workflow, a brokered one carried out by the gate), through the same

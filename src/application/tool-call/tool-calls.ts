@@ -7,6 +7,9 @@ import { awaitRunnerAnswer } from './await-answer.js';
 import { explainToolCall } from './explain.js';
 import { submitToolCall, type ToolCall, type ToolCallDeps } from './submit.js';
 
+/** The answer a call's record gives now: a brokered call awaiting its result still evaluates. */
+export { stateOf as answerOfRecord } from '../../store/tool-calls.js';
+
 /**
  * A tool call's one door, whatever entrance it came in by: the REST routes (which the runner's
  * hooks and its MCP proxy call), the remote MCP endpoint, and any entrance after them ask for a
