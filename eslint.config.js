@@ -55,6 +55,13 @@ export const layeringRules = {
             ];
           }),
         ),
+        // A tool call's record is reached through its one door, by every entrance alike.
+        {
+          target: at('api'),
+          from: ['store/tool-calls.ts', 'store/decisions.ts', 'store/mcp-calls.ts'].map(at),
+          message:
+            "an entrance reaches a tool call's record only through ToolCalls (src/application/tool-call/).",
+        },
         ...rooms.map((room) => ({
           target: at('runner'),
           from: at(room),

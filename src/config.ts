@@ -75,7 +75,6 @@ const environmentSchema = z.object({
   GATE_APPROVAL_RECHECK_MAX_S: seconds(0.1, 86_400).default(3600),
   GATE_MCP_APPROVAL_WAIT_S: seconds(0, 600).default(25),
   GATE_WORKER_CACHED_WORKFLOWS: wholeNumber(2, 100_000).default(250),
-  GATE_STAGE_ACTIVITIES: z.enum(['local', 'remote']).default('local'),
   GATE_EAGER_START: z.enum(['on', 'off']).default('on'),
   GATE_RESERVATION_TTL_S: z.coerce
     .number({ error: 'must be a positive number of seconds' })
@@ -183,8 +182,6 @@ export interface GateConfig {
   mcpApprovalWaitS: number;
   /** Workflows a worker keeps in memory between tasks; the rest are replayed when woken. */
   workerCachedWorkflows: number;
-  /** How the cheap gate stages run: local activities, or regular ones on any worker. */
-  stageActivities: 'local' | 'remote';
   /** Whether the API hosts a gate worker and starts each call's workflow on it eagerly. */
   eagerStart: boolean;
   /** 32 random bytes, base64: seals connection credentials at rest. */
@@ -338,7 +335,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GateConfig {
     approvalRecheckMaxS: Math.max(e.GATE_APPROVAL_RECHECK_S, e.GATE_APPROVAL_RECHECK_MAX_S),
     mcpApprovalWaitS: e.GATE_MCP_APPROVAL_WAIT_S,
     workerCachedWorkflows: e.GATE_WORKER_CACHED_WORKFLOWS,
-    stageActivities: e.GATE_STAGE_ACTIVITIES,
     eagerStart: e.GATE_EAGER_START === 'on',
     sealingKey: e.GATE_SEALING_KEY,
     reservationTtlS: e.GATE_RESERVATION_TTL_S ?? longestRequestS,

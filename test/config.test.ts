@@ -42,7 +42,6 @@ describe('configuration from the environment', () => {
       approvalRecheckMaxS: 3600,
       mcpApprovalWaitS: 25,
       workerCachedWorkflows: 250,
-      stageActivities: 'local',
       eagerStart: true,
       sealingKey: undefined,
       reservationTtlS: 990,
@@ -105,7 +104,6 @@ describe('configuration from the environment', () => {
       GATE_APPROVAL_RECHECK_S: '0.5',
       GATE_APPROVAL_RECHECK_MAX_S: '120',
       GATE_WORKER_CACHED_WORKFLOWS: '64',
-      GATE_STAGE_ACTIVITIES: 'remote',
       GATE_EAGER_START: 'off',
       GATE_RESERVATION_TTL_S: '700',
       LOG_LEVEL: 'warn',
@@ -145,7 +143,6 @@ describe('configuration from the environment', () => {
     assert.equal(config.approvalRecheckS, 0.5);
     assert.equal(config.approvalRecheckMaxS, 120);
     assert.equal(config.workerCachedWorkflows, 64);
-    assert.equal(config.stageActivities, 'remote');
     assert.equal(config.eagerStart, false);
     assert.equal(config.sealingKey, 'c2VhbGluZw==');
     assert.equal(config.reservationTtlS, 700);
@@ -212,8 +209,8 @@ describe('configuration from the environment', () => {
   });
 
   test('an empty variable counts as unset', () => {
-    const config = loadConfig({ ...required, GATE_STAGE_ACTIVITIES: '', GATE_API_PORT: '' });
-    assert.equal(config.stageActivities, 'local');
+    const config = loadConfig({ ...required, GATE_EAGER_START: '', GATE_API_PORT: '' });
+    assert.equal(config.eagerStart, true);
     assert.equal(config.api.port, 8080);
   });
 
@@ -222,7 +219,7 @@ describe('configuration from the environment', () => {
       TEMPORAL_ADDRESS: 'no port here',
       GATE_API_PORT: '70000',
       GATE_APPROVAL_RECHECK_S: '0',
-      GATE_STAGE_ACTIVITIES: 'sometimes',
+      GATE_EAGER_START: 'sometimes',
       GATE_OPERATOR_KEY: 'short',
       GATE_WORKER_CACHED_WORKFLOWS: '1.5',
       GATE_PG_QUERY_TIMEOUT_S: 'soon',
@@ -233,7 +230,7 @@ describe('configuration from the environment', () => {
       'TEMPORAL_ADDRESS',
       'GATE_API_PORT',
       'GATE_APPROVAL_RECHECK_S',
-      'GATE_STAGE_ACTIVITIES',
+      'GATE_EAGER_START',
       'GATE_OPERATOR_KEY',
       'GATE_PAYLOAD_KEYS',
       'GATE_WORKER_CACHED_WORKFLOWS',

@@ -45,6 +45,7 @@ export function createActivities(deps: ActivityDeps) {
   // The writes and reads of the record name a PostgreSQL that is away, for the workflow's deny.
   const recordDecision = namingUnavailability(recordDecisionActivity(pool, onAnswerRecorded));
   return {
+    // Only for a call started stage by stage, before the split: see `stageActivities`.
     ...stageActivities(checks),
     recordDecision: reachingTheRecord(recordDecision),
     decide: decideActivity(stages, recordDecision, (request) => recordedAnswer(pool, request)),

@@ -1,13 +1,16 @@
 import { performance } from 'node:perf_hooks';
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { evaluationOf, recordFailedType, type Decided } from '../domain/gate/decisions.js';
-import type {
-  DecidedAnswer,
-  DenySource,
-  GateDecision,
-  GateRequest,
-  PolicyOutcome,
-  StageOutcome,
+import {
+  checkStages,
+  evaluatedStages,
+  stageFunctionOf,
+  type DecidedAnswer,
+  type DenySource,
+  type GateDecision,
+  type GateRequest,
+  type PolicyOutcome,
+  type StageOutcome,
 } from '../domain/gate/vocabulary.js';
 import { observeStage } from '../telemetry/activity-telemetry.js';
 import { refusePastItsWindow, unavailableFailure } from './unavailability.js';
@@ -59,8 +62,9 @@ async function named<T extends { outcome: string }>(
 }
 
 /**
- * The stages as activities of their own (`GATE_STAGE_ACTIVITIES=remote`), their failures told
- * apart as in the one-activity path (their durations are the activity interceptor's to observe).
+ * The stages as activities of their own, for a call started stage by stage before the workflow's
+ * input was split (no call starts so now): registered while such a call may still run. Their
+ * failures are told apart as in `decide` (their durations are the activity interceptor's).
  */
 export function stageActivities(checks: StageChecks): StageChecks {
   const failingAs =
@@ -72,13 +76,12 @@ export function stageActivities(checks: StageChecks): StageChecks {
         throw stageFailure(err, source);
       }
     };
-  return {
-    budget: failingAs('budget', checks.budget),
-    capability: failingAs('capability', checks.capability),
-    schema: failingAs('schema', checks.schema),
-    trustTier: failingAs('trust_tier', checks.trustTier),
-    policy: failingAs('policy', checks.policy),
-  };
+  return Object.fromEntries(
+    evaluatedStages.map((source) => [
+      stageFunctionOf(source),
+      failingAs<StageOutcome | PolicyOutcome>(source, checks[stageFunctionOf(source)]),
+    ]),
+  ) as unknown as StageChecks;
 }
 
 /**
@@ -89,13 +92,8 @@ export function stageActivities(checks: StageChecks): StageChecks {
  */
 export function stagesInOrder(checks: StageChecks) {
   return async function stages(request: GateRequest): Promise<PolicyOutcome> {
-    const before: [DenySource, (request: GateRequest) => Promise<StageOutcome>][] = [
-      ['budget', checks.budget],
-      ['capability', checks.capability],
-      ['schema', checks.schema],
-      ['trust_tier', checks.trustTier],
-    ];
-    for (const [source, check] of before) {
+    for (const source of checkStages) {
+      const check = checks[stageFunctionOf(source)];
       const outcome = await named(source, () => check(request));
       if (outcome.outcome === 'deny') return outcome;
     }

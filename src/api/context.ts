@@ -1,5 +1,5 @@
 import type { SimulationBounds } from '../application/simulate-policy.js';
-import type { ToolCallDeps } from '../application/submit-tool-call.js';
+import type { ToolCalls } from '../application/tool-call/tool-calls.js';
 import type { HttpBounds, WebSignIn } from '../config.js';
 import type { Resolve } from '../broker/address-reach.js';
 import type { CredentialSealer } from '../broker/sealing.js';
@@ -14,9 +14,11 @@ import type { WaitNotifications } from './wait-notifications.js';
 import type { OidcRelyingParty } from './web/oidc-relying-party.js';
 
 /** What every route needs. One per API process. */
-export interface ApiContext extends ToolCallDeps {
+export interface ApiContext {
   pool: Pool;
   gate: GateWorkflowClient;
+  /** A tool call's one door: its request, its wait and its answer, for every entrance. */
+  toolCalls: ToolCalls;
   publicUrl: string;
   auth: Authenticator;
   metrics: GateMetrics;

@@ -2,7 +2,8 @@ import { fileURLToPath } from 'node:url';
 import { brokerResolver } from '../broker/address-reach.js';
 import { CredentialSealer } from '../broker/sealing.js';
 import { configOrExit, type GateConfig } from '../config.js';
-import { LocalAnswers } from '../application/local-answers.js';
+import { LocalAnswers } from '../application/tool-call/local-answers.js';
+import { ToolCalls } from '../application/tool-call/tool-calls.js';
 import { SimulationThreads } from '../application/simulation-thread.js';
 import { createPool } from '../store/pool.js';
 import { GateWorkflowClient } from '../temporal/gate-workflow-client.js';
@@ -55,16 +56,22 @@ export function createApi(
       publicUrl: config.api.publicUrl,
       auth: new Authenticator(pool, operatorKey),
       metrics: createMetrics(pool),
-      gateWaitMs,
-      approvalRecheckS: config.approvalRecheckS,
-      approvalRecheckMaxS: config.approvalRecheckMaxS,
+      toolCalls: new ToolCalls({
+        pool,
+        gate,
+        notifications,
+        localAnswers,
+        gateWaitMs,
+        settings: {
+          approval_recheck_s: config.approvalRecheckS,
+          approval_recheck_max_s: config.approvalRecheckMaxS,
+          unavailable_window_s: config.unavailableWindowS,
+        },
+      }),
       mcpApprovalWaitMs: config.mcpApprovalWaitS * 1000,
-      stageActivities: config.stageActivities,
       http: config.http,
-      unavailableWindowS: config.unavailableWindowS,
       modelProxy: config.modelProxy,
       notifications,
-      localAnswers,
       slots: new CallerSlots({ ...callerLimits, model: config.modelProxy.concurrentPerRun }),
       sealer: CredentialSealer.fromBase64(config.sealingKey),
       resolve: brokerResolver(config.brokerDnsServers),

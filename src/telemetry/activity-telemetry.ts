@@ -7,7 +7,7 @@
 import { performance } from 'node:perf_hooks';
 import { defaultPayloadConverter, type MetricMeter } from '@temporalio/common';
 import { Runtime, type ActivityInterceptorsFactory } from '@temporalio/worker';
-import { requestIdHeader } from '../domain/gate/vocabulary.js';
+import { evaluatedStages, requestIdHeader, stageFunctionOf } from '../domain/gate/vocabulary.js';
 import { answerAttributes } from './gate-attributes.js';
 import { annotateSpan } from './tracing.js';
 
@@ -20,13 +20,10 @@ export const durationBuckets: Record<string, readonly number[]> = {
   gate_brokered_call_duration_seconds: brokerBuckets,
 };
 
-const stages: Record<string, string | undefined> = {
-  budget: 'budget',
-  capability: 'capability',
-  schema: 'schema',
-  trustTier: 'trust_tier',
-  policy: 'policy',
-};
+/** A stage's own activity (as calls started stage by stage ran them), by the stage it is. */
+const stages = new Map<string, string>(
+  evaluatedStages.map((stage) => [stageFunctionOf(stage), stage]),
+);
 
 interface Reading {
   outcome: string;
@@ -127,7 +124,7 @@ export function observeShadow(agrees: boolean): void {
 function observe(activity: string, seconds: number, result: unknown, failed: boolean): Reading {
   made ??= instruments(Runtime.instance().metricMeter);
   const reading = readingOf(result);
-  const stage = stages[activity];
+  const stage = stages.get(activity);
   if (stage !== undefined) observeStage(stage, seconds, failed ? 'error' : reading.outcome);
   if (decidingActivities.has(activity) && !failed && reading.labels.decision) {
     made.decisions.add(1, {

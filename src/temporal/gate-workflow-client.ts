@@ -17,7 +17,7 @@ import type { SearchAttributePair } from '@temporalio/common';
 import type { GateEnding } from '../domain/gate/decisions.js';
 import type { GateConfig } from '../config.js';
 import { gateWorkflowId, type SessionId, type ToolCallId } from '../domain/gate/ids.js';
-import type { GateAnswer, GateRequest } from '../domain/gate/vocabulary.js';
+import type { GateAnswer, GateInput, GateRequest } from '../domain/gate/vocabulary.js';
 import { approvalDecidedSignal, gateWorkflowType, toolCallUpdate } from '../workflows/messages.js';
 import { sessionIdAttribute, toolAttribute } from '../workflows/search-attributes.js';
 import { temporalClient } from './connections.js';
@@ -115,13 +115,13 @@ export class GateWorkflowClient {
     return this.hosted?.client !== undefined;
   }
 
-  private startOptions(request: GateRequest, requestId: string | undefined) {
+  private startOptions({ call: request, settings }: GateInput, requestId: string | undefined) {
     return {
       // The API request that started the workflow, for its log lines and its activities'.
       ...(requestId !== undefined && { memo: { request_id: requestId } }),
       workflowId: gateWorkflowId(request.session_id, request.tool_call_id),
       taskQueue: this.taskQueue,
-      args: [request] as [GateRequest],
+      args: [{ call: request, settings }] as [GateInput],
       workflowIdConflictPolicy: 'USE_EXISTING',
       workflowIdReusePolicy: 'REJECT_DUPLICATE',
       // What the Temporal UI filters by, set by the start: no event of the workflow's own.
@@ -140,7 +140,7 @@ export class GateWorkflowClient {
    * started again (REJECT_DUPLICATE): the caller answers from the record.
    */
   async start(
-    request: GateRequest,
+    input: GateInput,
     waitMs: number,
     requestId?: string,
   ): Promise<'eager' | 'started' | 'closed'> {
@@ -149,7 +149,7 @@ export class GateWorkflowClient {
       const deadline = Date.now() + Math.min(waitMs, this.callTimeoutMs);
       const handle = await client.connection.withDeadline(deadline, () =>
         client.workflow.start(gateWorkflowType, {
-          ...this.startOptions(request, requestId),
+          ...this.startOptions(input, requestId),
           requestEagerStart: client !== this.client,
         }),
       );
@@ -167,14 +167,14 @@ export class GateWorkflowClient {
    * Once it answers, times out or `signal` aborts, its calls to Temporal stop.
    */
   async ask(
-    request: GateRequest,
+    input: GateInput,
     waitMs: number,
     requestId?: string,
     signal?: AbortSignal,
   ): Promise<GateAnswer | 'closed'> {
     const start = new WithStartWorkflowOperation(
       gateWorkflowType,
-      this.startOptions(request, requestId),
+      this.startOptions(input, requestId),
     );
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
@@ -192,7 +192,7 @@ export class GateWorkflowClient {
       return await Promise.race([
         this.client.connection.withAbortSignal(polls.signal, () =>
           this.client.workflow.executeUpdateWithStart(toolCallUpdate, {
-            updateId: request.tool_call_id,
+            updateId: input.call.tool_call_id,
             startWorkflowOperation: start,
           }),
         ),

@@ -12,7 +12,8 @@ import { defaultPayloadConverter } from '@temporalio/common';
 import proto from '@temporalio/proto';
 import { UnavailableError } from '../domain/errors.js';
 import type { RecordedCall } from '../domain/policy/simulation.js';
-import type { GateAnswer, GateRequest } from '../domain/gate/vocabulary.js';
+import type { FlatGateInput, GateAnswer, GateInput } from '../domain/gate/vocabulary.js';
+import { runnableInput } from '../workflows/gate-input.js';
 import { gateWorkflowType } from '../workflows/messages.js';
 import { decisionAttribute, sessionIdAttribute } from '../workflows/search-attributes.js';
 import type { EncryptionCodec } from './payload-codec.js';
@@ -60,9 +61,11 @@ export async function recordedCallOf(
       asked = true;
     }
   }
-  const request = await opened<GateRequest>(codec, started.input?.payloads?.[0]);
+  const input = await opened<GateInput | FlatGateInput>(codec, started.input?.payloads?.[0]);
   const answer = await opened<GateAnswer>(codec, completed);
-  if (!request || answer?.status !== 'decided') return undefined;
+  if (!input || answer?.status !== 'decided') return undefined;
+  // Recorded before or after the call and its settings were split: either shape is read.
+  const request = runnableInput(input).call;
   return {
     session_id: request.session_id,
     tool_call_id: request.tool_call_id,

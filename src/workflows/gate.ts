@@ -21,41 +21,47 @@ import {
   type Decided,
   type Evaluation,
 } from '../domain/gate/decisions.js';
-import type {
-  DecidedAnswer,
-  DenySource,
-  GateAnswer,
-  GateDecision,
-  GateRequest,
-  PendingAnswer,
-  PolicyRuling,
-  StageOutcome,
+import {
+  checkStages,
+  stageFunctionOf,
+  type DecidedAnswer,
+  type DenySource,
+  type FlatGateInput,
+  type GateAnswer,
+  type GateDecision,
+  type GateInput,
+  type GateRequest,
+  type GateSettings,
+  type PendingAnswer,
+  type PolicyRuling,
+  type StageOutcome,
 } from '../domain/gate/vocabulary.js';
+import { runnableInput, type RunnableInput } from './gate-input.js';
 import { approvalDecidedSignal, stateQuery, toolCallUpdate } from './messages.js';
 // A change to this workflow goes under a patch: docs/operations.md, "Versioning the workflow".
 import { visibility } from './visibility.js';
 
-// Stage checks are local activities by default (cheap reads, no task-queue round trip; see
+// The stages run in one local activity (cheap reads, no task-queue round trip; see
 // `npm run bench`); a stage that cannot answer in the end denies.
 type Stages = ReturnType<typeof proxyActivities<GateActivities>>;
 
 /**
- * The stages as the request asks for them. Within the request's window, a stage that cannot
- * reach its data (the activity names that failure) is tried again, every 2 s at most, while the
- * runner is answered 503 and sends the call again; any other failure is tried three times in all
- * (the activity stops it).
+ * The stages under the call's settings. Within the settings' window, a stage that cannot reach
+ * its data (the activity names that failure) is tried again, every 2 s at most, while the runner
+ * is answered 503 and sends the call again; any other failure is tried three times in all (the
+ * activity stops it). Regular activities only for a call started stage by stage, before the split.
  */
-function stagesFor(request: GateRequest): Stages {
+function stagesFor(settings: GateSettings, stageByStage = false): Stages {
   const options: ActivityOptions = {
     startToCloseTimeout: '10 seconds',
-    scheduleToCloseTimeout: request.unavailable_window_s * 1000,
+    scheduleToCloseTimeout: settings.unavailable_window_s * 1000,
     retry: {
       initialInterval: '200 milliseconds',
       backoffCoefficient: 2,
       maximumInterval: '2 seconds',
     },
   };
-  return request.stage_activities === 'remote'
+  return stageByStage
     ? proxyActivities<GateActivities>(options)
     : proxyLocalActivities<GateActivities>(options);
 }
@@ -80,17 +86,12 @@ const recorder = proxyLocalActivities<GateActivities>({
 /** How long past an approval's expiry the pause keeps trying to settle it before it denies. */
 const expiryGraceMs = 5 * 60_000;
 
-/** The stages before policy, in the design document's order. */
+/** The stages before policy, in the design document's order, each its own activity. */
 function checks(stages: Stages): readonly {
   source: DenySource;
   run: (request: GateRequest) => Promise<StageOutcome>;
 }[] {
-  return [
-    { source: 'budget', run: stages.budget },
-    { source: 'capability', run: stages.capability },
-    { source: 'schema', run: stages.schema },
-    { source: 'trust_tier', run: stages.trustTier },
-  ];
+  return checkStages.map((source) => ({ source, run: stages[stageFunctionOf(source)] }));
 }
 
 function causeOf(err: unknown): string {
@@ -166,9 +167,12 @@ async function recordFailingClosed(
  * caller records either as any decision, but a decision the state of record refused goes
  * straight to its fail-closed replacement.
  */
-async function decideAtOnce(request: GateRequest): Promise<Evaluation | Decided> {
+async function decideAtOnce(
+  request: GateRequest,
+  settings: GateSettings,
+): Promise<Evaluation | Decided> {
   try {
-    return await stagesFor(request).decide(request);
+    return await stagesFor(settings).decide(request);
   } catch (err) {
     const failure = failureOf(err);
     if (!(failure instanceof ApplicationFailure && failure.type === recordFailedType))
@@ -182,10 +186,20 @@ async function decideAtOnce(request: GateRequest): Promise<Evaluation | Decided>
 }
 
 /** The stages in order: the first denial decides; a stage that cannot answer denies. */
-async function evaluate(request: GateRequest): Promise<Evaluation | Decided> {
-  if (request.stage_activities === 'local') return decideAtOnce(request);
-  // Regular activities: one a stage, each on any worker, then the recorder.
-  const stages = stagesFor(request);
+function evaluate({ call, settings, stageByStage }: RunnableInput): Promise<Evaluation | Decided> {
+  return stageByStage ? evaluateStageByStage(call, settings) : decideAtOnce(call, settings);
+}
+
+/**
+ * The stages of a call started stage by stage, before the split (`stage_activities: 'remote'`):
+ * one regular activity a stage, each on any worker, then the recorder. No call starts so now;
+ * this path stays while a call started so may still run or be replayed.
+ */
+async function evaluateStageByStage(
+  request: GateRequest,
+  settings: GateSettings,
+): Promise<Evaluation | Decided> {
+  const stages = stagesFor(settings, true);
   for (const check of checks(stages)) {
     let outcome: StageOutcome;
     try {
@@ -211,6 +225,7 @@ async function evaluate(request: GateRequest): Promise<Evaluation | Decided> {
  */
 async function awaitApproval(
   request: GateRequest,
+  settings: GateSettings,
   policy: PolicyRuling,
   announce: (pending: PendingAnswer) => void,
 ): Promise<GateAnswer> {
@@ -227,8 +242,8 @@ async function awaitApproval(
     woken = true;
   });
   let expiryRefused = false;
-  let recheckMs = request.approval_recheck_s * 1000;
-  const longestRecheckMs = request.approval_recheck_max_s * 1000;
+  let recheckMs = settings.approval_recheck_s * 1000;
+  const longestRecheckMs = settings.approval_recheck_max_s * 1000;
   for (;;) {
     const untilExpiry = expiresAt - Date.now();
     if (untilExpiry > 0) {
@@ -261,8 +276,14 @@ async function awaitApproval(
   }
 }
 
-/** One tool call: the gate's stages in order, then the decision written to the state of record. */
-export async function gate(request: GateRequest): Promise<GateAnswer> {
+/**
+ * One tool call: the gate's stages in order, then the decision written to the state of record.
+ * Its input is the call and its settings; a workflow started before they were split holds them
+ * in one flat object, read the same way.
+ */
+export async function gate(input: GateInput | FlatGateInput): Promise<GateAnswer> {
+  const runnable = runnableInput(input);
+  const { call: request, settings } = runnable;
   let answer: GateAnswer | undefined = undefined;
   setHandler(toolCallUpdate, async () => {
     await condition(() => answer !== undefined);
@@ -272,14 +293,14 @@ export async function gate(request: GateRequest): Promise<GateAnswer> {
   setHandler(stateQuery, () => answer ?? { status: 'evaluating' });
   const showDecision = visibility();
 
-  const evaluation = await evaluate(request);
+  const evaluation = await evaluate(runnable);
   let decided: GateAnswer;
   if ('recorded' in evaluation) {
     decided = evaluation.recorded;
   } else if ('answer' in evaluation) {
     decided = await recordFailingClosed(request, evaluation);
   } else {
-    decided = await awaitApproval(request, evaluation.approval, (pending) => {
+    decided = await awaitApproval(request, settings, evaluation.approval, (pending) => {
       showDecision('pending');
       answer = pending;
     });

@@ -24,10 +24,6 @@ function gateRequest(run: CreatedRun): GateRequest {
     tool: 'Read',
     arguments: { file_path: 'a' },
     execute: false,
-    approval_recheck_s: 10,
-    approval_recheck_max_s: 10,
-    stage_activities: 'local',
-    unavailable_window_s: 45,
   };
 }
 

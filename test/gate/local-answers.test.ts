@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'vitest';
-import { LocalAnswers } from '../../src/application/local-answers.js';
+import { LocalAnswers } from '../../src/application/tool-call/local-answers.js';
 import type { GateAnswer } from '../../src/domain/gate/vocabulary.js';
 
 const allow: GateAnswer = {

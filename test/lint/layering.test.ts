@@ -51,7 +51,7 @@ describe('the floors of src/ as lint rules', () => {
       "import type { ToolOrigin } from '../domain/tools/session-toolset.js';",
     ],
     ['src/runner/probe.ts', "import { listServerTools } from '../broker/tool-listing.js';"],
-    ['src/application/probe.ts', "import { awaitToolCall } from './await-tool-call.js';"],
+    ['src/application/probe.ts', "import { awaitToolCall } from './tool-call/await-answer.js';"],
     // The API reads through query modules and names any store type.
     ['src/api/routes/probe.ts', "import { findRun } from '../../store/queries/runs.js';"],
     ['src/api/web/probe.ts', "import type { Member } from '../../store/members.js';"],
@@ -112,6 +112,12 @@ describe('the floors of src/ as lint rules', () => {
       "export { findRun } from '../../store/runs.js';",
       '@typescript-eslint/no-restricted-imports',
     ],
+    // An entrance reaches a tool call's record only through the tool-call folder's door.
+    [
+      'src/api/routes/probe.ts',
+      "import { findToolCall } from '../../store/tool-calls.js';",
+      'import-x/no-restricted-paths',
+    ],
     // The runner imports nothing of the server.
     [
       'src/runner/probe.ts',
@@ -130,8 +136,8 @@ describe('the floors of src/ as lint rules', () => {
     ],
     // No module reaches itself through its imports.
     [
-      'src/application/await-tool-call.ts',
-      "import { awaitGateAnswer } from './await-gate-answer.js';",
+      'src/application/tool-call/await-answer.ts',
+      "import { awaitGateAnswer } from './gate-answer.js';",
       'import-x/no-cycle',
     ],
   ];

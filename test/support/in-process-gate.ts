@@ -14,11 +14,14 @@ import { asRunId, asSessionId, asToolCallId, gateWorkflowId } from '../../src/do
 import type {
   DecidedAnswer,
   GateDecision,
+  GateInput,
   GateRequest,
+  GateSettings,
   PolicyOutcome,
   StageOutcome,
 } from '../../src/domain/gate/vocabulary.js';
 import { GateWorkflowClient } from '../../src/temporal/gate-workflow-client.js';
+import { gateWorkflowType } from '../../src/workflows/messages.js';
 import { testConfig } from './env.js';
 import { gateWorkflowBundle } from './workflow-bundle.js';
 
@@ -90,6 +93,8 @@ const defaults: Required<Script> = {
 /** A scripted call: its request, and what its activities were asked. */
 export interface ScriptedCall {
   request: GateRequest;
+  /** The workflow's input: the request and its settings. */
+  input: GateInput;
   workflowId: string;
   invocations: Invocation[];
   /** The activities called, in order. */
@@ -104,8 +109,13 @@ export interface InProcessGate {
   env: TestWorkflowEnvironment;
   /** The API's own Temporal client code, pointed at this file's task queue. */
   client: GateWorkflowClient;
-  /** A new call with its own ids, scripted; `request` overrides its fields. */
-  call(script?: Script, request?: Partial<GateRequest>): ScriptedCall;
+  /** A new call with its own ids, scripted; `request` overrides its fields and its settings. */
+  call(script?: Script, request?: Partial<GateRequest & GateSettings>): ScriptedCall;
+  /**
+   * Starts the call's workflow with the flat input of before the call and its settings were
+   * split, as a call in flight across the upgrade was started; its answer is then asked as usual.
+   */
+  startFlat(call: ScriptedCall, stageActivities: 'local' | 'remote'): Promise<unknown>;
 }
 
 /** Registers the hooks that start and stop this file's worker; read the fields inside tests. */
@@ -179,6 +189,13 @@ export function useInProcessGate(): InProcessGate {
       invocations
         .filter((i) => i.activity === activity)
         .map((i) => i.args as Parameters<Activities[K]>);
+    const {
+      approval_recheck_s = 60,
+      // A test that sets the re-check without its longest wait means that period, unchanged.
+      approval_recheck_max_s = approval_recheck_s,
+      unavailable_window_s = 30,
+      ...callOverrides
+    } = overrides;
     const request: GateRequest = {
       run_id: asRunId(randomUUID()),
       session_id: asSessionId(`s-${randomUUID()}`),
@@ -186,18 +203,14 @@ export function useInProcessGate(): InProcessGate {
       tool: 'Read',
       arguments: { file_path: 'README.md' },
       execute: false,
-      approval_recheck_s: 60,
-      stage_activities: 'local',
-      unavailable_window_s: 30,
-      ...overrides,
-      // A test that sets the re-check without its longest wait means that period, unchanged.
-      approval_recheck_max_s:
-        overrides.approval_recheck_max_s ?? overrides.approval_recheck_s ?? 60,
+      ...callOverrides,
     };
+    const settings = { approval_recheck_s, approval_recheck_max_s, unavailable_window_s };
     const invocations: Invocation[] = [];
     scripts.set(request.tool_call_id, { script, invocations });
     return {
       request,
+      input: { call: request, settings },
       workflowId: gateWorkflowId(request.session_id, request.tool_call_id),
       invocations,
       calls: () => invocations.map((i) => i.activity),
@@ -210,5 +223,11 @@ export function useInProcessGate(): InProcessGate {
       },
     };
   };
+  gate.startFlat = (call, stageActivities) =>
+    gate.env.client.workflow.start(gateWorkflowType, {
+      workflowId: call.workflowId,
+      taskQueue,
+      args: [{ ...call.request, ...call.input.settings, stage_activities: stageActivities }],
+    });
   return gate;
 }

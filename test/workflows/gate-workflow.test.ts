@@ -13,6 +13,7 @@ import type {
   DenySource,
   GateAnswer,
   GateRequest,
+  GateSettings,
   PolicyOutcome,
   StageOutcome,
 } from '../../src/domain/gate/vocabulary.js';
@@ -30,7 +31,7 @@ const bound = { timeout: 30_000 };
 
 /** Sends the call as the API does (update-with-start) and returns the answer the runner gets. */
 async function ask(call: ScriptedCall): Promise<GateAnswer> {
-  const answer = await gate.client.ask(call.request, 20_000);
+  const answer = await gate.client.ask(call.input, 20_000);
   assert.notEqual(answer, 'closed');
   return answer as GateAnswer;
 }
@@ -63,7 +64,7 @@ const requireApproval: PolicyOutcome = {
 const stages = ['budget', 'capability', 'schema', 'trustTier', 'policy'] as const;
 
 /** A call asking for approval that no signal wakes, whose row reads decided on its third check. */
-const approvedOnThirdCheck = async (request: Partial<GateRequest>) => {
+const approvedOnThirdCheck = async (request: Partial<GateRequest & GateSettings>) => {
   let checks = 0;
   const call = gate.call(
     {
@@ -97,8 +98,9 @@ describe('the stages, in order', bound, () => {
     assert.deepEqual(await result(call), answer);
   });
 
-  test('the stages run as regular activities when the request says so, with the same answer', async () => {
-    const call = gate.call({}, { stage_activities: 'remote' });
+  test('a call started before the split, flat and stage by stage, runs each stage as its own activity, with the same answer', async () => {
+    const call = gate.call();
+    await gate.startFlat(call, 'remote');
     assert.equal((await decided(call)).decision, 'allow');
     assert.deepEqual(call.calls(), [...stages, 'recordDecision']);
   });
@@ -239,16 +241,18 @@ describe('a stage that cannot reach its data', { ...bound, concurrent: true }, (
     assert.equal(call.onlyArgs('recordDecision')[1].stage, 'policy');
   });
 
-  for (const stageActivities of ['local', 'remote'] as const) {
-    test(`past the window it fails closed as the gate's unavailability, not as the stage (${stageActivities} stages)`, async () => {
+  for (const stageByStage of [false, true]) {
+    const how = stageByStage ? 'a call started flat, stage by stage' : 'the stages in one activity';
+    test(`past the window it fails closed as the gate's unavailability, not as the stage (${how})`, async () => {
       const call = gate.call(
         {
           budget: () => {
             throw refused();
           },
         },
-        { unavailable_window_s: 2, stage_activities: stageActivities },
+        { unavailable_window_s: 2 },
       );
+      if (stageByStage) await gate.startFlat(call, 'remote');
       const answer = await decided(call);
       assert.equal(answer.decision, 'deny');
       assert.equal(answer.source, 'unavailable');
@@ -477,16 +481,15 @@ describe('re-attaching updates', bound, () => {
   test('the same call sent again while a stage works lands on the same workflow: one evaluation, one answer', async () => {
     let release!: () => void;
     const gateOpen = new Promise<void>((resolve) => (release = resolve));
-    // Regular activities, so the workflow task is done while the stage works and queries answer.
-    const call = gate.call(
-      {
-        budget: async () => {
-          await gateOpen;
-          return { outcome: 'pass' };
-        },
+    // Regular activities (a call started flat, stage by stage), so the workflow task is done
+    // while the stage works and queries answer.
+    const call = gate.call({
+      budget: async () => {
+        await gateOpen;
+        return { outcome: 'pass' };
       },
-      { stage_activities: 'remote' },
-    );
+    });
+    await gate.startFlat(call, 'remote');
     const first = ask(call);
     const handle = gate.env.client.workflow.getHandle(call.workflowId);
     await waitUntil(() => call.calls().includes('budget'));
@@ -511,7 +514,7 @@ describe('re-attaching updates', bound, () => {
     const { runId } = await handle.describe();
     const evaluated = call.calls().length;
     // The API answers a decided call from its record; the workflow is never run a second time.
-    await gate.client.ask(call.request, 20_000);
+    await gate.client.ask(call.input, 20_000);
     assert.equal((await handle.describe()).runId, runId);
     assert.equal(call.calls().length, evaluated);
   });

@@ -24,7 +24,7 @@ import {
   remoteTools,
   startMcpTask,
   type McpCall,
-} from '../../application/mcp-calls.js';
+} from '../../application/tool-call/mcp-calls.js';
 import { ConflictError, NotFoundError } from '../../domain/errors.js';
 import { brokeredToolResult, toolError } from '../../domain/gate/tool-result.js';
 import type { PendingAnswer } from '../../domain/gate/vocabulary.js';
@@ -34,6 +34,7 @@ import type { ApiContext } from '../context.js';
 import { problemFor } from '../error-mapping.js';
 import type { McpPrincipal } from './bearer.js';
 import { taskOf } from './tasks.js';
+import { frozenTool } from '../../domain/tools/tools.js';
 
 type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
@@ -70,8 +71,9 @@ export function gateMcpServer(
     const request = checked(CallToolRequestSchema, raw);
     const call = mcpCallOf(request);
     if (principal.revoked) return refusedCall(request, revokedRunMessage);
-    const sandbox = run.toolset.find((t) => t.name === call.tool && t.class !== 'brokered');
-    if (sandbox) return refusedCall(request, sandboxToolMessage(call.tool));
+    const tool = frozenTool(run.toolset, call.tool);
+    if (tool && tool.class !== 'brokered')
+      return refusedCall(request, sandboxToolMessage(call.tool));
     try {
       if (request.params.task) {
         return { task: taskOf(await startMcpTask(ctx, run, call, requestId)) };

@@ -1,6 +1,6 @@
 import type { Task } from '@modelcontextprotocol/sdk/types.js';
-import type { McpTaskRow } from '../../store/mcp-calls.js';
-import { stateOf } from '../../store/tool-calls.js';
+import type { McpTaskRow } from '../../application/tool-call/mcp-calls.js';
+import { answerOfRecord } from '../../application/tool-call/tool-calls.js';
 
 /** How often a client is asked to poll a task that waits for a person (milliseconds). */
 const taskPollIntervalMs = 2_000;
@@ -11,7 +11,7 @@ const taskPollIntervalMs = 2_000;
  * when its client withdrew it. Kept as long as the call's record: no time-to-live.
  */
 export function taskOf(row: McpTaskRow): Task {
-  const state = stateOf(row);
+  const state = answerOfRecord(row);
   const times = {
     createdAt: row.created_at.toISOString(),
     lastUpdatedAt: (row.decided_at ?? row.created_at).toISOString(),

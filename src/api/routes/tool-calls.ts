@@ -1,9 +1,6 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { awaitRunnerAnswer } from '../../application/await-tool-call.js';
-import { explainToolCall } from '../../application/explain-decision.js';
-import { submitToolCall } from '../../application/submit-tool-call.js';
 import { denySources, type ToolCallState } from '../../domain/gate/vocabulary.js';
 import { MAX_ARGUMENT_DEPTH } from '../../domain/tools/argument-validation.js';
 import { jsonDepthWithin } from '../../domain/tools/json-depth.js';
@@ -15,6 +12,7 @@ import { callerAdmin, callerRun } from '../callers.js';
 import type { ApiContext } from '../context.js';
 import { anyObject, json } from '../route-schemas.js';
 import { sessionIdParam, toolCallIdParam } from '../validation.js';
+import { frozenTool } from '../../domain/tools/tools.js';
 
 const callParams = z.object({ session_id: sessionIdParam, tool_call_id: toolCallIdParam }).strict();
 const callBody = z
@@ -107,13 +105,9 @@ export function toolCallRoutes(server: FastifyInstance, ctx: ApiContext) {
       annotateSpan({
         'gate.session_id': request.params.session_id,
         'gate.tool_call_id': request.params.tool_call_id,
-        ...toolAttributes(
-          body.tool,
-          run.toolset.some((tool) => tool.name === body.tool),
-        ),
+        ...toolAttributes(body.tool, frozenTool(run.toolset, body.tool) !== undefined),
       });
-      const state = await submitToolCall(
-        ctx,
+      const state = await ctx.toolCalls.submit(
         run,
         request.params.tool_call_id,
         {
@@ -158,8 +152,7 @@ export function toolCallRoutes(server: FastifyInstance, ctx: ApiContext) {
       };
       reply.raw.on('close', hungUp);
       try {
-        const state = await awaitRunnerAnswer(
-          ctx,
+        const state = await ctx.toolCalls.answer(
           run,
           request.params.tool_call_id,
           wait * 1000,
@@ -186,8 +179,7 @@ export function toolCallRoutes(server: FastifyInstance, ctx: ApiContext) {
       },
     },
     async (request) =>
-      explainToolCall(
-        ctx.pool,
+      ctx.toolCalls.explain(
         request.params.session_id,
         request.params.tool_call_id,
         callerAdmin(request),

@@ -5,9 +5,7 @@
  * argument value.
  */
 import type { FrozenTool } from '../tools/tools.js';
-import type { DenySource } from './vocabulary.js';
-
-export type StageName = 'budget' | 'capability' | 'schema' | 'trust_tier' | 'policy' | 'approval';
+import { stageOrder, type DenySource, type StageName } from './vocabulary.js';
 
 export interface StageExplanation {
   stage: StageName;
@@ -33,14 +31,12 @@ export interface DecisionRecord {
   approvalDecided?: Record<string, unknown>;
 }
 
-const order: StageName[] = ['budget', 'capability', 'schema', 'trust_tier', 'policy', 'approval'];
-
 /** The stage that decided, as the record names it (a binding deny is the capability stage's). */
 function decidingStage(record: DecisionRecord): StageName | undefined {
   if (record.approvalRequested) return 'approval';
   const stage = record.decision?.stage as DenySource | undefined;
   if (stage === 'binding') return 'capability';
-  return order.find((s) => s === stage);
+  return stageOrder.find((s) => s === stage);
 }
 
 function shadowOf(facts: Record<string, unknown> | undefined) {
@@ -101,8 +97,8 @@ const text = (value: unknown, otherwise: string) => (typeof value === 'string' ?
 
 function verdictOf(stage: StageName, decider: StageName | undefined, record: DecisionRecord) {
   if (decider === undefined) return 'not_reached';
-  const at = order.indexOf(stage);
-  const deciding = order.indexOf(decider);
+  const at = stageOrder.indexOf(stage);
+  const deciding = stageOrder.indexOf(decider);
   if (at > deciding) return 'not_reached';
   if (stage === 'policy' && decider === 'approval') return 'require_approval';
   if (at < deciding) return 'pass';
@@ -135,7 +131,7 @@ export function explainDecision(
   argumentsShown: boolean,
 ): StageExplanation[] {
   const decider = decidingStage(record);
-  return order
+  return stageOrder
     .filter((stage) => stage !== 'approval' || record.approvalRequested)
     .map((stage) => {
       const facts = lookedAt(stage, record);

@@ -1,6 +1,6 @@
 /**
  * The gate's vocabulary, shared by the workflow, its activities and the API.
- * Types only, plus constants: safe to import from workflow code.
+ * Types, constants and pure helpers only: safe to import from workflow code.
  */
 import type { RunId, SessionId, ToolCallId } from './ids.js';
 
@@ -21,6 +21,32 @@ export const denySources = [
   'unavailable',
 ] as const;
 export type DenySource = (typeof denySources)[number];
+
+/**
+ * The stages before policy, in the design document's order: the first denial decides. Every
+ * ordered list and keyed map of the stages is derived from this one and `stageOrder`.
+ */
+export const checkStages = ['budget', 'capability', 'schema', 'trust_tier'] as const;
+export type CheckStage = (typeof checkStages)[number];
+
+/** Every stage in the design document's order: the checks, then policy, then approval. */
+export const stageOrder = [...checkStages, 'policy', 'approval'] as const;
+export type StageName = (typeof stageOrder)[number];
+
+/** The stages that run as activities: the checks and policy (approval is the workflow's pause). */
+export const evaluatedStages = [...checkStages, 'policy'] as const;
+export type EvaluatedStage = (typeof evaluatedStages)[number];
+
+type CamelCase<S extends string> = S extends `${infer A}_${infer B}`
+  ? `${A}${Capitalize<CamelCase<B>>}`
+  : S;
+
+/** A stage's function as the activities name it: `trust_tier` is `trustTier`. */
+export type StageFunction = CamelCase<EvaluatedStage>;
+
+export function stageFunctionOf<S extends EvaluatedStage>(stage: S): CamelCase<S> {
+  return stage.replace(/_([a-z])/g, (_, letter: string) => letter.toUpperCase()) as CamelCase<S>;
+}
 
 /** A stage's denial: its source, the reason the runner reads, and how the ledger keeps it. */
 export interface Denial {
@@ -76,7 +102,7 @@ export interface PolicyRuling extends PolicyTrail {
   };
 }
 
-/** What the runner asked for: the workflow's input. */
+/** What the runner asked for: the call, as the workflow and its activities read it. */
 export interface GateRequest {
   run_id: RunId;
   session_id: SessionId;
@@ -89,18 +115,36 @@ export interface GateRequest {
    * more; reported by the gate MCP proxy. It can only deny (stage 2), never allow.
    */
   observed_digest?: string | null;
+}
+
+/** How the gate runs a call: the deployment's settings, the same for every call it starts. */
+export interface GateSettings {
   /** How long a paused call waits before it first re-reads its approval unwoken (seconds). */
   approval_recheck_s: number;
   /** The longest wait between two unwoken re-reads: each one waits twice the one before, up to this. */
   approval_recheck_max_s: number;
-  /** Whether the cheap stages run as local activities (the default) or as regular ones. */
-  stage_activities: 'local' | 'remote';
   /**
    * How long a stage keeps trying to reach its data before the call fails closed as
    * `unavailable` (seconds).
    */
   unavailable_window_s: number;
 }
+
+/** The gate workflow's input: the call, and the settings it runs under. */
+export interface GateInput {
+  call: GateRequest;
+  settings: GateSettings;
+}
+
+/**
+ * The input of a workflow started before the call and its settings were split: one flat object
+ * that also said how the cheap stages ran (`remote`: one regular activity each). Still read, so
+ * that a call in flight across an upgrade runs on, and its history replays.
+ */
+export type FlatGateInput = GateRequest &
+  GateSettings & {
+    stage_activities: 'local' | 'remote';
+  };
 
 export interface DecidedAnswer {
   status: 'decided';

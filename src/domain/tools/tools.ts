@@ -58,6 +58,11 @@ export interface FrozenTool extends PhotographedTool {
   uncallable_reason?: string;
 }
 
+/** The run's frozen entry for the tool a call names; undefined when the run froze none by that name. */
+export function frozenTool(toolset: readonly FrozenTool[], name: string): FrozenTool | undefined {
+  return toolset.find((tool) => tool.name === name);
+}
+
 /** The digest covers what the model and the gate rely on: name, description, schema, effect. */
 export function toolDigest(tool: Omit<PhotographedTool, 'digest'>): string {
   return digestOf({

@@ -1,15 +1,16 @@
-import type { ToolCallId } from '../domain/gate/ids.js';
-import type { GateRequest, ToolCallState } from '../domain/gate/vocabulary.js';
-import { digestOf } from '../domain/ledger/digest.js';
-import type { Pool } from '../store/pool.js';
-import type { FrozenRun } from '../store/runs.js';
-import { recordToolCallRequest, stateOf, type ToolCallRow } from '../store/tool-calls.js';
-import type { GateWorkflowClient } from '../temporal/gate-workflow-client.js';
-import { awaitGateAnswer, whileDependenciesAnswer } from './await-gate-answer.js';
-import type { ToolCallNotices } from './await-tool-call.js';
+import type { ToolCallId } from '../../domain/gate/ids.js';
+import type { GateInput, GateSettings, ToolCallState } from '../../domain/gate/vocabulary.js';
+import { digestOf } from '../../domain/ledger/digest.js';
+import type { Pool } from '../../store/pool.js';
+import type { FrozenRun } from '../../store/runs.js';
+import { recordToolCallRequest, stateOf, type ToolCallRow } from '../../store/tool-calls.js';
+import type { GateWorkflowClient } from '../../temporal/gate-workflow-client.js';
+import { awaitGateAnswer, whileDependenciesAnswer } from './gate-answer.js';
+import type { ToolCallNotices } from './await-answer.js';
 import { answerEndedGate } from './ended-gate.js';
-import { ConflictError } from '../domain/errors.js';
+import { ConflictError } from '../../domain/errors.js';
 import type { LocalAnswers } from './local-answers.js';
+import { frozenTool } from '../../domain/tools/tools.js';
 
 export interface ToolCallDeps {
   pool: Pool;
@@ -20,16 +21,12 @@ export interface ToolCallDeps {
   localAnswers?: LocalAnswers;
   /** How long to wait for the gate before asking the runner to send the call again. */
   gateWaitMs: number;
-  /** When a paused call first re-reads its approval row unwoken, and the longest wait later. */
-  approvalRecheckS: number;
-  approvalRecheckMaxS: number;
-  /** How the cheap stages run: local activities, or regular ones on any worker. */
-  stageActivities: 'local' | 'remote';
-  /** How long a stage keeps trying to reach its data before the call fails closed as unavailable. */
-  unavailableWindowS: number;
+  /** What every call's workflow runs under: its approval re-checks and its stages' window. */
+  settings: GateSettings;
 }
 
-interface ToolCall {
+/** A call as its entrance hands it over. */
+export interface ToolCall {
   tool: string;
   arguments: Record<string, unknown>;
   execute: boolean;
@@ -48,7 +45,7 @@ async function recordRequest(
   call: ToolCall,
 ): Promise<ToolCallRow> {
   const requestDigest = digestOf(call);
-  const frozenClass = run.toolset.find((t) => t.name === call.tool)?.class;
+  const frozenClass = frozenTool(run.toolset, call.tool)?.class;
   const row = await recordToolCallRequest(pool, {
     sessionId: run.session_id,
     toolCallId,
@@ -82,17 +79,11 @@ export async function submitToolCall(
   const row = await recordRequest(deps.pool, run, toolCallId, call);
   const recorded = stateOf(row);
   if (recorded.status === 'decided') return recorded;
-  const request: GateRequest = {
-    run_id: run.id,
-    session_id: run.session_id,
-    tool_call_id: toolCallId,
-    ...call,
-    approval_recheck_s: deps.approvalRecheckS,
-    approval_recheck_max_s: deps.approvalRecheckMaxS,
-    stage_activities: deps.stageActivities,
-    unavailable_window_s: deps.unavailableWindowS,
+  const input: GateInput = {
+    call: { run_id: run.id, session_id: run.session_id, tool_call_id: toolCallId, ...call },
+    settings: deps.settings,
   };
-  const answer = await decide(deps, request, requestId);
+  const answer = await decide(deps, input, requestId);
   if (answer !== 'closed') return answer;
   // A closed gate is never started again: its decision is in the record, or is recorded now.
   const ending = await deps.gate.ending(run.session_id, toolCallId);
@@ -108,17 +99,18 @@ export async function submitToolCall(
  */
 function decide(
   deps: ToolCallDeps,
-  request: GateRequest,
+  input: GateInput,
   requestId: string | undefined,
 ): Promise<ToolCallState | 'closed'> {
+  const request = input.call;
   return whileDependenciesAnswer(deps, request, async (abandoned) => {
     if (request.execute || !deps.gate.startsEagerly)
-      return deps.gate.ask(request, deps.gateWaitMs, requestId, abandoned);
+      return deps.gate.ask(input, deps.gateWaitMs, requestId, abandoned);
     const started = Date.now();
     const left = () => Math.max(0, deps.gateWaitMs - (Date.now() - started));
     const local = deps.localAnswers?.expect(request.session_id, request.tool_call_id);
     try {
-      const start = await deps.gate.start(request, deps.gateWaitMs, requestId);
+      const start = await deps.gate.start(input, deps.gateWaitMs, requestId);
       if (start === 'closed') return 'closed';
       // Started here: the answer is recorded in this process and handed over. A task that moved
       // elsewhere (this worker stopping), or a record slow to take it, is read from the record.

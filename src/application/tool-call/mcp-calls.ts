@@ -1,26 +1,29 @@
 import { randomUUID } from 'node:crypto';
-import { withdrawnDecision } from '../domain/gate/decisions.js';
-import { asToolCallId, type ToolCallId } from '../domain/gate/ids.js';
-import type { DecidedAnswer, ToolCallState } from '../domain/gate/vocabulary.js';
-import { digestOf } from '../domain/ledger/digest.js';
+import { withdrawnDecision } from '../../domain/gate/decisions.js';
+import { asToolCallId, type ToolCallId } from '../../domain/gate/ids.js';
+import type { DecidedAnswer, ToolCallState } from '../../domain/gate/vocabulary.js';
+import { digestOf } from '../../domain/ledger/digest.js';
 import {
   closeMcpCall,
   findMcpTask,
   recordMcpCall,
   withdrawTaskApproval,
   type McpTaskRow,
-} from '../store/mcp-calls.js';
-import type { FrozenRun } from '../store/runs.js';
-import { findToolCall, stateOf } from '../store/tool-calls.js';
-import { awaitRunnerAnswer } from './await-tool-call.js';
-import type { EndedGateDeps } from './ended-gate.js';
-import { ConflictError, NotFoundError } from '../domain/errors.js';
-import { submitToolCall, type ToolCallDeps } from './submit-tool-call.js';
+} from '../../store/mcp-calls.js';
+import type { Pool } from '../../store/pool.js';
+import type { FrozenRun } from '../../store/runs.js';
+import { stateOf } from '../../store/tool-calls.js';
+import type { Waker } from '../../temporal/gate-workflow-client.js';
+import { ConflictError, NotFoundError } from '../../domain/errors.js';
+import type { ToolCalls } from './tool-calls.js';
+import { frozenTool } from '../../domain/tools/tools.js';
+
+export type { McpTaskRow };
 
 /**
  * A tool call that came through the remote MCP endpoint: its life is the runner's (recorded,
  * decided by the gate workflow, a brokered one carried out by the gate), through the same
- * `submitToolCall` and `awaitRunnerAnswer` the REST route uses; what is added here is only how
+ * door the REST routes use (`ToolCalls`: submit, answer); what is added here is only how
  * an MCP client names a call it makes again, and its tasks.
  */
 export interface McpCall {
@@ -29,7 +32,11 @@ export interface McpCall {
   arguments: Record<string, unknown>;
 }
 
-type McpCallDeps = ToolCallDeps & EndedGateDeps;
+interface McpCallDeps {
+  pool: Pool;
+  gate: Waker;
+  toolCalls: ToolCalls;
+}
 
 interface McpCallAnswer {
   toolCallId: ToolCallId;
@@ -49,7 +56,7 @@ const callKeyOf = (call: McpCall) => digestOf({ tool: call.tool, arguments: call
 function gateCall(run: FrozenRun, call: McpCall) {
   // Only a brokered tool is carried out by the gate; any other name is asked as it is (an
   // unfrozen one is denied, and the ledger shows it was tried).
-  const brokered = run.toolset.some((t) => t.name === call.tool && t.class === 'brokered');
+  const brokered = frozenTool(run.toolset, call.tool)?.class === 'brokered';
   return { tool: call.tool, arguments: call.arguments, execute: brokered };
 }
 
@@ -78,16 +85,16 @@ export async function callThroughMcp(
     callKey: callKeyOf(call),
   });
   const recorded =
-    toolCallId === fresh ? undefined : await findToolCall(deps.pool, run.session_id, toolCallId);
+    toolCallId === fresh ? undefined : await deps.toolCalls.recorded(run, toolCallId);
   // Asked (again) unless it waits on a person: submitting is idempotent by the id.
   let state =
     recorded && recorded.status !== 'evaluating'
-      ? stateOf(recorded)
-      : await submitToolCall(deps, run, toolCallId, gateCall(run, call), requestId);
+      ? recorded
+      : await deps.toolCalls.submit(run, toolCallId, gateCall(run, call), requestId);
   if (state.status !== 'decided') {
     onPending?.(state);
     const left = Math.max(0, deadline - Date.now());
-    state = await awaitRunnerAnswer(deps, run, toolCallId, left, signal);
+    state = await deps.toolCalls.answer(run, toolCallId, left, signal);
   }
   if (state.status === 'decided') await closeMcpCall(deps.pool, run.session_id, toolCallId);
   return { toolCallId, state };
@@ -112,7 +119,7 @@ export async function startMcpTask(
     kind: 'task',
     callKey: callKeyOf(call),
   });
-  await submitToolCall(deps, run, toolCallId, gateCall(run, call), requestId);
+  await deps.toolCalls.submit(run, toolCallId, gateCall(run, call), requestId);
   await closeMcpCall(deps.pool, run.session_id, toolCallId);
   return mcpTask(deps, run, toolCallId);
 }
@@ -137,7 +144,7 @@ export async function awaitMcpTask(
 ): Promise<DecidedAnswer | undefined> {
   const task = await mcpTask(deps, run, taskId);
   for (;;) {
-    const state = await awaitRunnerAnswer(deps, run, task.tool_call_id, 60_000, signal);
+    const state = await deps.toolCalls.answer(run, task.tool_call_id, 60_000, signal);
     if (state.status === 'decided') return state;
     if (signal.aborted) return undefined;
   }

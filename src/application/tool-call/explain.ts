@@ -1,14 +1,15 @@
-import { readsCallArguments } from '../domain/gate/approval.js';
-import { explainDecision, type StageExplanation } from '../domain/gate/explanation.js';
-import type { SessionId, ToolCallId } from '../domain/gate/ids.js';
-import type { DenySource } from '../domain/gate/vocabulary.js';
-import { findApproval } from '../store/approvals.js';
-import { readCallEvents } from '../store/ledger.js';
-import type { Member } from '../store/members.js';
-import type { Pool } from '../store/pool.js';
-import { findRunBySessionId } from '../store/runs.js';
-import { findToolCall, type ToolCallRow } from '../store/tool-calls.js';
-import { NotFoundError } from '../domain/errors.js';
+import { readsCallArguments } from '../../domain/gate/approval.js';
+import { explainDecision, type StageExplanation } from '../../domain/gate/explanation.js';
+import type { SessionId, ToolCallId } from '../../domain/gate/ids.js';
+import type { DenySource } from '../../domain/gate/vocabulary.js';
+import { findApproval } from '../../store/approvals.js';
+import { readCallEvents } from '../../store/ledger.js';
+import type { Member } from '../../store/members.js';
+import type { Pool } from '../../store/pool.js';
+import { findRunBySessionId } from '../../store/runs.js';
+import { findToolCall, type ToolCallRow } from '../../store/tool-calls.js';
+import { NotFoundError } from '../../domain/errors.js';
+import { frozenTool } from '../../domain/tools/tools.js';
 
 interface Explanation {
   session_id: string;
@@ -58,7 +59,7 @@ export async function explainToolCall(
   const stages = explainDecision(
     {
       run,
-      tool: run.toolset.find((tool) => tool.name === call.tool),
+      tool: frozenTool(run.toolset, call.tool),
       ...(requested && { requested }),
       ...(decision && { decision }),
       ...(approvalRequested && { approvalRequested }),

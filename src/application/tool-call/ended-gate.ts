@@ -1,13 +1,14 @@
-import { brokerFailed, endedGateDecision, type GateEnding } from '../domain/gate/decisions.js';
-import type { ToolCallId } from '../domain/gate/ids.js';
-import type { DecidedAnswer } from '../domain/gate/vocabulary.js';
-import { recordDecision } from '../store/decisions.js';
-import type { Pool } from '../store/pool.js';
-import type { FrozenRun } from '../store/runs.js';
-import { findToolCall, stateOf } from '../store/tool-calls.js';
-import { deliveryIdsFor } from '../store/webhooks.js';
-import type { GateWorkflowClient } from '../temporal/gate-workflow-client.js';
-import { NotFoundError } from '../domain/errors.js';
+import { brokerFailed, endedGateDecision, type GateEnding } from '../../domain/gate/decisions.js';
+import type { ToolCallId } from '../../domain/gate/ids.js';
+import type { DecidedAnswer } from '../../domain/gate/vocabulary.js';
+import { recordDecision } from '../../store/decisions.js';
+import type { Pool } from '../../store/pool.js';
+import type { FrozenRun } from '../../store/runs.js';
+import { findToolCall, stateOf } from '../../store/tool-calls.js';
+import { deliveryIdsFor } from '../../store/webhooks.js';
+import type { GateWorkflowClient } from '../../temporal/gate-workflow-client.js';
+import { NotFoundError } from '../../domain/errors.js';
+import { frozenTool } from '../../domain/tools/tools.js';
 
 export interface EndedGateDeps {
   pool: Pool;
@@ -35,7 +36,7 @@ export async function answerEndedGate(
     return brokerFailed(current.answer, 'the gate ended before the result');
   }
   const decision = endedGateDecision(ending, current.status === 'pending_approval');
-  const frozen = run.toolset.some((t) => t.name === current.tool);
+  const frozen = frozenTool(run.toolset, current.tool) !== undefined;
   const answer = await recordDecision(
     deps.pool,
     current,

@@ -1,10 +1,10 @@
-import type { SessionId, ToolCallId } from '../domain/gate/ids.js';
-import type { DecidedAnswer, ToolCallState } from '../domain/gate/vocabulary.js';
-import type { Pool } from '../store/pool.js';
-import type { FrozenRun } from '../store/runs.js';
-import { findToolCall, stateOf } from '../store/tool-calls.js';
+import type { SessionId, ToolCallId } from '../../domain/gate/ids.js';
+import type { DecidedAnswer, ToolCallState } from '../../domain/gate/vocabulary.js';
+import type { Pool } from '../../store/pool.js';
+import type { FrozenRun } from '../../store/runs.js';
+import { findToolCall, stateOf } from '../../store/tool-calls.js';
 import { answerIfGateEnded, type EndedGateDeps } from './ended-gate.js';
-import { NotFoundError } from '../domain/errors.js';
+import { NotFoundError } from '../../domain/errors.js';
 
 /** Wakes a reader when a call's recorded answer changes (LISTEN/NOTIFY in the API). */
 export interface ToolCallNotices {

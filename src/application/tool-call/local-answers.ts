@@ -1,4 +1,4 @@
-import type { GateAnswer } from '../domain/gate/vocabulary.js';
+import type { GateAnswer } from '../../domain/gate/vocabulary.js';
 
 /** A wait for one call's answer (decided, or pending on a person) as this process records it. */
 interface LocalExpectation {

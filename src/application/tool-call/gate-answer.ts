@@ -1,10 +1,10 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { SessionId, ToolCallId } from '../domain/gate/ids.js';
-import type { ToolCallState } from '../domain/gate/vocabulary.js';
-import type { Pool } from '../store/pool.js';
-import { findToolCall } from '../store/tool-calls.js';
-import { awaitToolCall, type ToolCallNotices } from './await-tool-call.js';
-import { GateStillEvaluatingError } from '../domain/errors.js';
+import type { SessionId, ToolCallId } from '../../domain/gate/ids.js';
+import type { ToolCallState } from '../../domain/gate/vocabulary.js';
+import type { Pool } from '../../store/pool.js';
+import { findToolCall } from '../../store/tool-calls.js';
+import { awaitToolCall, type ToolCallNotices } from './await-answer.js';
+import { GateStillEvaluatingError } from '../../domain/errors.js';
 
 /**
  * A notice can be lost (the listening connection dropped), and the shared re-check only looks
