@@ -115,7 +115,7 @@ describe('the floors of src/ as lint rules', () => {
     // An entrance reaches a tool call's record only through the tool-call folder's door.
     [
       'src/api/routes/probe.ts',
-      "import { findToolCall } from '../../store/tool-calls.js';",
+      "import type { ToolCallRow } from '../../store/tool-calls.js';",
       'import-x/no-restricted-paths',
     ],
     // The runner imports nothing of the server.
