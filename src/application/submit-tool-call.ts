@@ -111,7 +111,7 @@ function decide(
   request: GateRequest,
   requestId: string | undefined,
 ): Promise<ToolCallState | 'closed'> {
-  return whileDependenciesAnswer(deps, request, async (abandoned) => {
+  return whileDependenciesAnswer(deps, async (abandoned) => {
     if (request.execute || !deps.gate.startsEagerly)
       return deps.gate.ask(request, deps.gateWaitMs, requestId, abandoned);
     const started = Date.now();
