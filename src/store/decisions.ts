@@ -2,9 +2,10 @@ import { toolDecisionEvent } from '../domain/gate/decision-event.js';
 import type { SessionId, ToolCallId } from '../domain/gate/ids.js';
 import type { DecidedAnswer, GateDecision } from '../domain/gate/vocabulary.js';
 import { settleAndRecord } from './approval-settlement.js';
-import { appendEvent } from './ledger.js';
+import { appendEvent, appendGuarded } from './ledger.js';
+import type pg from 'pg';
 import { withTransaction, type Pool } from './pool.js';
-import { recordToolCallDecision } from './tool-calls.js';
+import { guardedDecision, recordToolCallDecision } from './tool-calls.js';
 
 /** The call a decision is recorded for. */
 interface DecidedCall {
@@ -46,14 +47,40 @@ export async function recordDecision(
         return settled.answer;
       }
     }
-    const recorded = await recordToolCallDecision(
-      tx,
-      call.session_id,
-      call.tool_call_id,
-      decision.answer,
-    );
-    await appendEvent(tx, call.session_id, toolDecisionEvent(call, decision, recorded));
+    const recorded = await recordCallDecision(tx, call, decision);
     abandoned?.throwIfAborted();
     return recorded;
   });
+}
+
+/**
+ * The call's decision and its tool.decision, inside the caller's transaction: in one statement
+ * when the call is still undecided and this process knows where the session's ledger ends; else
+ * (a retry finding it decided, a head that moved) by the locked path, which appends nothing
+ * twice. The one statement locks the head before the call's row, so only a call no person can be
+ * deciding at the same time takes it: an approval-stage decision may race a person's, whose
+ * transaction takes the row first, and goes the locked path in that order too.
+ */
+async function recordCallDecision(
+  tx: pg.PoolClient,
+  call: DecidedCall,
+  decision: GateDecision,
+): Promise<DecidedAnswer> {
+  if (decision.stage !== 'approval') {
+    const guarded = await appendGuarded<{ answer: DecidedAnswer }>(
+      tx,
+      call.session_id,
+      guardedDecision(call.session_id, call.tool_call_id, decision.answer),
+      toolDecisionEvent(call, decision, decision.answer),
+    );
+    if (guarded.outcome === 'changed') return guarded.row.answer;
+  }
+  const recorded = await recordToolCallDecision(
+    tx,
+    call.session_id,
+    call.tool_call_id,
+    decision.answer,
+  );
+  await appendEvent(tx, call.session_id, toolDecisionEvent(call, decision, recorded));
+  return recorded;
 }

@@ -26,7 +26,7 @@ const lockHeadSql =
   'select head_seq, head_hash from ledger_streams where stream_id = $1 for update';
 
 /** The stream's head row, created on the stream's first append, locked to the transaction. */
-async function lockHead(tx: pg.PoolClient, streamId: string): Promise<StreamHeadRow> {
+export async function lockStreamHead(tx: pg.PoolClient, streamId: string): Promise<StreamHeadRow> {
   const found = await tx.query<StreamHeadRow>(lockHeadSql, [streamId]);
   if (found.rows[0]) return found.rows[0];
   await tx.query(
@@ -57,7 +57,7 @@ export async function appendEvent(
   streamId: string,
   event: Redacted,
 ): Promise<AppendResult> {
-  const head = await lockHead(tx, streamId);
+  const head = await lockStreamHead(tx, streamId);
   const chained = {
     stream_id: streamId,
     seq: head.head_seq + 1,
@@ -91,13 +91,159 @@ export async function appendEvent(
       ledgerChannel,
     ],
   );
-  if (appended.rowCount === 1) return { seq: chained.seq, hash, appended: true };
+  if (appended.rowCount === 1) {
+    sawHead(streamId, { head_seq: chained.seq, head_hash: hash });
+    return { seq: chained.seq, hash, appended: true };
+  }
   const existing = await tx.query<{ seq: number; hash: string }>(
     'select seq, hash from ledger_events where stream_id = $1 and idempotency_key = $2',
     [streamId, event.idempotencyKey],
   );
   if (!existing.rows[0]) throw new Error(`ledger event ${event.idempotencyKey} was not appended`);
   return { ...existing.rows[0], appended: false };
+}
+
+/**
+ * Where this process last saw each stream's head. Only a guess: a guarded append checks it under
+ * the head's lock and changes nothing when the head has moved (another writer, a transaction that
+ * rolled back), so a wrong guess costs one statement and never an event.
+ */
+const seenHeads = new Map<string, StreamHeadRow>();
+const seenHeadsLimit = 10_000;
+
+function sawHead(streamId: string, head: StreamHeadRow): void {
+  if (seenHeads.size >= seenHeadsLimit && !seenHeads.has(streamId)) seenHeads.clear();
+  seenHeads.set(streamId, head);
+}
+
+/**
+ * A state change for a guarded append: SQL that changes nothing unless
+ * `exists (select 1 from head)` holds, returning the changed rows; its values are $1..$n.
+ */
+export interface GuardedChange {
+  sql: string;
+  values: unknown[];
+}
+
+export type GuardedOutcome<Row> =
+  /** The change was made and its event appended (or found already there), in one statement. */
+  | { outcome: 'changed'; row: Row }
+  /** The head was as seen, but the change matched nothing: nothing was appended. */
+  | { outcome: 'unchanged' }
+  /** The head moved under each guess, or the stream has none yet: nothing was done. */
+  | { outcome: 'head unknown' };
+
+interface GuardColumns {
+  ledger_head_seq: number | null;
+  ledger_head_hash: string | null;
+  ledger_changed: number;
+  ledger_appended: number;
+}
+
+/** A guess no head matches: a stream this process has not seen is learnt from the first try. */
+const unseenHead: StreamHeadRow = { head_seq: -1, head_hash: '' };
+
+/**
+ * A state change and the event that describes it in one statement, without a transaction of its
+ * own when `db` is the pool: the stream's head is locked, the change is made only if the head is
+ * where this process last saw it, and the event, the head's move and the notice follow from the
+ * change. All of it commits together or not at all, and seq stays gapless with commit order seq
+ * order, as with `appendEvent`. A head that moved changes nothing and is read back; the statement
+ * is tried once more with it, and a head that moved again is left to `appendEvent`'s path.
+ */
+export async function appendGuarded<Row extends object>(
+  db: Queryable,
+  streamId: string,
+  change: GuardedChange,
+  event: Redacted,
+): Promise<GuardedOutcome<Row>> {
+  for (let guess = 0; guess < 2; guess += 1) {
+    const head = seenHeads.get(streamId) ?? unseenHead;
+    const tried = await tryGuarded<Row>(db, streamId, head, change, event);
+    if (tried.outcome !== 'head moved') return tried;
+    if (!tried.head) break;
+    sawHead(streamId, tried.head);
+  }
+  seenHeads.delete(streamId);
+  return { outcome: 'head unknown' };
+}
+
+async function tryGuarded<Row extends object>(
+  db: Queryable,
+  streamId: string,
+  head: StreamHeadRow,
+  change: GuardedChange,
+  event: Redacted,
+): Promise<
+  | Exclude<GuardedOutcome<Row>, { outcome: 'head unknown' }>
+  | { outcome: 'head moved'; head: StreamHeadRow | undefined }
+> {
+  const chained = {
+    stream_id: streamId,
+    seq: head.head_seq + 1,
+    type: event.type,
+    at: new Date().toISOString(),
+    data: event.data,
+    idempotency_key: event.idempotencyKey,
+  };
+  const hash = eventHash(head.head_hash, chained);
+  const n = change.values.length;
+  const $ = (i: number) => `$${String(n + i)}`;
+  const { rows } = await db.query<GuardColumns & Row>(
+    `with locked as materialized (
+       select stream_id, head_seq, head_hash from ledger_streams where stream_id = ${$(1)}::text
+       for update
+     ), head as materialized (
+       select stream_id from locked where head_seq = ${$(2)}::bigint and head_hash = ${$(3)}::text
+     ), changed as (
+       ${change.sql}
+     ), appended as (
+       insert into ledger_events (stream_id, seq, type, at, data, idempotency_key, prev_hash, hash)
+       select ${$(1)}::text, ${$(4)}::bigint, ${$(5)}::text, ${$(6)}::timestamptz, ${$(7)}::jsonb,
+         ${$(8)}::text, ${$(3)}::text, ${$(9)}::text
+       where exists (select 1 from changed)
+       on conflict (stream_id, idempotency_key) do nothing
+       returning stream_id, seq, hash
+     ), moved as (
+       update ledger_streams s set head_seq = a.seq, head_hash = a.hash
+       from appended a where s.stream_id = a.stream_id
+       returning s.stream_id
+     ), noticed as (
+       select pg_notify(${$(10)}::text, stream_id) from moved
+     )
+     select (select head_seq from locked) as ledger_head_seq,
+       (select head_hash from locked) as ledger_head_hash,
+       (select count(*) from changed)::int as ledger_changed,
+       (select count(*) from noticed)::int as ledger_appended, c.*
+     from (select 1) as one left join changed c on true`,
+    [
+      ...change.values,
+      streamId,
+      head.head_seq,
+      head.head_hash,
+      chained.seq,
+      chained.type,
+      chained.at,
+      JSON.stringify(chained.data),
+      chained.idempotency_key,
+      hash,
+      ledgerChannel,
+    ],
+  );
+  const [first] = rows;
+  if (!first)
+    throw new Error(`ledger event ${event.idempotencyKey}: the guarded append said nothing`);
+  const { ledger_head_seq, ledger_head_hash, ledger_changed, ledger_appended, ...row } = first;
+  if (ledger_head_seq !== head.head_seq || ledger_head_hash !== head.head_hash) {
+    const found =
+      ledger_head_seq === null || ledger_head_hash === null
+        ? undefined
+        : { head_seq: ledger_head_seq, head_hash: ledger_head_hash };
+    return { outcome: 'head moved', head: found };
+  }
+  if (ledger_changed === 0) return { outcome: 'unchanged' };
+  if (ledger_appended === 1) sawHead(streamId, { head_seq: chained.seq, head_hash: hash });
+  return { outcome: 'changed', row: row as unknown as Row };
 }
 
 const eventColumns = `seq, type, to_char(at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as at,

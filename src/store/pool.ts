@@ -52,6 +52,25 @@ export async function pingDatabase(pool: Pool): Promise<void> {
   await pool.query('select 1');
 }
 
+/** How long one answer to "does PostgreSQL answer?" serves every call waiting. */
+const answersReuseMs = 1_000;
+const lastAnswers = new WeakMap<Pool, { at: number; answer: Promise<void> }>();
+
+/**
+ * Whether PostgreSQL answers, asked at most once a second for all of a pool's callers (every call
+ * waiting on its gate asks each second): a PostgreSQL that stops answering is still seen within
+ * the pool's query bound plus that second.
+ */
+export function databaseAnswers(pool: Pool): Promise<void> {
+  const now = Date.now();
+  const last = lastAnswers.get(pool);
+  if (last && now - last.at < answersReuseMs) return last.answer;
+  const answer = pingDatabase(pool);
+  answer.catch(() => undefined);
+  lastAnswers.set(pool, { at: now, answer });
+  return answer;
+}
+
 /** The single row an INSERT ... RETURNING or a lookup by key must produce. */
 export function one<T>(rows: T[]): T {
   const [row] = rows;

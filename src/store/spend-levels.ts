@@ -1,6 +1,7 @@
 import type pg from 'pg';
 import type { Queryable } from './pool.js';
 import type { Booking, SpendLevel } from '../domain/budget/spend-levels.js';
+import type { BudgetFigures } from './budget.js';
 
 /**
  * The spend counters of every level a model request falls under, inside the admission's or the
@@ -30,25 +31,81 @@ const budgetsOfSubject = `b.workspace_id = $1
       where g.workspace_id = $1 and g.kind = 'Group'
         and g.attributes -> 'members' @> jsonb_build_array(jsonb_build_object('value', $3::text)))))`;
 
+/** A run's own budget and the levels above it, as the gate's budget stage reads them. */
+export interface RunSpend {
+  budget: BudgetFigures;
+  levels: SpendLevel[];
+}
+
 /**
- * The levels above a run as they stand in the current period, read without locking (the gate's
- * budget stage: a tool call of a run with a spent level stops).
+ * The run's budget and the levels above it as they stand in the current period, read without
+ * locking (the gate's budget stage: a tool call of a run with a spent level stops), in one
+ * statement: a row per level beside the run's figures, or one row with no level.
  */
-export async function findRunSpendLevels(db: Queryable, runId: string): Promise<SpendLevel[]> {
-  const { rows } = await db.query<SpendLevel>(
-    `select b.level as kind, b.period, b.max_nanos, b.max_tokens,
-       coalesce(w.held_nanos, 0) as held_nanos, coalesce(w.used_nanos, 0) as used_nanos,
-       coalesce(w.held_tokens, 0) as held_tokens, coalesce(w.used_tokens, 0) as used_tokens,
-       case b.level when 'person' then m.name when 'team' then b.team end as name
-     from runs r
-     join spend_budgets b on ${budgetsOfSubject.replaceAll('$1', 'r.workspace_id').replaceAll('$2', 'r.id').replaceAll('$3', 'r.invoked_by')}
-     left join members m on m.id = b.member_id
-     left join spend_budget_windows w
-       on w.budget_id = b.id and w.window_start = spend_window_start(b.period, now())
-     where r.id = $1`,
+export async function findRunSpend(db: Queryable, runId: string): Promise<RunSpend> {
+  const { rows } = await db.query<BudgetFigures & Nullable<LevelColumns>>(
+    `select rb.max_tokens, rb.held_tokens, rb.used_tokens, rb.held_nanos, rb.used_nanos,
+       l.level_kind, l.level_name, l.level_period, l.level_max_nanos, l.level_max_tokens,
+       l.level_held_nanos, l.level_used_nanos, l.level_held_tokens, l.level_used_tokens
+     from run_budgets rb
+     left join lateral (
+       select b.level as level_kind, b.period as level_period, b.max_nanos as level_max_nanos,
+         b.max_tokens as level_max_tokens,
+         coalesce(w.held_nanos, 0) as level_held_nanos, coalesce(w.used_nanos, 0) as level_used_nanos,
+         coalesce(w.held_tokens, 0) as level_held_tokens,
+         coalesce(w.used_tokens, 0) as level_used_tokens,
+         case b.level when 'person' then m.name when 'team' then b.team end as level_name
+       from runs r
+       join spend_budgets b on ${budgetsOfSubject.replaceAll('$1', 'r.workspace_id').replaceAll('$2', 'r.id').replaceAll('$3', 'r.invoked_by')}
+       left join members m on m.id = b.member_id
+       left join spend_budget_windows w
+         on w.budget_id = b.id and w.window_start = spend_window_start(b.period, now())
+       where r.id = rb.run_id
+     ) l on true
+     where rb.run_id = $1`,
     [runId],
   );
-  return rows;
+  const [first] = rows;
+  // The row is opened with the run (a trigger), so a missing one is an unknown run.
+  if (!first) throw new Error(`run ${runId} has no budget`);
+  const { max_tokens, held_tokens, used_tokens, held_nanos, used_nanos } = first;
+  return {
+    budget: { max_tokens, held_tokens, used_tokens, held_nanos, used_nanos },
+    levels: rows.flatMap((row) => (isLevel(row) ? [levelOf(row)] : [])),
+  };
+}
+
+/** A level's columns, named apart from the run's own figures in the same row. */
+interface LevelColumns {
+  level_kind: SpendLevel['kind'];
+  level_name: string | null;
+  level_period: SpendLevel['period'];
+  level_max_nanos: number | null;
+  level_max_tokens: number | null;
+  level_held_nanos: number;
+  level_used_nanos: number;
+  level_held_tokens: number;
+  level_used_tokens: number;
+}
+
+type Nullable<T> = { [K in keyof T]: T[K] | null };
+
+function isLevel(row: Nullable<LevelColumns>): row is LevelColumns {
+  return row.level_kind !== null;
+}
+
+function levelOf(row: LevelColumns): SpendLevel {
+  return {
+    kind: row.level_kind,
+    name: row.level_name,
+    period: row.level_period,
+    max_nanos: row.level_max_nanos,
+    max_tokens: row.level_max_tokens,
+    held_nanos: row.level_held_nanos,
+    used_nanos: row.level_used_nanos,
+    held_tokens: row.level_held_tokens,
+    used_tokens: row.level_used_tokens,
+  };
 }
 
 /**

@@ -7,7 +7,7 @@ import type {
 } from '../domain/gate/vocabulary.js';
 import type { RunId, SessionId, ToolCallId } from '../domain/gate/ids.js';
 import { foreign, payload, redact } from '../domain/ledger/redaction.js';
-import { appendEvent } from './ledger.js';
+import { appendEvent, appendGuarded, lockStreamHead, type GuardedChange } from './ledger.js';
 import { withTransaction, type Pool, type Queryable } from './pool.js';
 
 export interface ToolCallRow {
@@ -51,25 +51,56 @@ interface RequestedCall {
 }
 
 /**
- * Records a call the first time it is seen, with tool.requested, in one transaction. A retry,
- * or a concurrent request, gets the first record back and appends nothing.
+ * Records a call the first time it is seen, with tool.requested, all or nothing: in one
+ * statement when this process knows where the session's ledger ends, else in one transaction. A
+ * retry, or a concurrent request, gets the first record back and appends nothing.
  */
-export function recordToolCallRequest(pool: Pool, call: RequestedCall): Promise<ToolCallRow> {
+export async function recordToolCallRequest(pool: Pool, call: RequestedCall): Promise<ToolCallRow> {
+  const event = requestedEvent(call);
+  const guarded = await appendGuarded<ToolCallRow>(
+    pool,
+    call.sessionId,
+    {
+      sql: `insert into tool_calls (session_id, tool_call_id, run_id, tool, request_digest,
+              awaits_result)
+            select $1::text, $2::text, $3::uuid, $4::text, $5::text, $6::boolean
+            where exists (select 1 from head)
+            on conflict (session_id, tool_call_id) do nothing
+            returning ${columns}`,
+      values: requestValues(call),
+    },
+    event,
+  );
+  if (guarded.outcome === 'changed') return guarded.row;
+  if (guarded.outcome === 'unchanged') return recordedRequest(pool, call);
   return withTransaction(pool, async (tx) => {
+    // The head before the row, as the one statement takes them: two requests of one call, one
+    // each way, never wait on each other in a cycle.
+    await lockStreamHead(tx, call.sessionId);
     const { row, created } = await insertToolCall(tx, call);
-    if (created) {
-      const event = redact('tool.requested', {
-        tool_call_id: call.toolCallId,
-        // A name the run never froze is the runner's free text: digest and length only.
-        tool: call.frozen ? call.tool : foreign(call.tool),
-        execute: call.execute,
-        arguments: payload(call.arguments),
-      });
-      await appendEvent(tx, call.sessionId, event);
-    }
+    if (created) await appendEvent(tx, call.sessionId, event);
     return row;
   });
 }
+
+function requestedEvent(call: RequestedCall) {
+  return redact('tool.requested', {
+    tool_call_id: call.toolCallId,
+    // A name the run never froze is the runner's free text: digest and length only.
+    tool: call.frozen ? call.tool : foreign(call.tool),
+    execute: call.execute,
+    arguments: payload(call.arguments),
+  });
+}
+
+const requestValues = (call: RequestedCall) => [
+  call.sessionId,
+  call.toolCallId,
+  call.runId,
+  call.tool,
+  call.requestDigest,
+  call.awaitsResult,
+];
 
 /** Inserts a call's row unless it is there; says whether this insert made it. */
 async function insertToolCall(
@@ -81,12 +112,17 @@ async function insertToolCall(
      values ($1, $2, $3, $4, $5, $6)
      on conflict (session_id, tool_call_id) do nothing
      returning ${columns}`,
-    [call.sessionId, call.toolCallId, call.runId, call.tool, call.requestDigest, call.awaitsResult],
+    requestValues(call),
   );
   if (inserted.rows[0]) return { row: inserted.rows[0], created: true };
+  return { row: await recordedRequest(db, call), created: false };
+}
+
+/** The first record of a call that was there already. */
+async function recordedRequest(db: Queryable, call: RequestedCall): Promise<ToolCallRow> {
   const existing = await findToolCall(db, call.sessionId, call.toolCallId);
   if (!existing) throw new Error('tool call vanished between insert and select');
-  return { row: existing, created: false };
+  return existing;
 }
 
 /**
@@ -124,6 +160,33 @@ export async function findToolCall(
   return rows[0];
 }
 
+/** The decision's write: only a call not yet decided takes one. */
+const decisionSql = (guard = '') =>
+  `update tool_calls set status = 'decided', decision = $3, source = $4, answer = $5,
+     decided_at = clock_timestamp()
+   where session_id = $1 and tool_call_id = $2 and status <> 'decided'${guard}
+   returning answer`;
+
+const decisionValues = (sessionId: SessionId, toolCallId: ToolCallId, answer: DecidedAnswer) => [
+  sessionId,
+  toolCallId,
+  answer.decision,
+  answer.source ?? null,
+  JSON.stringify(answer),
+];
+
+/** The decision's write as a guarded change, for one statement with its event (`appendGuarded`). */
+export function guardedDecision(
+  sessionId: SessionId,
+  toolCallId: ToolCallId,
+  answer: DecidedAnswer,
+): GuardedChange {
+  return {
+    sql: decisionSql(' and exists (select 1 from head)'),
+    values: decisionValues(sessionId, toolCallId, answer),
+  };
+}
+
 /** Records the decision once; a retried activity finds it already there and changes nothing. */
 export async function recordToolCallDecision(
   db: Queryable,
@@ -132,11 +195,8 @@ export async function recordToolCallDecision(
   answer: DecidedAnswer,
 ): Promise<DecidedAnswer> {
   const { rows } = await db.query<{ answer: DecidedAnswer }>(
-    `update tool_calls set status = 'decided', decision = $3, source = $4, answer = $5,
-       decided_at = clock_timestamp()
-     where session_id = $1 and tool_call_id = $2 and status <> 'decided'
-     returning answer`,
-    [sessionId, toolCallId, answer.decision, answer.source ?? null, JSON.stringify(answer)],
+    decisionSql(),
+    decisionValues(sessionId, toolCallId, answer),
   );
   if (rows[0]) return rows[0].answer;
   const existing = await findToolCall(db, sessionId, toolCallId);

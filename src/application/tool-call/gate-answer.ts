@@ -1,8 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { SessionId, ToolCallId } from '../../domain/gate/ids.js';
 import type { ToolCallState } from '../../domain/gate/vocabulary.js';
-import type { Pool } from '../../store/pool.js';
-import { findToolCall } from '../../store/tool-calls.js';
+import { databaseAnswers, type Pool } from '../../store/pool.js';
 import { awaitToolCall, type ToolCallNotices } from './await-answer.js';
 import { GateStillEvaluatingError } from '../../domain/errors.js';
 
@@ -57,7 +56,6 @@ const dependencyWatchMs = 1000;
  */
 export async function whileDependenciesAnswer<T>(
   deps: { pool: Pool; gate: TemporalReach },
-  call: { session_id: SessionId; tool_call_id: ToolCallId },
   wait: (abandoned: AbortSignal) => Promise<T>,
 ): Promise<T> {
   const settled = new AbortController();
@@ -65,10 +63,7 @@ export async function whileDependenciesAnswer<T>(
   const watch = (async (): Promise<never> => {
     for (;;) {
       await sleep(dependencyWatchMs, undefined, { signal: settled.signal });
-      await Promise.all([
-        findToolCall(deps.pool, call.session_id, call.tool_call_id),
-        deps.gate.reachable(),
-      ]);
+      await Promise.all([databaseAnswers(deps.pool), deps.gate.reachable()]);
     }
   })();
   // Whichever loses the race is stopped, and let go quietly.

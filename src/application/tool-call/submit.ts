@@ -103,7 +103,7 @@ function decide(
   requestId: string | undefined,
 ): Promise<ToolCallState | 'closed'> {
   const request = input.call;
-  return whileDependenciesAnswer(deps, request, async (abandoned) => {
+  return whileDependenciesAnswer(deps, async (abandoned) => {
     if (request.execute || !deps.gate.startsEagerly)
       return deps.gate.ask(input, deps.gateWaitMs, requestId, abandoned);
     const started = Date.now();

@@ -1,0 +1,71 @@
+/**
+ * A call's record and its decision, each written with its ledger event in one statement when the
+ * process knows where the session's ledger ends and by the locked path when it does not: however
+ * many writers race, the call is recorded once and decided once, with one event each, and the
+ * session's chain verifies.
+ */
+import assert from 'node:assert/strict';
+import { describe, test } from 'vitest';
+import { asRunId, asSessionId, asToolCallId } from '../../src/domain/gate/ids.js';
+import type { GateDecision } from '../../src/domain/gate/vocabulary.js';
+import { ChainVerifier } from '../../src/domain/ledger/hash-chain.js';
+import { recordDecision } from '../../src/store/decisions.js';
+import { readCallEvents, readChainedEvents, readStreamHead } from '../../src/store/ledger.js';
+import { recordToolCallRequest } from '../../src/store/tool-calls.js';
+import { useHarness } from '../support/harness.js';
+import { createRun } from '../support/seed.js';
+import { useStorePool } from '../support/store-pool.js';
+
+const h = useHarness();
+const store = useStorePool();
+
+const allow = (rule: string): GateDecision => ({
+  answer: { status: 'decided', decision: 'allow', reason: `allowed by ${rule}`, rule_id: rule },
+  stage: 'policy',
+  verdict: 'allow',
+});
+
+async function verdictOf(stream: string) {
+  const verifier = new ChainVerifier();
+  for (const event of await readChainedEvents(store.pool, stream, 0, 1000)) {
+    assert.ok(verifier.check({ ...event, stream_id: stream }), `seq ${String(event.seq)} breaks`);
+  }
+  return verifier.verdict(await readStreamHead(store.pool, stream));
+}
+
+describe('a call recorded once and decided once, whichever path each writer takes', () => {
+  test('eight requests of one call and eight decisions of it at once: one row, one tool.requested, one tool.decision, every writer told the first decision', async () => {
+    const run = await createRun(h.api, h.seed);
+    const sessionId = asSessionId(run.session_id);
+    const toolCallId = asToolCallId('c-raced');
+    const call = {
+      sessionId,
+      toolCallId,
+      runId: asRunId(run.run_id),
+      tool: 'Read',
+      arguments: { path: 'README.md' },
+      execute: false,
+      requestDigest: 'digest-of-the-request',
+      frozen: true,
+      awaitsResult: false,
+    };
+    const rows = await Promise.all(
+      Array.from({ length: 8 }, () => recordToolCallRequest(store.pool, call)),
+    );
+    assert.ok(rows.every((row) => row.request_digest === call.requestDigest));
+    const decided = { session_id: sessionId, tool_call_id: toolCallId, tool: 'Read' };
+    const answers = await Promise.all(
+      Array.from({ length: 8 }, (_, n) =>
+        recordDecision(store.pool, decided, allow(`rule-${String(n)}`)),
+      ),
+    );
+    assert.equal(new Set(answers.map((answer) => answer.rule_id)).size, 1);
+    const events = await readCallEvents(store.pool, sessionId, toolCallId);
+    assert.deepEqual(
+      events.map((event) => event.type),
+      ['tool.requested', 'tool.decision'],
+    );
+    assert.equal(events[1]?.data.rule_id, answers[0]?.rule_id);
+    assert.ok((await verdictOf(sessionId)).ok);
+  });
+});
