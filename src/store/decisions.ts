@@ -35,6 +35,7 @@ export async function recordDecision(
   call: DecidedCall,
   decision: GateDecision,
   abandoned?: AbortSignal,
+  { oneStatement = true }: { oneStatement?: boolean } = {},
 ): Promise<DecidedAnswer> {
   return withTransaction(pool, async (tx) => {
     if (deniesAtApproval(decision)) {
@@ -47,7 +48,7 @@ export async function recordDecision(
         return settled.answer;
       }
     }
-    const recorded = await recordCallDecision(tx, call, decision);
+    const recorded = await recordCallDecision(tx, call, decision, oneStatement);
     abandoned?.throwIfAborted();
     return recorded;
   });
@@ -59,14 +60,16 @@ export async function recordDecision(
  * (a retry finding it decided, a head that moved) by the locked path, which appends nothing
  * twice. The one statement locks the head before the call's row, so only a call no person can be
  * deciding at the same time takes it: an approval-stage decision may race a person's, whose
- * transaction takes the row first, and goes the locked path in that order too.
+ * transaction takes the row first, and goes the locked path in that order too, as does any
+ * writer but the call's own workflow (`oneStatement: false`).
  */
 async function recordCallDecision(
   tx: pg.PoolClient,
   call: DecidedCall,
   decision: GateDecision,
+  oneStatement: boolean,
 ): Promise<DecidedAnswer> {
-  if (decision.stage !== 'approval') {
+  if (oneStatement && decision.stage !== 'approval') {
     const guarded = await appendGuarded<{ answer: DecidedAnswer }>(
       tx,
       call.session_id,

@@ -44,6 +44,19 @@ interface StreamHeadRow {
   head_hash: string;
 }
 
+/** The event as the chain holds it after `head`, and its hash. */
+function chainedAfter(head: StreamHeadRow, streamId: string, event: Redacted) {
+  const chained = {
+    stream_id: streamId,
+    seq: head.head_seq + 1,
+    type: event.type,
+    at: new Date().toISOString(),
+    data: event.data,
+    idempotency_key: event.idempotencyKey,
+  };
+  return { chained, hash: eventHash(head.head_hash, chained) };
+}
+
 /**
  * Appends one redacted event to a stream, inside the caller's transaction: the event commits or
  * rolls back with the state change it describes. The stream's head row is locked for the rest of
@@ -58,15 +71,7 @@ export async function appendEvent(
   event: Redacted,
 ): Promise<AppendResult> {
   const head = await lockStreamHead(tx, streamId);
-  const chained = {
-    stream_id: streamId,
-    seq: head.head_seq + 1,
-    type: event.type,
-    at: new Date().toISOString(),
-    data: event.data,
-    idempotency_key: event.idempotencyKey,
-  };
-  const hash = eventHash(head.head_hash, chained);
+  const { chained, hash } = chainedAfter(head, streamId, event);
   const appended = await tx.query(
     `with appended as (
        insert into ledger_events (stream_id, seq, type, at, data, idempotency_key, prev_hash, hash)
@@ -123,6 +128,12 @@ function sawHead(streamId: string, head: StreamHeadRow): void {
 export interface GuardedChange {
   sql: string;
   values: unknown[];
+  /**
+   * A row lock the change would take anyway, taken before the head's (SQL over the same values):
+   * a call's insert, whose foreign key locks its run, locks the run first, as a revocation does
+   * (the run, then the head), so the two never wait on each other in a cycle.
+   */
+  lockFirst?: string;
 }
 
 export type GuardedOutcome<Row> =
@@ -178,20 +189,15 @@ async function tryGuarded<Row extends object>(
   | Exclude<GuardedOutcome<Row>, { outcome: 'head unknown' }>
   | { outcome: 'head moved'; head: StreamHeadRow | undefined }
 > {
-  const chained = {
-    stream_id: streamId,
-    seq: head.head_seq + 1,
-    type: event.type,
-    at: new Date().toISOString(),
-    data: event.data,
-    idempotency_key: event.idempotencyKey,
-  };
-  const hash = eventHash(head.head_hash, chained);
+  const { chained, hash } = chainedAfter(head, streamId, event);
   const n = change.values.length;
   const $ = (i: number) => `$${String(n + i)}`;
   const { rows } = await db.query<GuardColumns & Row>(
-    `with locked as materialized (
-       select stream_id, head_seq, head_hash from ledger_streams where stream_id = ${$(1)}::text
+    `with first as materialized (
+       ${change.lockFirst ?? 'select 1'}
+     ), locked as materialized (
+       select stream_id, head_seq, head_hash from ledger_streams
+       where stream_id = ${$(1)}::text and exists (select 1 from first)
        for update
      ), head as materialized (
        select stream_id from locked where head_seq = ${$(2)}::bigint and head_hash = ${$(3)}::text
@@ -242,6 +248,10 @@ async function tryGuarded<Row extends object>(
     return { outcome: 'head moved', head: found };
   }
   if (ledger_changed === 0) return { outcome: 'unchanged' };
+  // A change whose event was already there: the key says this fact was recorded, so a second
+  // change of the same fact must not commit without it.
+  if (ledger_appended === 0)
+    throw new Error(`ledger event ${event.idempotencyKey} was already appended for another change`);
   if (ledger_appended === 1) sawHead(streamId, { head_seq: chained.seq, head_hash: hash });
   return { outcome: 'changed', row: row as unknown as Row };
 }

@@ -68,14 +68,18 @@ export async function recordToolCallRequest(pool: Pool, call: RequestedCall): Pr
             on conflict (session_id, tool_call_id) do nothing
             returning ${columns}`,
       values: requestValues(call),
+      // The row's foreign key locks its run: the run first, as a revocation takes them.
+      lockFirst: 'select 1 from runs where id = $3::uuid for key share',
     },
     event,
   );
   if (guarded.outcome === 'changed') return guarded.row;
   if (guarded.outcome === 'unchanged') return recordedRequest(pool, call);
   return withTransaction(pool, async (tx) => {
-    // The head before the row, as the one statement takes them: two requests of one call, one
-    // each way, never wait on each other in a cycle.
+    // The run, then the head, then the row, as the one statement takes them (and a revocation
+    // the run before the head): two requests of one call, or a request and a revocation, never
+    // wait on each other in a cycle.
+    await tx.query('select 1 from runs where id = $1 for key share', [call.runId]);
     await lockStreamHead(tx, call.sessionId);
     const { row, created } = await insertToolCall(tx, call);
     if (created) await appendEvent(tx, call.sessionId, event);

@@ -17,7 +17,12 @@ import type { SearchAttributePair } from '@temporalio/common';
 import type { GateEnding } from '../domain/gate/decisions.js';
 import type { GateConfig } from '../config.js';
 import { gateWorkflowId, type SessionId, type ToolCallId } from '../domain/gate/ids.js';
-import type { GateAnswer, GateInput, GateRequest } from '../domain/gate/vocabulary.js';
+import type {
+  FlatGateInput,
+  GateAnswer,
+  GateInput,
+  GateRequest,
+} from '../domain/gate/vocabulary.js';
 import { approvalDecidedSignal, gateWorkflowType, toolCallUpdate } from '../workflows/messages.js';
 import { sessionIdAttribute, toolAttribute } from '../workflows/search-attributes.js';
 import { temporalClient } from './connections.js';
@@ -121,7 +126,13 @@ export class GateWorkflowClient {
       ...(requestId !== undefined && { memo: { request_id: requestId } }),
       workflowId: gateWorkflowId(request.session_id, request.tool_call_id),
       taskQueue: this.taskQueue,
-      args: [{ call: request, settings }] as [GateInput],
+      // Both shapes, for one release: a worker of before, still polling the queue while the
+      // processes roll (every API hosts one), reads the flat fields and runs the call as it
+      // always did; a worker of now reads `call` and `settings`. The next release sends only the
+      // split shape.
+      args: [{ ...request, ...settings, stage_activities: 'local', call: request, settings }] as [
+        GateInput & FlatGateInput,
+      ],
       workflowIdConflictPolicy: 'USE_EXISTING',
       workflowIdReusePolicy: 'REJECT_DUPLICATE',
       // What the Temporal UI filters by, set by the start: no event of the workflow's own.

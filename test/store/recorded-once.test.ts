@@ -68,4 +68,42 @@ describe('a call recorded once and decided once, whichever path each writer take
     assert.equal(events[1]?.data.rule_id, answers[0]?.rule_id);
     assert.ok((await verdictOf(sessionId)).ok);
   });
+
+  test('requests of a run at once with its revocation: the run is locked before the ledger head by both, so neither waits on the other in a cycle', async () => {
+    const run = await createRun(h.api, h.seed);
+    const sessionId = asSessionId(run.session_id);
+    const request = (id: string) => ({
+      sessionId,
+      toolCallId: asToolCallId(id),
+      runId: asRunId(run.run_id),
+      tool: 'Read',
+      arguments: { path: id },
+      execute: false,
+      requestDigest: `digest-${id}`,
+      frozen: true,
+      awaitsResult: false,
+    });
+    // Seen once, so this process knows where the session's ledger ends: the one-statement path.
+    await recordToolCallRequest(store.pool, request('c-first'));
+    // As a revocation takes them: the run's row, then (the requests queued meanwhile) the head.
+    const revocation = await store.pool.connect();
+    try {
+      await revocation.query('begin');
+      await revocation.query('select 1 from runs where id = $1 for update', [run.run_id]);
+      const requests = Promise.all(
+        ['c-1', 'c-2', 'c-3', 'c-4'].map((id) => recordToolCallRequest(store.pool, request(id))),
+      );
+      requests.catch(() => undefined);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      await revocation.query('select 1 from ledger_streams where stream_id = $1 for update', [
+        sessionId,
+      ]);
+      await revocation.query('commit');
+      const rows = await requests;
+      assert.equal(rows.length, 4);
+    } finally {
+      revocation.release();
+    }
+    assert.ok((await verdictOf(sessionId)).ok);
+  });
 });

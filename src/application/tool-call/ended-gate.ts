@@ -37,10 +37,14 @@ export async function answerEndedGate(
   }
   const decision = endedGateDecision(ending, current.status === 'pending_approval');
   const frozen = frozenTool(run.toolset, current.tool) !== undefined;
+  // Not the call's own workflow: the locked path, which takes the call's row before the
+  // ledger's head as every other writer of a call's decision does.
   const answer = await recordDecision(
     deps.pool,
     current,
     frozen ? decision : { ...decision, tool_unfrozen: true },
+    undefined,
+    { oneStatement: false },
   );
   if (decision.stage === 'approval') {
     // The approval was settled: its notices go out as a person's would (stored already, so a
