@@ -1,4 +1,4 @@
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hashToken, tokenKind } from '../application/tokens.js';
 import {
   findModelProvider,
@@ -88,4 +88,64 @@ export function holdModelSlot(
     if (err instanceof Problem && err.status === 429) return { limited: err.message };
     throw err;
   }
+}
+
+/** A model endpoint's error, answered in its own API's shape. */
+interface WireError extends Error {
+  status: number;
+  headers(): Record<string, string>;
+  body(): unknown;
+}
+
+/** How one model endpoint words what every model endpoint refuses. */
+export interface ModelEndpointWording {
+  kind: ModelProviderKind;
+  errorOf(err: unknown): WireError;
+  unauthenticated(message: string): WireError;
+  forbidden(message: string): WireError;
+  notFound(methodAndPath: string): WireError;
+  limited(message: string): WireError;
+}
+
+/**
+ * What every model endpoint's scope shares: the body kept as bytes (parsed once, by admission,
+ * and forwarded as it came), errors in the endpoint's API's shape, and the run's token checked
+ * and its slot held before the body is read (an unauthenticated caller's 16 MiB is never
+ * parsed). Returns how a handler reads the request's run and provider.
+ */
+export function modelEndpointScope(
+  scope: FastifyInstance,
+  ctx: ApiContext,
+  wording: ModelEndpointWording,
+): (request: FastifyRequest) => ModelAccess {
+  const accessByRequest = new WeakMap<FastifyRequest, ModelAccess>();
+  scope.removeAllContentTypeParsers();
+  scope.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => {
+    done(null, body);
+  });
+  scope.setErrorHandler((err, request, reply) => {
+    const error = wording.errorOf(err);
+    if (error.status >= 500) request.log.error({ err }, 'model request failed');
+    return reply.code(error.status).headers(error.headers()).send(error.body());
+  });
+  scope.setNotFoundHandler((request, reply) => {
+    const error = wording.notFound(`${request.method} ${request.url.split('?')[0] ?? ''}`);
+    return reply.code(404).headers(error.headers()).send(error.body());
+  });
+  scope.addHook('onRequest', async (request, reply) => {
+    const access = await modelAccessOf(ctx, request, wording.kind);
+    if (!('run' in access)) {
+      throw access.kind === 'unauthenticated'
+        ? wording.unauthenticated(access.message)
+        : wording.forbidden(access.message);
+    }
+    accessByRequest.set(request, access);
+    const slot = holdModelSlot(ctx, reply, access.run);
+    if (slot) throw wording.limited(slot.limited);
+  });
+  return (request) => {
+    const access = accessByRequest.get(request);
+    if (!access) throw wording.unauthenticated("a run's session token is required");
+    return access;
+  };
 }

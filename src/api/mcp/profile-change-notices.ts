@@ -3,6 +3,7 @@ import { runProfileChanges, type RunProfileChange } from '../../application/run-
 import type { RunId } from '../../domain/gate/ids.js';
 import { runsFromProfile } from '../../store/oauth-grants.js';
 import type { Pool } from '../../store/pool.js';
+import { StreamsByRun } from './streams-by-run.js';
 
 /**
  * The open notice streams (`GET /mcp`) of runs an OAuth authorization made from a run profile:
@@ -11,7 +12,7 @@ import type { Pool } from '../../store/pool.js';
  * the notice tells the client that authorizing again would now give another set.
  */
 export class ProfileChangeNotices {
-  private readonly streams = new Map<RunId, Set<McpServer>>();
+  private readonly streams = new StreamsByRun();
   private readonly listener = (change: RunProfileChange) => void this.tell(change);
 
   constructor(private readonly pool: Pool) {
@@ -20,15 +21,9 @@ export class ProfileChangeNotices {
 
   /** Tells the stream until the returned function is called (its connection closed). */
   add(runId: RunId, stream: McpServer): () => void {
-    let set = this.streams.get(runId);
-    if (!set) {
-      set = new Set();
-      this.streams.set(runId, set);
-    }
-    set.add(stream);
+    this.streams.add(runId, stream);
     return () => {
-      set.delete(stream);
-      if (set.size === 0) this.streams.delete(runId);
+      this.streams.delete(runId, stream);
     };
   }
 
@@ -40,10 +35,12 @@ export class ProfileChangeNotices {
   private async tell(change: RunProfileChange): Promise<void> {
     if (this.streams.size === 0) return;
     try {
-      for (const runId of await runsFromProfile(this.pool, change.profile_id, [
-        ...this.streams.keys(),
-      ])) {
-        for (const stream of this.streams.get(runId) ?? []) stream.sendToolListChanged();
+      for (const runId of await runsFromProfile(
+        this.pool,
+        change.profile_id,
+        this.streams.runs(),
+      )) {
+        for (const stream of this.streams.of(runId)) stream.sendToolListChanged();
       }
     } catch {
       // PostgreSQL away: a notice is a courtesy, the run's tools are what they froze.

@@ -2,6 +2,7 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { RunId } from '../../domain/gate/ids.js';
 import type { Pool } from '../../store/pool.js';
 import { revokedAmong } from '../../store/run-revocations.js';
+import { StreamsByRun } from './streams-by-run.js';
 
 /**
  * The open notice streams (`GET /mcp`) of this process, by run, and one shared look a second at
@@ -9,7 +10,7 @@ import { revokedAmong } from '../../store/run-revocations.js';
  * `notifications/tools/list_changed` once, so its client lists again and finds nothing.
  */
 export class RevocationWatch {
-  private readonly streams = new Map<RunId, Set<McpServer>>();
+  private readonly streams = new StreamsByRun();
   private timer: NodeJS.Timeout | undefined;
   private looking = false;
 
@@ -20,12 +21,7 @@ export class RevocationWatch {
 
   /** Watches the stream until the returned function is called (its connection closed). */
   add(runId: RunId, stream: McpServer): () => void {
-    let set = this.streams.get(runId);
-    if (!set) {
-      set = new Set();
-      this.streams.set(runId, set);
-    }
-    set.add(stream);
+    this.streams.add(runId, stream);
     this.timer ??= setInterval(() => void this.look(), this.everyMs).unref();
     return () => {
       this.forget(runId, stream);
@@ -39,9 +35,7 @@ export class RevocationWatch {
   }
 
   private forget(runId: RunId, stream: McpServer): void {
-    const set = this.streams.get(runId);
-    set?.delete(stream);
-    if (set?.size === 0) this.streams.delete(runId);
+    this.streams.delete(runId, stream);
     if (this.streams.size === 0) {
       clearInterval(this.timer);
       this.timer = undefined;
@@ -52,8 +46,8 @@ export class RevocationWatch {
     if (this.looking || this.streams.size === 0) return;
     this.looking = true;
     try {
-      for (const runId of await revokedAmong(this.pool, [...this.streams.keys()])) {
-        for (const stream of this.streams.get(runId) ?? []) {
+      for (const runId of await revokedAmong(this.pool, this.streams.runs())) {
+        for (const stream of this.streams.of(runId)) {
           stream.sendToolListChanged();
           this.forget(runId, stream);
         }

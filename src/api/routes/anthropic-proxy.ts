@@ -16,7 +16,7 @@ import {
 import { ClientLink, relayExchange } from '../model-relay.js';
 import { modelRequestBodyLimit } from './model-requests.js';
 import { RateWindow } from '../rate-window.js';
-import { holdModelSlot, modelAccessOf, type ModelAccess } from '../model-callers.js';
+import { modelEndpointScope, type ModelAccess } from '../model-callers.js';
 import { anthropicWire } from '../anthropic-wire.js';
 import { providerCall, settleExchange } from '../model-exchange.js';
 import { anyObject, type MediaAnswer } from '../route-schemas.js';
@@ -27,22 +27,6 @@ import { anyObject, type MediaAnswer } from '../route-schemas.js';
  * is kept as bytes, parsed once for admission, and forwarded unchanged with the provider's key,
  * the client's headers and query by an allow list.
  */
-
-const accessByRequest = new WeakMap<FastifyRequest, ModelAccess>();
-
-/** The run and its Anthropic provider, or Anthropic's own 401 or 403. */
-async function authenticate(ctx: ApiContext, request: FastifyRequest): Promise<ModelAccess> {
-  const access = await modelAccessOf(ctx, request, 'anthropic');
-  if ('run' in access) return access;
-  if (access.kind === 'unauthenticated') throw unauthenticated(access.message);
-  throw new AnthropicError(403, 'permission_error', access.message);
-}
-
-function accessOf(request: FastifyRequest): ModelAccess {
-  const access = accessByRequest.get(request);
-  if (!access) throw unauthenticated("a run's session token is required");
-  return access;
-}
 
 function bodyOf(request: FastifyRequest): Buffer {
   if (!Buffer.isBuffer(request.body) || request.body.length === 0)
@@ -66,8 +50,12 @@ function forwardedSearch(url: string): string {
   return query.get('beta') === 'true' ? '?beta=true' : '';
 }
 
-async function messages(ctx: ApiContext, request: FastifyRequest, reply: FastifyReply) {
-  const { run, provider } = accessOf(request);
+async function messages(
+  ctx: ApiContext,
+  { run, provider }: ModelAccess,
+  request: FastifyRequest,
+  reply: FastifyReply,
+) {
   const body = bodyOf(request);
   // Made before booking: nothing that can fail stands between a hold and its exchange.
   const call = upstreamCall(ctx, request, provider, '/v1/messages', body);
@@ -93,11 +81,11 @@ async function messages(ctx: ApiContext, request: FastifyRequest, reply: Fastify
  */
 async function countTokens(
   ctx: ApiContext,
+  { run, provider }: ModelAccess,
   limits: RateWindow,
   request: FastifyRequest,
   reply: FastifyReply,
 ) {
-  const { run, provider } = accessOf(request);
   // Before the body is read: a refused body costs a parse, so it counts too.
   const taken = limits.take(run.id);
   if (!taken.ok) {
@@ -132,30 +120,13 @@ const providerAnswer = (description: string): MediaAnswer => ({
 export function anthropicProxyRoutes(app: FastifyInstance, ctx: ApiContext) {
   void app.register(
     (scope, _options, registered) => {
-      // Bytes, not JSON: the body is parsed once, by admission, and forwarded as it came.
-      scope.removeAllContentTypeParsers();
-      scope.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => {
-        done(null, body);
-      });
-      scope.setErrorHandler((err, request, reply) => {
-        const error = anthropicErrorOf(err);
-        if (error.status >= 500) request.log.error({ err }, 'model request failed');
-        return reply.code(error.status).headers(error.headers()).send(error.body());
-      });
-      scope.setNotFoundHandler((request, reply) => {
-        const error = new AnthropicError(
-          404,
-          'not_found_error',
-          `the gate has no ${request.method} ${request.url.split('?')[0] ?? ''}`,
-        );
-        return reply.code(404).headers(error.headers()).send(error.body());
-      });
-      // Before the body is read: an unauthenticated caller's 16 MiB is never parsed.
-      scope.addHook('onRequest', async (request, reply) => {
-        const access = await authenticate(ctx, request);
-        accessByRequest.set(request, access);
-        const slot = holdModelSlot(ctx, reply, access.run);
-        if (slot) throw new AnthropicError(429, 'rate_limit_error', slot.limited, 1);
+      const accessOf = modelEndpointScope(scope, ctx, {
+        kind: 'anthropic',
+        errorOf: anthropicErrorOf,
+        unauthenticated,
+        forbidden: (message) => new AnthropicError(403, 'permission_error', message),
+        notFound: (what) => new AnthropicError(404, 'not_found_error', `the gate has no ${what}`),
+        limited: (message) => new AnthropicError(429, 'rate_limit_error', message, 1),
       });
       const options = {
         bodyLimit: modelRequestBodyLimit,
@@ -173,7 +144,7 @@ export function anthropicProxyRoutes(app: FastifyInstance, ctx: ApiContext) {
             response: { 200: providerAnswer('the provider answer, or its event stream') },
           },
         },
-        (request, reply) => messages(ctx, request, reply),
+        (request, reply) => messages(ctx, accessOf(request), request, reply),
       );
       scope.post(
         '/v1/messages/count_tokens',
@@ -186,7 +157,7 @@ export function anthropicProxyRoutes(app: FastifyInstance, ctx: ApiContext) {
             response: { 200: providerAnswer('the count') },
           },
         },
-        (request, reply) => countTokens(ctx, countLimits, request, reply),
+        (request, reply) => countTokens(ctx, accessOf(request), countLimits, request, reply),
       );
       registered();
     },

@@ -4,7 +4,7 @@ import { admitOpenAIRequest } from '../../application/model-access/admit-openai-
 import type { OpenAIEndpoint } from '../../domain/budget/openai-request.js';
 import type { ApiContext } from '../context.js';
 import { ClientLink, relayExchange } from '../model-relay.js';
-import { holdModelSlot, modelAccessOf, type ModelAccess } from '../model-callers.js';
+import { modelEndpointScope, type ModelAccess } from '../model-callers.js';
 import { providerCall, settleExchange } from '../model-exchange.js';
 import {
   OpenAIError,
@@ -23,16 +23,6 @@ import { modelRequestBodyLimit } from './model-requests.js';
  * streamed on Chat Completions, a usage report), booked, and forwarded with the provider's key.
  */
 
-const accessByRequest = new WeakMap<FastifyRequest, ModelAccess>();
-
-/** The run and its OpenAI provider, or OpenAI's own 401 or 403. */
-async function authenticate(ctx: ApiContext, request: FastifyRequest): Promise<ModelAccess> {
-  const access = await modelAccessOf(ctx, request, 'openai');
-  if ('run' in access) return access;
-  if (access.kind === 'unauthenticated') throw openaiUnauthenticated(access.message);
-  throw new OpenAIError(403, 'permission_error', access.message, 'model_provider');
-}
-
 const paths: Record<OpenAIEndpoint, string> = {
   chat_completions: '/v1/chat/completions',
   responses: '/v1/responses',
@@ -40,13 +30,11 @@ const paths: Record<OpenAIEndpoint, string> = {
 
 async function relay(
   ctx: ApiContext,
+  { run, provider }: ModelAccess,
   endpoint: OpenAIEndpoint,
   request: FastifyRequest,
   reply: FastifyReply,
 ) {
-  const access = accessByRequest.get(request);
-  if (!access) throw openaiUnauthenticated("a run's session token is required");
-  const { run, provider } = access;
   if (!Buffer.isBuffer(request.body) || request.body.length === 0)
     throw openaiInvalidRequest('the body must be a JSON request');
   const admission = await admitOpenAIRequest(ctx.pool, run, provider, request.body, endpoint);
@@ -78,39 +66,20 @@ const providerAnswer = (description: string): MediaAnswer => ({
 export function openaiProxyRoutes(app: FastifyInstance, ctx: ApiContext) {
   void app.register(
     (scope, _options, registered) => {
-      // Bytes, not JSON: the body is parsed once, by admission.
-      scope.removeAllContentTypeParsers();
-      scope.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => {
-        done(null, body);
-      });
-      scope.setErrorHandler((err, request, reply) => {
-        const error = openaiErrorOf(err);
-        if (error.status >= 500) request.log.error({ err }, 'model request failed');
-        return reply.code(error.status).headers(error.headers()).send(error.body());
-      });
-      scope.setNotFoundHandler((request, reply) => {
-        const error = new OpenAIError(
-          404,
-          'invalid_request_error',
-          `the gate has no ${request.method} ${request.url.split('?')[0] ?? ''}: it serves /openai/v1/chat/completions and /openai/v1/responses`,
-          'unknown_url',
-        );
-        return reply.code(404).headers(error.headers()).send(error.body());
-      });
-      // Before the body is read: an unauthenticated caller's 16 MiB is never parsed.
-      scope.addHook('onRequest', async (request, reply) => {
-        const access = await authenticate(ctx, request);
-        accessByRequest.set(request, access);
-        const slot = holdModelSlot(ctx, reply, access.run);
-        if (slot)
-          throw new OpenAIError(
-            429,
-            'rate_limit_error',
-            slot.limited,
-            'rate_limit_exceeded',
-            null,
-            1,
-          );
+      const accessOf = modelEndpointScope(scope, ctx, {
+        kind: 'openai',
+        errorOf: openaiErrorOf,
+        unauthenticated: openaiUnauthenticated,
+        forbidden: (message) => new OpenAIError(403, 'permission_error', message, 'model_provider'),
+        notFound: (what) =>
+          new OpenAIError(
+            404,
+            'invalid_request_error',
+            `the gate has no ${what}: it serves /openai/v1/chat/completions and /openai/v1/responses`,
+            'unknown_url',
+          ),
+        limited: (message) =>
+          new OpenAIError(429, 'rate_limit_error', message, 'rate_limit_exceeded', null, 1),
       });
       const options = {
         bodyLimit: modelRequestBodyLimit,
@@ -127,7 +96,7 @@ export function openaiProxyRoutes(app: FastifyInstance, ctx: ApiContext) {
             response: { 200: providerAnswer('the provider answer, or its event stream') },
           },
         },
-        (request, reply) => relay(ctx, 'chat_completions', request, reply),
+        (request, reply) => relay(ctx, accessOf(request), 'chat_completions', request, reply),
       );
       scope.post(
         '/v1/responses',
@@ -140,7 +109,7 @@ export function openaiProxyRoutes(app: FastifyInstance, ctx: ApiContext) {
             response: { 200: providerAnswer('the provider answer, or its event stream') },
           },
         },
-        (request, reply) => relay(ctx, 'responses', request, reply),
+        (request, reply) => relay(ctx, accessOf(request), 'responses', request, reply),
       );
       registered();
     },
