@@ -11,7 +11,7 @@ import { waitHttpOk, type Stack } from '../devstack/stack.js';
 import { startApiProcess } from './cpu-per-call.js';
 import { figures, show } from './figures.js';
 import { heapKinds, printHeapGrowth } from './heap-snapshot.js';
-import { allowBody, approvalBody, gateCalls, type BenchRun } from './gate-calls.js';
+import { allowBody, approvalBody, gateCalls, newRuns, type BenchRun } from './gate-calls.js';
 import { apiHeap, heapOnSignal, mib, rssOf, snapshotApiHeap } from './process-memory.js';
 
 const atOnce = 30;
@@ -34,7 +34,7 @@ export async function benchPendingApprovals(
     const key = config.api.operatorKey ?? '';
     await waitHttpOk(`${base}/readyz`);
     const calls = await gateCalls(base, key);
-    const runs = await Promise.all(Array.from({ length: atOnce }, () => calls.newRun()));
+    const runs = await newRuns(calls, atOnce);
     // Warm: the hosted worker runs and each runner's path has been taken once.
     await Promise.all(runs.map((run) => calls.submit(run, allowBody)));
     const pids = { api: api.child.pid, worker: worker.process.child.pid };

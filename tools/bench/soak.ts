@@ -12,7 +12,14 @@ import type { ManagedProcess } from '../devstack/child-process.js';
 import { waitHttpOk, type Stack } from '../devstack/stack.js';
 import { startApiProcess } from './cpu-per-call.js';
 import { heapKinds, printHeapGrowth } from './heap-snapshot.js';
-import { allowBody, BenchCallError, gateCalls, type GateCalls } from './gate-calls.js';
+import {
+  allowBody,
+  BenchCallError,
+  gateCalls,
+  newRuns,
+  type BenchRun,
+  type GateCalls,
+} from './gate-calls.js';
 import { apiHeap, heapOnSignal, mib, rssOf, snapshotApiHeap } from './process-memory.js';
 
 const runners = 30;
@@ -32,8 +39,12 @@ interface Sample {
 }
 
 /** One runner: allowed calls, one after another, a 503 sent again under its id, until `stop`. */
-async function runner(calls: GateCalls, counts: { done: number }, stop: AbortSignal) {
-  const run = await calls.newRun();
+async function runner(
+  calls: GateCalls,
+  run: BenchRun,
+  counts: { done: number },
+  stop: AbortSignal,
+) {
   while (!stop.aborted) {
     const id = randomUUID();
     for (;;) {
@@ -63,13 +74,14 @@ export async function benchSoak(
     const key = config.api.operatorKey ?? '';
     await waitHttpOk(`${base}/readyz`);
     const calls = await gateCalls(base, key);
+    const runs = await newRuns(calls, runners);
     process.stdout.write(
       `\nSoak: ${runners} runners sending allowed calls for ${seconds} s, the API a process of its own:\n` +
         `     s    calls     /s    API RSS   API heap used / total   worker RSS\n`,
     );
     const counts = { done: 0 };
     const started = performance.now();
-    const running = Array.from({ length: runners }, () => runner(calls, counts, stop.signal));
+    const running = runs.map((run) => runner(calls, run, counts, stop.signal));
     // The first runner to fail ends the soak; the others are awaited once it stops.
     for (const r of running) r.catch(() => undefined);
     const failed = Promise.race(running).then(() => undefined);
