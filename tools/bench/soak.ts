@@ -138,6 +138,18 @@ function printVerdict(samples: Sample[]): void {
   const rss = settled.map((s) => s.api);
   const range = Math.max(...rss) - Math.min(...rss);
   process.stdout.write(
-    `  ${range <= flatWithin ? '✔ flat' : '✖ not flat'}: from the second minute to the last, the API's RSS moved within ${mib(range)} (at most ${mib(flatWithin)}), ${mib(first.api)} → ${mib(last.api)}; its heap used ${mib(first.heapUsed)} → ${mib(last.heapUsed)}\n`,
+    `  ${range <= flatWithin ? '✔ flat' : '✖ not flat'}: from the second minute to the last, the API's RSS moved within ${mib(range)} (at most ${mib(flatWithin)}), ${mib(first.api)} → ${mib(last.api)}; its heap used ${mib(first.heapUsed)} → ${mib(last.heapUsed)}\n` +
+      `  trend over those samples (least squares): RSS ${perMinute(settled, (s) => s.api)}, heap total ${perMinute(settled, (s) => s.heapTotal)}\n`,
   );
+}
+
+/** The slope of a least-squares line through the samples, in MiB a minute. */
+function perMinute(samples: Sample[], value: (s: Sample) => number): string {
+  const n = samples.length;
+  const meanS = samples.reduce((sum, s) => sum + s.s, 0) / n;
+  const meanV = samples.reduce((sum, s) => sum + value(s), 0) / n;
+  const covariance = samples.reduce((sum, s) => sum + (s.s - meanS) * (value(s) - meanV), 0);
+  const variance = samples.reduce((sum, s) => sum + (s.s - meanS) ** 2, 0);
+  const slope = variance === 0 ? 0 : (covariance / variance) * 60;
+  return `${slope >= 0 ? '+' : ''}${(slope / 2 ** 20).toFixed(1)} MiB a minute`;
 }
