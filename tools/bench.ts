@@ -14,6 +14,8 @@
  * `--cpu` measures only CPU by process, statements and round trips (`--calls N` per runner and
  * round); `--profile` adds the API's and the worker's top functions while the load ran.
  * `--pending N` holds N approvals open; `--heap` adds what they left on the API's heap.
+ * `--soak [seconds]` sends allowed calls from 30 runners for that long (600 s) and follows the
+ * API's memory; `--heap` adds what grew on its heap from the second minute to the end.
  * `--model` measures only the model proxy's time to first byte, on a fresh stack.
  * `--mcp` measures only the remote MCP endpoint against the REST route, on a fresh stack.
  * `--simulation` measures only policy simulation's throughput, in this process (no stack).
@@ -49,6 +51,7 @@ import {
 import { printTopFunctions } from './bench/cpu-profile.js';
 import { benchApprovalList } from './bench/approval-list.js';
 import { benchPendingApprovals } from './bench/pending-approvals.js';
+import { benchSoak } from './bench/soak.js';
 import { benchLedgerAppends, benchPureParts } from './bench/pure-parts.js';
 import { benchSimulation } from './bench/simulation.js';
 
@@ -304,13 +307,22 @@ async function check(): Promise<number> {
 
 /** `--pending N`: N approvals held at once (see bench/pending-approvals.ts). */
 function pending(count: number): Promise<void> {
-  return onBenchStack(async (_config, base, key, workerPid) => {
-    const heapDir = outputFolder('--heap', 'heap-snapshots');
-    await benchPendingApprovals(await gateCalls(base, key), count, workerPid, heapDir);
+  const heapDir = outputFolder('--heap', 'heap-snapshots');
+  return onBenchStack(() => Promise.resolve(), {
+    alone: (stack, config, worker) => benchPendingApprovals(stack, config, worker, count, heapDir),
+  });
+}
+
+/** `--soak [seconds]`: the API's memory under a long load (see bench/soak.ts). */
+function soak(seconds: number): Promise<void> {
+  const heapDir = outputFolder('--heap', 'heap-snapshots');
+  return onBenchStack(() => Promise.resolve(), {
+    alone: (stack, config, worker) => benchSoak(stack, config, worker, seconds, heapDir),
   });
 }
 
 const pendingAt = process.argv.indexOf('--pending');
+const soakAt = process.argv.indexOf('--soak');
 if (process.argv.includes('--check')) process.exitCode = await check();
 else if (process.argv.includes('--simulation')) await benchSimulation();
 else if (process.argv.includes('--cpu')) await cpuFigures(() => Promise.resolve());
@@ -319,4 +331,6 @@ else if (process.argv.includes('--model'))
 else if (process.argv.includes('--mcp'))
   await onBenchStack((_config, base, key) => remoteMcpFigures(base, key));
 else if (pendingAt > 0) await pending(Number(process.argv[pendingAt + 1] ?? 10_000));
+else if (soakAt > 0)
+  await soak(/^\d+$/.test(process.argv[soakAt + 1] ?? '') ? numberAfter('--soak', 600) : 600);
 else await full();

@@ -4,12 +4,21 @@
  * recorded before tracing existed, replays exactly as it ran. Decided from the start's headers,
  * so a replay decides the same.
  */
-import {
+import type {
   OpenTelemetryInboundInterceptor,
   OpenTelemetryInternalsInterceptor,
   OpenTelemetryOutboundInterceptor,
 } from '@temporalio/interceptors-opentelemetry/lib/workflow/index.js';
 import type { WorkflowInterceptorsFactory } from '@temporalio/workflow';
+
+/**
+ * OpenTelemetry, loaded by a traced workflow only: each workflow evaluates the modules it loads
+ * for itself (the SDK keeps a module cache per workflow), so a static import made every workflow
+ * held in a worker's memory carry OpenTelemetry's, traced or not. Eager: in the bundle itself,
+ * evaluated when first asked for.
+ */
+const openTelemetry = () =>
+  import(/* webpackMode: "eager" */ '@temporalio/interceptors-opentelemetry/lib/workflow/index.js');
 
 /** The header Temporal's OpenTelemetry interceptors carry a trace's context in. */
 const traceHeader = '_tracer-data';
@@ -28,12 +37,14 @@ export const interceptors: WorkflowInterceptorsFactory = () => {
       {
         execute(input, next) {
           if (!(traceHeader in input.headers)) return next(input);
-          traced = {
-            inbound: new OpenTelemetryInboundInterceptor(),
-            outbound: new OpenTelemetryOutboundInterceptor(),
-            internals: new OpenTelemetryInternalsInterceptor(),
-          };
-          return traced.inbound.execute(input, next);
+          return openTelemetry().then((otel) => {
+            traced = {
+              inbound: new otel.OpenTelemetryInboundInterceptor(),
+              outbound: new otel.OpenTelemetryOutboundInterceptor(),
+              internals: new otel.OpenTelemetryInternalsInterceptor(),
+            };
+            return traced.inbound.execute(input, next);
+          });
         },
         handleSignal: (input, next) =>
           traced ? traced.inbound.handleSignal(input, next) : next(input),

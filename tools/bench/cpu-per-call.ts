@@ -93,7 +93,8 @@ async function queryCounts(process: ManagedProcess, lines: string[]): Promise<Pg
   );
 }
 
-function startApiProcess(stack: Stack, profileDir: string | undefined, lines: string[]) {
+/** The API as a process of its own, logging what goes wrong, its output into `lines`. */
+export function startApiProcess(stack: Stack, profileDir: string | undefined, lines: string[]) {
   const source = path.join(projectRoot, 'src/api/main.ts');
   return startProcess('api', process.execPath, [...measuredNodeFlags(profileDir), source], {
     // The in-process API of the other figures logs nothing; this one logs what goes wrong.

@@ -73,3 +73,10 @@ export async function gateCalls(base: string, operatorKey: string) {
 }
 
 export type GateCalls = Awaited<ReturnType<typeof gateCalls>>;
+
+/** `count` runs made one after another: at once, a loaded machine's pool turns some away. */
+export async function newRuns(calls: GateCalls, count: number): Promise<BenchRun[]> {
+  const runs: BenchRun[] = [];
+  for (let i = 0; i < count; i += 1) runs.push(await calls.newRun());
+  return runs;
+}

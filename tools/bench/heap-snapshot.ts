@@ -1,12 +1,10 @@
 /**
- * What a process's JavaScript heap holds, by kind of object: a V8 heap snapshot of this process's
- * main thread (the API, its hosted worker's JavaScript side, the bench's runners), summed by
+ * What a process's JavaScript heap holds, by kind of object: a V8 heap snapshot of the API
+ * process's main thread (the API, its hosted worker's JavaScript side), summed by
  * constructor (objects) or by V8's node type (strings, closures, code, arrays), so that two
  * snapshots, before and after many calls, show what the calls left behind.
  */
 import { readFileSync } from 'node:fs';
-import path from 'node:path';
-import { writeHeapSnapshot } from 'node:v8';
 
 interface Snapshot {
   snapshot: { meta: { node_fields: string[]; node_types: [string[], ...unknown[]] } };
@@ -19,11 +17,6 @@ export interface HeapKinds {
   /** Retained nowhere else: each node's own size, by kind; and how many of each. */
   bytes: Map<string, number>;
   count: Map<string, number>;
-}
-
-/** Writes a snapshot of this thread's heap into `dir`; returns its file. */
-export function snapshotHeap(dir: string, label: string): string {
-  return writeHeapSnapshot(path.join(dir, `${label}.heapsnapshot`));
 }
 
 /**

@@ -84,7 +84,8 @@ async function timeToFirstByte(url: string, apiKey: string, body: string): Promi
     },
     body,
   });
-  if (!response.body || response.status !== 200) throw new Error(`status ${response.status}`);
+  if (!response.body || response.status !== 200)
+    throw new Error(`status ${response.status}: ${await response.text()}`);
   const reader = response.body.getReader();
   await reader.read();
   const elapsed = performance.now() - started;
@@ -98,7 +99,7 @@ const apis = {
   anthropic: {
     upstreamPath: '/v1/messages',
     gatePath: '/anthropic/v1/messages',
-    body: { model: 'claude-bench', max_tokens: 64 },
+    body: { model: 'claude-haiku-4-5', max_tokens: 64 },
   },
   openai: {
     upstreamPath: '/v1/chat/completions',
