@@ -7437,14 +7437,14 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description to the consent page, or back to the client with an error */
+      /** @description to the consent page */
       303: {
         headers: {
           [name: string]: unknown;
         };
         content?: never;
       };
-      /** @description an unknown client, or a redirect_uri it did not register */
+      /** @description refused on this page, never sent on to the client: an unknown client, a redirect_uri it did not register, or a request without PKCE (S256), of another response type or for another resource */
       400: {
         headers: {
           [name: string]: unknown;

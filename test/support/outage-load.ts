@@ -120,6 +120,10 @@ export async function sendAsRunner(call: LoadCall): Promise<HttpAnswer> {
  * and the outage was felt (some 503s).
  */
 export function assertAnsweredWithinBound(answers: TimedAnswer[]): void {
+  const slowest = answers.reduce((most, answer) => Math.max(most, answer.ms), 0);
+  process.stdout.write(
+    `${String(answers.length)} answers during the outage, the slowest in ${slowest.toFixed(0)} ms (bound ${String(answerBoundMs)} ms)\n`,
+  );
   for (const answer of answers) {
     assert.ok(
       [200, 202, 503].includes(answer.status),
