@@ -3,7 +3,14 @@ import type { ModelPrice, ProviderKind } from '../domain/budget/pricing.js';
 import { firstExhausted, levelLabel, type SpendLevel } from '../domain/budget/spend-levels.js';
 import { redact } from '../domain/ledger/redaction.js';
 import { appendEvent } from './ledger.js';
-import { holdAtLevels, lockSpendLevels, settleAtLevels } from './spend-levels.js';
+import {
+  holdAtLevels,
+  lockSpendLevels,
+  settleAtLevels,
+  type BudgetFigures,
+} from './spend-levels.js';
+
+export type { BudgetFigures } from './spend-levels.js';
 import { one, withTransaction, type Pool, type Queryable } from './pool.js';
 
 /**
@@ -24,15 +31,6 @@ import { one, withTransaction, type Pool, type Queryable } from './pool.js';
  * that order (admission only inserts reservations, never locks one), so none of these
  * transactions deadlock.
  */
-
-export interface BudgetFigures {
-  max_tokens: number;
-  held_tokens: number;
-  used_tokens: number;
-  /** The run's spend in money (nano-dollars), held and settled, whatever caps apply. */
-  held_nanos: number;
-  used_nanos: number;
-}
 
 export type ReservationStatus = 'refused' | 'held' | 'expired' | 'reconciled';
 /** Who books, and so who settles: the runner's own report, or the gate's model endpoint. */

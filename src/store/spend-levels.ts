@@ -1,7 +1,16 @@
 import type pg from 'pg';
 import type { Queryable } from './pool.js';
 import type { Booking, SpendLevel } from '../domain/budget/spend-levels.js';
-import type { BudgetFigures } from './budget.js';
+
+/** A run's budget in tokens and its spend in money, as its row holds them. */
+export interface BudgetFigures {
+  max_tokens: number;
+  held_tokens: number;
+  used_tokens: number;
+  /** The run's spend in money (nano-dollars), held and settled, whatever caps apply. */
+  held_nanos: number;
+  used_nanos: number;
+}
 
 /**
  * The spend counters of every level a model request falls under, inside the admission's or the
