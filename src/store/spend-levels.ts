@@ -2,6 +2,12 @@ import type pg from 'pg';
 import type { Queryable } from './pool.js';
 import type { Booking, SpendLevel } from '../domain/budget/spend-levels.js';
 
+/**
+ * The spend counters of every level a model request falls under, inside the admission's or the
+ * settlement's transaction. Window rows are always locked in budget id order (after the run's
+ * budget row), so two transactions never wait on each other in a cycle.
+ */
+
 /** A run's budget in tokens and its spend in money, as its row holds them. */
 export interface BudgetFigures {
   max_tokens: number;
@@ -11,12 +17,6 @@ export interface BudgetFigures {
   held_nanos: number;
   used_nanos: number;
 }
-
-/**
- * The spend counters of every level a model request falls under, inside the admission's or the
- * settlement's transaction. Window rows are always locked in budget id order (after the run's
- * budget row), so two transactions never wait on each other in a cycle.
- */
 
 interface LockedLevel extends SpendLevel {
   budget_id: string;
