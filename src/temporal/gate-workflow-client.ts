@@ -10,6 +10,7 @@ import {
   WithStartWorkflowOperation,
   WorkflowExecutionAlreadyStartedError,
   WorkflowNotFoundError,
+  WorkflowUpdateFailedError,
   WorkflowUpdateRPCTimeoutOrCancelledError,
   type WorkflowExecutionStatusName,
 } from '@temporalio/client';
@@ -214,6 +215,14 @@ export class GateWorkflowClient {
       // Temporal gave up waiting for the update on its side: the same answer as our own wait.
       if (err instanceof WorkflowUpdateRPCTimeoutOrCancelledError)
         throw new GateStillEvaluatingError();
+      // The update could not finish with its workflow (the workflow closed under it, or was not
+      // found by the time its outcome was polled): a closed gate is answered from the record; one
+      // Temporal does not say is closed is asked again by the runner.
+      if (err instanceof WorkflowUpdateFailedError || err instanceof WorkflowNotFoundError) {
+        const ending = await this.ending(input.call.session_id, input.call.tool_call_id);
+        if (ending) return 'closed';
+        throw new GateStillEvaluatingError();
+      }
       throw err;
     } finally {
       clearTimeout(timer);

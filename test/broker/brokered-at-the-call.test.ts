@@ -7,7 +7,14 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, test } from 'vitest';
 import { startRugpullUpstream, type RugpullUpstream } from '../support/rugpull-upstream.js';
-import { createRun, defaultPolicy, expectStatus, toolCall } from '../support/seed.js';
+import {
+  createRun,
+  defaultPolicy,
+  expectStatus,
+  toolCall,
+  untilAnswered,
+} from '../support/seed.js';
+import { terminateGate, testTemporalClient } from '../support/temporal.js';
 import { useHarness } from '../support/harness.js';
 
 const policy = {
@@ -221,5 +228,33 @@ describe('a redirecting upstream', () => {
     assert.equal(refresh.status, 502);
     assert.match(refresh.body.detail, /redirected/);
     assert.equal(elsewhere.requests, 0);
+  });
+});
+
+describe('a gate ended while the upstream carries its call out', () => {
+  test('the runner waiting on the PUT is answered from the record (the call not carried out), never a 500', async () => {
+    const temporal = testTemporalClient();
+    const { upstream, run } = await brokeredRun();
+    const release = upstream.holdCalls();
+    try {
+      const put = toolCall(h.api, run, 'ended-mid-call', { ...search, execute: true });
+      const deadline = Date.now() + 60_000;
+      while (upstream.calls.length === 0) {
+        assert.ok(Date.now() < deadline, 'the call never reached the upstream');
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      await terminateGate(temporal, run.session_id, 'ended-mid-call');
+      release();
+      const answer = await put;
+      assert.ok([200, 202, 503].includes(answer.status), JSON.stringify(answer.body));
+      const final = await untilAnswered(() =>
+        toolCall(h.api, run, 'ended-mid-call', { ...search, execute: true }),
+      );
+      assert.equal(final.status, 200, JSON.stringify(final.body));
+      assert.equal(final.body.result?.isError ?? true, true, JSON.stringify(final.body));
+    } finally {
+      release();
+      await temporal.connection.close();
+    }
   });
 });
