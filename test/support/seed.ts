@@ -59,10 +59,18 @@ export async function expectStatus<T>(
   return body;
 }
 
+/**
+ * A setup request, sent again after a 503 or 429 as a careful client does: on a loaded machine the
+ * pool may turn one away (nothing done), and a test's setup is not what it checks.
+ */
+function seedCall(api: ApiCaller, ...request: Parameters<ApiCaller['call']>) {
+  return untilAnswered(() => api.call(...request));
+}
+
 /** A new member of a workspace, with their user token. */
 export async function addMember(api: ApiCaller, workspace: string, name: string, role: string) {
   const created = await expectStatus(
-    api.call('POST', `/v1/workspaces/${workspace}/members`, {
+    seedCall(api, 'POST', `/v1/workspaces/${workspace}/members`, {
       token: api.operatorKey,
       body: { name, role },
     }),
@@ -78,24 +86,27 @@ export async function seedWorkspace(
 ) {
   const op = { token: api.operatorKey };
   const workspace = (
-    await expectStatus(api.call('POST', '/v1/workspaces', { ...op, body: { name: 'acme' } }), 201)
+    await expectStatus(
+      seedCall(api, 'POST', '/v1/workspaces', { ...op, body: { name: 'acme' } }),
+      201,
+    )
   ).id as string;
   const admin = await expectStatus(
-    api.call('POST', `/v1/workspaces/${workspace}/members`, {
+    seedCall(api, 'POST', `/v1/workspaces/${workspace}/members`, {
       ...op,
       body: { name: 'ana', role: 'admin' },
     }),
     201,
   );
   const bundle = await expectStatus(
-    api.call('POST', '/v1/capability-bundles', {
+    seedCall(api, 'POST', '/v1/capability-bundles', {
       ...op,
       body: { workspace, name: 'builtins', version: '1', tools: builtinTools },
     }),
     201,
   );
   const created = await expectStatus(
-    api.call('POST', '/v1/policies', { ...op, body: { workspace, ...policy } }),
+    seedCall(api, 'POST', '/v1/policies', { ...op, body: { workspace, ...policy } }),
     201,
   );
   return {
@@ -129,7 +140,10 @@ export async function createRun(
   overrides: Record<string, unknown> = {},
 ) {
   return expectStatus<CreatedRun>(
-    api.call('POST', '/v1/runs', { token: api.operatorKey, body: runRequest(seed, overrides) }),
+    seedCall(api, 'POST', '/v1/runs', {
+      token: api.operatorKey,
+      body: runRequest(seed, overrides),
+    }),
     201,
   );
 }
