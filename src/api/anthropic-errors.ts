@@ -1,5 +1,5 @@
 import type { FastifyError } from 'fastify';
-import { isUnavailableError } from '../store/queries/database.js';
+import { isTransientConflict, isUnavailableError } from '../store/queries/database.js';
 
 /**
  * An error in the Anthropic Messages API's own shape, `{type: "error", error: {type, message}}`,
@@ -49,7 +49,7 @@ export function anthropicErrorOf(err: unknown): AnthropicError {
   const status = fastifyError.statusCode;
   if (typeof status === 'number' && status >= 400 && status < 500)
     return invalidRequest(fastifyError.message ?? 'bad request');
-  if (isUnavailableError(err))
+  if (isUnavailableError(err) || isTransientConflict(err))
     return new AnthropicError(
       503,
       'api_error',

@@ -7,7 +7,7 @@ import {
   type GateError,
   type InvalidInputError,
 } from '../domain/errors.js';
-import { isUnavailableError } from '../store/queries/database.js';
+import { isTransientConflict, isUnavailableError } from '../store/queries/database.js';
 import { Problem } from './problem.js';
 
 const budgetExhaustedType = 'https://fluidbox.dev/problems/budget-exhausted';
@@ -83,6 +83,10 @@ export function problemFor(err: unknown): Problem {
   if (client) return client;
   if (isUnavailableError(err)) {
     return new Problem(503, 'PostgreSQL is unavailable; try again shortly');
+  }
+  // Tried again already (withTransaction); still meeting another writer, the caller sends it again.
+  if (isTransientConflict(err)) {
+    return new Problem(503, 'a concurrent change met this one; try again shortly');
   }
   if (err instanceof ServiceError) {
     return new Problem(503, 'Temporal is unavailable; try again shortly');

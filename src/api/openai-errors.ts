@@ -1,5 +1,5 @@
 import type { FastifyError } from 'fastify';
-import { isUnavailableError } from '../store/queries/database.js';
+import { isTransientConflict, isUnavailableError } from '../store/queries/database.js';
 
 /**
  * An error in OpenAI's own shape, `{error: {message, type, param, code}}`, with its status codes,
@@ -59,7 +59,7 @@ export function openaiErrorOf(err: unknown): OpenAIError {
   const status = fastifyError.statusCode;
   if (typeof status === 'number' && status >= 400 && status < 500)
     return openaiInvalidRequest(fastifyError.message ?? 'bad request');
-  if (isUnavailableError(err))
+  if (isUnavailableError(err) || isTransientConflict(err))
     return new OpenAIError(
       503,
       'server_error',

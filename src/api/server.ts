@@ -118,7 +118,9 @@ export function buildApi(
 
   app.setErrorHandler((err, request, reply) => {
     const problem = problemFor(err);
-    if (problem.status >= 500) request.log.error({ err }, 'request failed');
+    // What nobody foresaw is an error; a dependency away (503) or an upstream's fault, a warning.
+    if (problem.status === 500) request.log.error({ err }, 'request failed');
+    else if (problem.status > 500) request.log.warn({ err }, 'request failed');
     if (problem.status === 503) void reply.header('retry-after', '1');
     return sendProblem(reply, problem);
   });

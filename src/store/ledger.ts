@@ -1,7 +1,7 @@
-import type pg from 'pg';
+import pg from 'pg';
 import { genesisHash, eventHash, type StreamHead } from '../domain/ledger/hash-chain.js';
 import type { Redacted } from '../domain/ledger/redaction.js';
-import type { Queryable } from './pool.js';
+import { retryingConflicts, type Queryable } from './pool.js';
 
 export interface LedgerEvent {
   seq: number;
@@ -168,15 +168,20 @@ export async function appendGuarded<Row extends object>(
   change: GuardedChange,
   event: Redacted,
 ): Promise<GuardedOutcome<Row>> {
-  for (let guess = 0; guess < 2; guess += 1) {
-    const head = seenHeads.get(streamId) ?? unseenHead;
-    const tried = await tryGuarded<Row>(db, streamId, head, change, event);
-    if (tried.outcome !== 'head moved') return tried;
-    if (!tried.head) break;
-    sawHead(streamId, tried.head);
-  }
-  seenHeads.delete(streamId);
-  return { outcome: 'head unknown' };
+  const guessing = async (): Promise<GuardedOutcome<Row>> => {
+    for (let guess = 0; guess < 2; guess += 1) {
+      const head = seenHeads.get(streamId) ?? unseenHead;
+      const tried = await tryGuarded<Row>(db, streamId, head, change, event);
+      if (tried.outcome !== 'head moved') return tried;
+      if (!tried.head) break;
+      sawHead(streamId, tried.head);
+    }
+    seenHeads.delete(streamId);
+    return { outcome: 'head unknown' };
+  };
+  // On the pool the statement is its own transaction, tried again after a deadlock; inside the
+  // caller's transaction, that transaction is (withTransaction).
+  return db instanceof pg.Pool ? retryingConflicts(guessing) : guessing();
 }
 
 async function tryGuarded<Row extends object>(

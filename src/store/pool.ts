@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { tracingOn } from '../telemetry/tracing.js';
 import { tracePool } from './pool-tracing.js';
@@ -81,9 +82,17 @@ export function one<T>(rows: T[]): T {
 /**
  * `work` in one transaction. A client whose connection failed or timed out is discarded, not
  * rolled back: its transaction dies with its connection, and a query still waiting on it must
- * never reach the next caller.
+ * never reach the next caller. A transaction PostgreSQL aborted for another's sake (a deadlock)
+ * left nothing behind, and is run again, a few times at most.
  */
-export async function withTransaction<T>(
+export function withTransaction<T>(
+  pool: Pool,
+  work: (client: pg.PoolClient) => Promise<T>,
+): Promise<T> {
+  return retryingConflicts(() => inTransaction(pool, work));
+}
+
+async function inTransaction<T>(
   pool: Pool,
   work: (client: pg.PoolClient) => Promise<T>,
 ): Promise<T> {
@@ -105,6 +114,36 @@ export async function withTransaction<T>(
   } finally {
     client.release(broken);
   }
+}
+
+/** How many times work PostgreSQL aborted for another's sake is tried in all. */
+const conflictAttempts = 3;
+
+/**
+ * `work` (a statement, or a transaction of its own) run again after PostgreSQL aborted it for
+ * another's sake: it committed nothing, so running it again is safe. Past the last attempt the
+ * conflict is the caller's, which answers it as a moment's unavailability.
+ */
+export async function retryingConflicts<T>(work: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await work();
+    } catch (err) {
+      if (attempt >= conflictAttempts || !isTransientConflict(err)) throw err;
+      // A little apart, so the transactions that met do not meet again at once.
+      await sleep(5 + Math.random() * 20 * attempt);
+    }
+  }
+}
+
+/**
+ * A transaction PostgreSQL aborted so that another could go on: a deadlock (40P01) or a
+ * serialization failure (40001). Nothing of it committed; the same work may be tried again.
+ */
+export function isTransientConflict(err: unknown): boolean {
+  if (!(err instanceof Error)) return false;
+  const { code } = err as Error & { code?: unknown };
+  return code === '40P01' || code === '40001';
 }
 
 /** Runs `work` on one read-only snapshot: what commits meanwhile is not half-seen. */

@@ -188,6 +188,10 @@ export function guardedDecision(
   return {
     sql: decisionSql(' and exists (select 1 from head)'),
     values: decisionValues(sessionId, toolCallId, answer),
+    // The call's row before the head, as every other writer of a call takes them (a person's
+    // decision, a brokered result, an ended gate's deny): none waits on this one in a cycle.
+    lockFirst: `select 1 from tool_calls where session_id = $1::text and tool_call_id = $2::text
+                for no key update`,
   };
 }
 

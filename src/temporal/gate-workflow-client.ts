@@ -29,7 +29,7 @@ import { sessionIdAttribute, toolAttribute } from '../workflows/search-attribute
 import { temporalClient } from './connections.js';
 import type { HostedWorker } from './hosted-worker.js';
 import { startDeliveryWorkflows } from './webhook-deliveries.js';
-import { GateStillEvaluatingError } from '../domain/errors.js';
+import { GateStillEvaluatingError, isGateError } from '../domain/errors.js';
 
 /** What wakes a paused call's workflow to re-read its approval. */
 export type Waker = Pick<GateWorkflowClient, 'wake'>;
@@ -223,6 +223,13 @@ export class GateWorkflowClient {
         if (ending) return 'closed';
         throw new GateStillEvaluatingError();
       }
+      // Anything else the client met (the gate's own refusals, a dependency away, or what nobody
+      // foresaw): a gate Temporal says is closed is still answered from the record.
+      if (isGateError(err) || err instanceof ServiceError) throw err;
+      const ending = await this.ending(input.call.session_id, input.call.tool_call_id).catch(
+        () => undefined,
+      );
+      if (ending) return 'closed';
       throw err;
     } finally {
       clearTimeout(timer);

@@ -77,6 +77,12 @@ const cases: [string, unknown, number, string?][] = [
   ],
   ['PostgreSQL not accepting on its socket', withCode('connect EAGAIN', 'EAGAIN'), 503],
   ['a query that is wrong', withCode('syntax error at or near', '42601'), 500],
+  [
+    'a deadlock still met after the transaction was tried again',
+    withCode('deadlock detected', '40P01'),
+    503,
+  ],
+  ['a serialization failure', withCode('could not serialize access', '40001'), 503],
   ['Temporal away', new ServiceError('unavailable'), 503],
   [
     'a body too large',

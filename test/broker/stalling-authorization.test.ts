@@ -206,13 +206,14 @@ test(
     assert.deepEqual(during.denials, [], 'no call of the other workspace denied');
     const quietP50 = Math.max(median(quiet.latencies), median(after.latencies));
     const duringP50 = median(during.latencies);
-    // Printed for a quiet machine's figure (within 2x there); bounded at the catastrophic, as a
-    // pool held through the exchange stalls every decision for the whole stall.
+    // Printed for a quiet machine's figure (within 2x there). Bounded at the catastrophic only: a
+    // pool held through the exchange puts every decision behind the stall, seconds each, while
+    // another suite's load beside this one may slow each allow several times over.
     process.stdout.write(
       `allow p50 during the stall ${duringP50.toFixed(1)} ms, quiet ${quietP50.toFixed(1)} ms (${(duringP50 / quietP50).toFixed(2)}x)\n`,
     );
     assert.ok(
-      duringP50 <= 5 * quietP50,
+      duringP50 < stallMs / 4,
       `p50 ${duringP50.toFixed(1)} ms during the stall, ${quietP50.toFixed(1)} ms quiet`,
     );
     assert.equal(mostAtOnce, 1, 'one refresh at a time: the lease has one holder');

@@ -31,7 +31,8 @@ export async function startTestApi(
   const chosen = options.port ?? (options.atPublicUrl ? await freeLoopbackPort() : 0);
   if (options.atPublicUrl) config.api = { ...config.api, publicUrl: `http://127.0.0.1:${chosen}` };
   const operatorKey = testOperatorKey(config);
-  const app = createApi(config, operatorKey, options);
+  // A 500 prints its error: what nobody foresaw is read off the run that met it.
+  const app = createApi(config, operatorKey, { logger: { level: 'error' }, ...options });
   await app.listen({ host: '127.0.0.1', port: chosen });
   const { port } = app.server.address() as AddressInfo;
   const url = `http://127.0.0.1:${port}`;

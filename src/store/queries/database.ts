@@ -1,2 +1,2 @@
 /** Whether PostgreSQL answers, and whether an error means it cannot be reached right now. */
-export { isUnavailableError, pingDatabase } from '../pool.js';
+export { isTransientConflict, isUnavailableError, pingDatabase } from '../pool.js';
