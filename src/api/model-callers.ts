@@ -125,7 +125,9 @@ export function modelEndpointScope(
   });
   scope.setErrorHandler((err, request, reply) => {
     const error = wording.errorOf(err);
-    if (error.status >= 500) request.log.error({ err }, 'model request failed');
+    // What nobody foresaw is an error; a dependency away (503) or an upstream's fault, a warning.
+    if (error.status === 500) request.log.error({ err }, 'model request failed');
+    else if (error.status > 500) request.log.warn({ err }, 'model request failed');
     return reply.code(error.status).headers(error.headers()).send(error.body());
   });
   scope.setNotFoundHandler((request, reply) => {

@@ -6,6 +6,7 @@ import { setMaxListeners } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
 import {
   Client,
+  isGrpcServiceError,
   ServiceError,
   WithStartWorkflowOperation,
   WorkflowExecutionAlreadyStartedError,
@@ -31,6 +32,10 @@ import type { HostedWorker } from './hosted-worker.js';
 import { startDeliveryWorkflows } from './webhook-deliveries.js';
 import { GateStillEvaluatingError, isGateError } from '../domain/errors.js';
 
+/** gRPC's FAILED_PRECONDITION: Temporal cannot carry the request out in the workflow's state. */
+const failedPrecondition = 9;
+/** A gRPC status code as the number it is on the wire. */
+const grpcCode = (err: { code: number }): number => err.code;
 /** What wakes a paused call's workflow to re-read its approval. */
 export type Waker = Pick<GateWorkflowClient, 'wake'>;
 
@@ -223,6 +228,13 @@ export class GateWorkflowClient {
         if (ending) return 'closed';
         throw new GateStillEvaluatingError();
       }
+      // Temporal could not run the update now: the workflow's task failed or timed out (a worker
+      // too slow on a loaded machine) and is being tried again. The gate is still evaluating.
+      if (isGrpcServiceError(err) && grpcCode(err) === failedPrecondition) {
+        throw new GateStillEvaluatingError();
+      }
+      if (isGrpcServiceError(err))
+        throw new ServiceError('Temporal refused the update', { cause: err });
       // Anything else the client met (the gate's own refusals, a dependency away, or what nobody
       // foresaw): a gate Temporal says is closed is still answered from the record.
       if (isGateError(err) || err instanceof ServiceError) throw err;
