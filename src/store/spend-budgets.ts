@@ -3,26 +3,7 @@ import type { Queryable } from './pool.js';
 
 /** The caps an admin sets on a level's model spend, with what the current period has spent. */
 
-export interface SpendBudgetRow {
-  id: string;
-  workspace_id: string;
-  level: SpendLevelKind;
-  run_id: string | null;
-  member_id: string | null;
-  team: string | null;
-  period: SpendPeriod;
-  max_nanos: number | null;
-  max_tokens: number | null;
-  created_at: Date;
-  updated_at: Date;
-  /** The current period's counters (zero when nothing was booked in it yet). */
-  window_start: Date | null;
-  held_nanos: number;
-  used_nanos: number;
-  held_tokens: number;
-  used_tokens: number;
-}
-
+/** A level's caps as an admin sets them. */
 export interface NewSpendBudget {
   workspace_id: string;
   level: SpendLevelKind;
@@ -32,6 +13,18 @@ export interface NewSpendBudget {
   period: SpendPeriod;
   max_nanos: number | null;
   max_tokens: number | null;
+}
+
+export interface SpendBudgetRow extends NewSpendBudget {
+  id: string;
+  created_at: Date;
+  updated_at: Date;
+  /** The current period's counters (zero when nothing was booked in it yet). */
+  window_start: Date | null;
+  held_nanos: number;
+  used_nanos: number;
+  held_tokens: number;
+  used_tokens: number;
 }
 
 const selectBudgets = `

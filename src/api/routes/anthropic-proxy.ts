@@ -1,5 +1,4 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { z } from 'zod';
 import {
   admitProxiedRequest,
   checkCountTokensRequest,
@@ -14,12 +13,11 @@ import {
   unauthenticated,
 } from '../anthropic-errors.js';
 import { ClientLink, relayExchange } from '../model-relay.js';
-import { modelRequestBodyLimit } from './model-requests.js';
+import { proxiedModelRoute } from './proxied-model-route.js';
 import { RateWindow } from '../rate-window.js';
 import { modelEndpointScope, type ModelAccess } from '../model-callers.js';
 import { anthropicWire } from '../anthropic-wire.js';
 import { providerCall, settleExchange } from '../model-exchange.js';
-import { anyObject, type MediaAnswer } from '../route-schemas.js';
 
 /**
  * The Anthropic Messages API, through the gate: `ANTHROPIC_BASE_URL=<gate>/anthropic` and the
@@ -106,17 +104,6 @@ async function countTokens(
   client.finish();
 }
 
-const tags = ['model access'];
-
-/** The provider's answer as it came (relayed, never re-serialised): Anthropic's API documents it. */
-const providerAnswer = (description: string): MediaAnswer => ({
-  description,
-  content: {
-    'application/json': { schema: anyObject },
-    'text/event-stream': { schema: z.string() },
-  },
-});
-
 export function anthropicProxyRoutes(app: FastifyInstance, ctx: ApiContext) {
   void app.register(
     (scope, _options, registered) => {
@@ -128,35 +115,23 @@ export function anthropicProxyRoutes(app: FastifyInstance, ctx: ApiContext) {
         notFound: (what) => new AnthropicError(404, 'not_found_error', `the gate has no ${what}`),
         limited: (message) => new AnthropicError(429, 'rate_limit_error', message, 1),
       });
-      const options = {
-        bodyLimit: modelRequestBodyLimit,
-        config: { caller: 'model_key' },
-      } as const;
       const countLimits = new RateWindow(ctx.modelProxy.countTokensPerMinute);
       scope.post(
         '/v1/messages',
-        {
-          ...options,
-          schema: {
-            operationId: 'createMessage',
-            summary: 'The Anthropic Messages API, metered against the run budget',
-            tags,
-            response: { 200: providerAnswer('the provider answer, or its event stream') },
-          },
-        },
+        proxiedModelRoute(
+          'createMessage',
+          'The Anthropic Messages API, metered against the run budget',
+          'the provider answer, or its event stream',
+        ),
         (request, reply) => messages(ctx, accessOf(request), request, reply),
       );
       scope.post(
         '/v1/messages/count_tokens',
-        {
-          ...options,
-          schema: {
-            operationId: 'countMessageTokens',
-            summary: 'The Anthropic token count, through the gate',
-            tags,
-            response: { 200: providerAnswer('the count') },
-          },
-        },
+        proxiedModelRoute(
+          'countMessageTokens',
+          'The Anthropic token count, through the gate',
+          'the count',
+        ),
         (request, reply) => countTokens(ctx, accessOf(request), countLimits, request, reply),
       );
       registered();

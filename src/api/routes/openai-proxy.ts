@@ -1,5 +1,4 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { z } from 'zod';
 import { admitOpenAIRequest } from '../../application/model-access/admit-openai-request.js';
 import type { OpenAIEndpoint } from '../../domain/budget/openai-request.js';
 import type { ApiContext } from '../context.js';
@@ -13,8 +12,7 @@ import {
   openaiUnauthenticated,
 } from '../openai-errors.js';
 import { openaiWires } from '../openai-wire.js';
-import { anyObject, type MediaAnswer } from '../route-schemas.js';
-import { modelRequestBodyLimit } from './model-requests.js';
+import { proxiedModelRoute } from './proxied-model-route.js';
 
 /**
  * OpenAI's Chat Completions and Responses APIs, through the gate: the `openai` client with
@@ -23,10 +21,20 @@ import { modelRequestBodyLimit } from './model-requests.js';
  * streamed on Chat Completions, a usage report), booked, and forwarded with the provider's key.
  */
 
-const paths: Record<OpenAIEndpoint, string> = {
-  chat_completions: '/v1/chat/completions',
-  responses: '/v1/responses',
+/** Each endpoint's route: the provider's own path under `/openai`, and its place in the document. */
+const routes: Record<OpenAIEndpoint, { path: string; operationId: string; summary: string }> = {
+  chat_completions: {
+    path: '/v1/chat/completions',
+    operationId: 'createChatCompletion',
+    summary: 'OpenAI Chat Completions, metered against the run budget',
+  },
+  responses: {
+    path: '/v1/responses',
+    operationId: 'createResponse',
+    summary: 'OpenAI Responses, metered against the run budget',
+  },
 };
+const openaiEndpoints = Object.keys(routes) as OpenAIEndpoint[];
 
 async function relay(
   ctx: ApiContext,
@@ -44,24 +52,13 @@ async function relay(
   if (admission.kind === 'exhausted')
     throw new OpenAIError(402, 'insufficient_quota', admission.message, 'budget_exhausted');
   // Unsealing cannot fail between the hold and its exchange: the key was sealed by this gate.
-  const call = providerCall(ctx, request, provider, paths[endpoint], admission.forwarded);
+  const call = providerCall(ctx, request, provider, routes[endpoint].path, admission.forwarded);
   void reply.hijack();
   const client = new ClientLink(reply.raw, ctx.modelProxy.writeDeadlineMs);
   const end = await relayExchange(call, client, { meter: true, wire: openaiWires[endpoint] });
   await settleExchange(ctx, request, run.workspace_id, admission.reservation, end);
   client.finish();
 }
-
-const tags = ['model access'];
-
-/** The provider's answer as it came (relayed, never re-serialised): OpenAI's API documents it. */
-const providerAnswer = (description: string): MediaAnswer => ({
-  description,
-  content: {
-    'application/json': { schema: anyObject },
-    'text/event-stream': { schema: z.string() },
-  },
-});
 
 export function openaiProxyRoutes(app: FastifyInstance, ctx: ApiContext) {
   void app.register(
@@ -81,36 +78,14 @@ export function openaiProxyRoutes(app: FastifyInstance, ctx: ApiContext) {
         limited: (message) =>
           new OpenAIError(429, 'rate_limit_error', message, 'rate_limit_exceeded', null, 1),
       });
-      const options = {
-        bodyLimit: modelRequestBodyLimit,
-        config: { caller: 'model_key' },
-      } as const;
-      scope.post(
-        '/v1/chat/completions',
-        {
-          ...options,
-          schema: {
-            operationId: 'createChatCompletion',
-            summary: 'OpenAI Chat Completions, metered against the run budget',
-            tags,
-            response: { 200: providerAnswer('the provider answer, or its event stream') },
-          },
-        },
-        (request, reply) => relay(ctx, accessOf(request), 'chat_completions', request, reply),
-      );
-      scope.post(
-        '/v1/responses',
-        {
-          ...options,
-          schema: {
-            operationId: 'createResponse',
-            summary: 'OpenAI Responses, metered against the run budget',
-            tags,
-            response: { 200: providerAnswer('the provider answer, or its event stream') },
-          },
-        },
-        (request, reply) => relay(ctx, accessOf(request), 'responses', request, reply),
-      );
+      for (const endpoint of openaiEndpoints) {
+        const { path, operationId, summary } = routes[endpoint];
+        scope.post(
+          path,
+          proxiedModelRoute(operationId, summary, 'the provider answer, or its event stream'),
+          (request, reply) => relay(ctx, accessOf(request), endpoint, request, reply),
+        );
+      }
       registered();
     },
     { prefix: '/openai' },
