@@ -43,6 +43,8 @@ export async function changeMember(
 ): Promise<Membership> {
   const denied: DeniedCall[] = [];
   const membership = await withTransaction(deps.pool, async (tx) => {
+    // A transaction tried again (PostgreSQL aborted it for another's sake) starts over.
+    denied.length = 0;
     const before = await lockMembership(tx, workspaceId, userId);
     if (!before) throw noMember(workspaceId, userId);
     const suspended =

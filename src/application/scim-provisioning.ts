@@ -285,7 +285,11 @@ async function withWakes<T>(
   change: (tx: pg.PoolClient, denied: DeniedCall[]) => Promise<T>,
 ): Promise<T> {
   const denied: DeniedCall[] = [];
-  const result = await withTransaction(deps.pool, (tx) => change(tx, denied));
+  const result = await withTransaction(deps.pool, (tx) => {
+    // A transaction tried again (PostgreSQL aborted it for another's sake) starts over.
+    denied.length = 0;
+    return change(tx, denied);
+  });
   wakeDenied(deps.gate, denied);
   return result;
 }
