@@ -131,7 +131,8 @@ export interface GuardedChange {
   /**
    * A row lock the change would take anyway, taken before the head's (SQL over the same values):
    * a call's insert, whose foreign key locks its run, locks the run first, as a revocation does
-   * (the run, then the head), so the two never wait on each other in a cycle.
+   * (the run, then the head), so the two never wait on each other in a cycle. When it finds no
+   * row, no head is locked and nothing is done.
    */
   lockFirst?: string;
 }
@@ -141,7 +142,10 @@ export type GuardedOutcome<Row> =
   | { outcome: 'changed'; row: Row }
   /** The head was as seen, but the change matched nothing: nothing was appended. */
   | { outcome: 'unchanged' }
-  /** The head moved under each guess, or the stream has none yet: nothing was done. */
+  /**
+   * The head moved under each guess, or none was locked (the stream has none yet, or the lock
+   * taken first found no row): nothing was done.
+   */
   | { outcome: 'head unknown' };
 
 interface GuardColumns {
@@ -173,7 +177,9 @@ export async function appendGuarded<Row extends object>(
       const head = seenHeads.get(streamId) ?? unseenHead;
       const tried = await tryGuarded<Row>(db, streamId, head, change, event);
       if (tried.outcome !== 'head moved') return tried;
-      if (!tried.head) break;
+      // No head was locked (the stream has none yet, or the change's own first lock found
+      // nothing to do): the guess was not tried, and is kept.
+      if (!tried.head) return { outcome: 'head unknown' };
       sawHead(streamId, tried.head);
     }
     seenHeads.delete(streamId);

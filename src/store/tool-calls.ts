@@ -53,7 +53,10 @@ interface RequestedCall {
 /**
  * Records a call the first time it is seen, with tool.requested, all or nothing: in one
  * statement when this process knows where the session's ledger ends, else in one transaction. A
- * retry, or a concurrent request, gets the first record back and appends nothing.
+ * retry, or a concurrent request, gets the first record back and appends nothing. A call already
+ * recorded is read without taking the session's head: its row may be changing under another
+ * writer (its decision, its brokered result), which takes the row before the head, and a request
+ * holding the head while waiting on that row would close a cycle.
  */
 export async function recordToolCallRequest(pool: Pool, call: RequestedCall): Promise<ToolCallRow> {
   const event = requestedEvent(call);
@@ -68,13 +71,18 @@ export async function recordToolCallRequest(pool: Pool, call: RequestedCall): Pr
             on conflict (session_id, tool_call_id) do nothing
             returning ${columns}`,
       values: requestValues(call),
-      // The row's foreign key locks its run: the run first, as a revocation takes them.
-      lockFirst: 'select 1 from runs where id = $3::uuid for key share',
+      // The row's foreign key locks its run: the run first, as a revocation takes them. A call
+      // recorded already takes no lock at all, and is read below.
+      lockFirst: `select 1 from runs where id = $3::uuid
+                    and not exists (select 1 from tool_calls
+                                    where session_id = $1::text and tool_call_id = $2::text)
+                  for key share`,
     },
     event,
   );
   if (guarded.outcome === 'changed') return guarded.row;
-  if (guarded.outcome === 'unchanged') return recordedRequest(pool, call);
+  const recorded = await findToolCall(pool, call.sessionId, call.toolCallId);
+  if (recorded) return recorded;
   return withTransaction(pool, async (tx) => {
     // The run, then the head, then the row, as the one statement takes them (and a revocation
     // the run before the head): two requests of one call, or a request and a revocation, never

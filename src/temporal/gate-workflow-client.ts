@@ -16,6 +16,7 @@ import {
   type WorkflowExecutionStatusName,
 } from '@temporalio/client';
 import type { SearchAttributePair } from '@temporalio/common';
+import { tsToMs } from '@temporalio/common/lib/time.js';
 import type { GateEnding } from '../domain/gate/decisions.js';
 import type { GateConfig } from '../config.js';
 import { gateWorkflowId, type SessionId, type ToolCallId } from '../domain/gate/ids.js';
@@ -34,6 +35,13 @@ import { GateStillEvaluatingError, isGateError } from '../domain/errors.js';
 
 /** gRPC's FAILED_PRECONDITION: Temporal cannot carry the request out in the workflow's state. */
 const failedPrecondition = 9;
+/** gRPC's codes for a server that may take the same request a moment later. */
+const transientGrpcCodes = new Set([
+  4, // DEADLINE_EXCEEDED
+  8, // RESOURCE_EXHAUSTED
+  10, // ABORTED
+  14, // UNAVAILABLE
+]);
 /** A gRPC status code as the number it is on the wire. */
 const grpcCode = (err: { code: number }): number => err.code;
 /** What wakes a paused call's workflow to re-read its approval. */
@@ -229,12 +237,16 @@ export class GateWorkflowClient {
         throw new GateStillEvaluatingError();
       }
       // Temporal could not run the update now: the workflow's task failed or timed out (a worker
-      // too slow on a loaded machine) and is being tried again. The gate is still evaluating.
+      // too slow on a loaded machine, or a broken build) and is being tried again. The gate is
+      // still evaluating, until the task has failed for longer than the call's window: then the
+      // gate fails closed, as any stage past its window does.
       if (isGrpcServiceError(err) && grpcCode(err) === failedPrecondition) {
+        if (await this.failedClosedWhenStuck(input)) return 'closed';
         throw new GateStillEvaluatingError();
       }
-      if (isGrpcServiceError(err))
-        throw new ServiceError('Temporal refused the update', { cause: err });
+      if (isGrpcServiceError(err) && transientGrpcCodes.has(grpcCode(err))) {
+        throw new ServiceError('Temporal could not take the update now', { cause: err });
+      }
       // Anything else the client met (the gate's own refusals, a dependency away, or what nobody
       // foresaw): a gate Temporal says is closed is still answered from the record.
       if (isGateError(err) || err instanceof ServiceError) throw err;
@@ -248,6 +260,27 @@ export class GateWorkflowClient {
       signal?.removeEventListener('abort', abandoned);
       polls.abort();
     }
+  }
+
+  /**
+   * Ends a call's workflow whose task has failed on every attempt for longer than the call's
+   * window (no stage could run at all), so that its call is denied, recorded once, instead of
+   * answered "still evaluating" for as long as the task fails. True when it was ended.
+   */
+  private async failedClosedWhenStuck(input: GateInput): Promise<boolean> {
+    const handle = this.client.workflow.getHandle(
+      gateWorkflowId(input.call.session_id, input.call.tool_call_id),
+    );
+    const described = await handle.describe().catch(() => undefined);
+    const task = described?.raw.pendingWorkflowTask;
+    if (described?.status.name !== 'RUNNING' || !task?.originalScheduledTime) return false;
+    const failingMs = Date.now() - tsToMs(task.originalScheduledTime);
+    if ((task.attempt ?? 0) < 2 || failingMs <= input.settings.unavailable_window_s * 1000)
+      return false;
+    await handle.terminate(
+      `its workflow task failed for ${Math.round(failingMs / 1000)} s, past the call's window; failing closed`,
+    );
+    return true;
   }
 
   /**

@@ -106,4 +106,49 @@ describe('a call recorded once and decided once, whichever path each writer take
     }
     assert.ok((await verdictOf(sessionId)).ok);
   });
+
+  test('a call sent again while another writer changes its row (its result being recorded): the request reads the row without the session head, so it answers while the writer holds the row, and the writer then takes the head', async () => {
+    const run = await createRun(h.api, h.seed);
+    const sessionId = asSessionId(run.session_id);
+    const call = {
+      sessionId,
+      toolCallId: asToolCallId('c-changing'),
+      runId: asRunId(run.run_id),
+      tool: 'Read',
+      arguments: { path: 'c-changing' },
+      execute: false,
+      requestDigest: 'digest-of-c-changing',
+      frozen: true,
+      awaitsResult: false,
+    };
+    await recordToolCallRequest(store.pool, call);
+    // As a brokered result is recorded: the call's row changed, then (later) the session's head.
+    const writer = await store.pool.connect();
+    try {
+      await writer.query('begin');
+      await writer.query(
+        `update tool_calls set answer = answer where session_id = $1 and tool_call_id = $2`,
+        [sessionId, call.toolCallId],
+      );
+      const resent = recordToolCallRequest(store.pool, call);
+      resent.catch(() => undefined);
+      const first = await Promise.race([
+        resent,
+        new Promise<'waiting'>((resolve) =>
+          setTimeout(() => {
+            resolve('waiting');
+          }, 10_000),
+        ),
+      ]);
+      assert.ok(first !== 'waiting', 'the request sent again waited on the row under the head');
+      assert.equal(first.request_digest, call.requestDigest);
+      await writer.query('select 1 from ledger_streams where stream_id = $1 for update', [
+        sessionId,
+      ]);
+      await writer.query('commit');
+    } finally {
+      writer.release();
+    }
+    assert.ok((await verdictOf(sessionId)).ok);
+  });
 });
