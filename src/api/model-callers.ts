@@ -1,11 +1,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hashToken, tokenKind } from '../application/tokens.js';
-import {
-  findModelProvider,
-  type ModelProviderKind,
-  type ModelProviderRow,
-} from '../store/queries/model-providers.js';
-import { findRunBySessionTokenHash, type FrozenRun } from '../store/queries/runs.js';
+import { findModelCallerBySessionTokenHash } from '../store/queries/model-callers.js';
+import type { ModelProviderKind, ModelProviderRow } from '../store/queries/model-providers.js';
+import type { FrozenRun } from '../store/queries/runs.js';
 import { callerKey } from './caller-slots.js';
 import type { ApiContext } from './context.js';
 import { Problem } from './problem.js';
@@ -46,11 +43,9 @@ export async function modelAccessOf(
       message: "a run's session token is required as the API key (x-api-key or a Bearer token)",
     };
   }
-  const run = await findRunBySessionTokenHash(ctx.pool, hashToken(token));
-  if (!run) return { kind: 'unauthenticated', message: 'the session token is not valid' };
-  const provider = run.model_provider_id
-    ? await findModelProvider(ctx.pool, run.model_provider_id)
-    : undefined;
+  const caller = await findModelCallerBySessionTokenHash(ctx.pool, hashToken(token));
+  if (!caller) return { kind: 'unauthenticated', message: 'the session token is not valid' };
+  const { run, provider } = caller;
   if (!provider) {
     return {
       kind: 'forbidden',

@@ -1,13 +1,21 @@
 import type pg from 'pg';
 import type { ModelPrice, ProviderKind } from '../domain/budget/pricing.js';
-import { firstExhausted, levelLabel, type SpendLevel } from '../domain/budget/spend-levels.js';
-import { redact } from '../domain/ledger/redaction.js';
-import { appendEvent } from './ledger.js';
 import {
-  holdAtLevels,
+  firstExhausted,
+  levelLabel,
+  type Booking,
+  type SpendLevel,
+} from '../domain/budget/spend-levels.js';
+import { redact } from '../domain/ledger/redaction.js';
+import { appendEvent, appendGuarded } from './ledger.js';
+import {
+  levelHoldsSql,
+  levelHoldValues,
   lockSpendLevels,
   settleAtLevels,
+  spendBudgetIdsSql,
   type BudgetFigures,
+  type LockedLevel,
 } from './spend-levels.js';
 
 export type { BudgetFigures } from './spend-levels.js';
@@ -94,23 +102,11 @@ export async function findBudget(db: Queryable, runId: string): Promise<BudgetFi
   return budgetRow(rows, runId);
 }
 
-function budgetRow(rows: BudgetFigures[], runId: string): BudgetFigures {
+function budgetRow<Row extends BudgetFigures>(rows: Row[], runId: string): Row {
   const [row] = rows;
   // The row is opened with the run (a trigger), so a missing one is an unknown run.
   if (!row) throw new Error(`run ${runId} has no budget`);
   return row;
-}
-
-async function findReservation(
-  db: Queryable,
-  sessionId: string,
-  requestId: string,
-): Promise<ReservationRow | undefined> {
-  const { rows } = await db.query<ReservationRow>(
-    `select ${reservationColumns} from model_reservations where id = $1`,
-    [reservationKey(sessionId, requestId)],
-  );
-  return rows[0];
 }
 
 interface AdmissionRequest {
@@ -144,95 +140,155 @@ interface Admission {
  * Admits a model request if, at every level it falls under, used + held + its booking stays
  * within each cap (money and tokens), booking a hold at all of them; records the answer either
  * way (a refusal with the level that refused) so the same request id always gets it back.
+ *
+ * Four round trips when the request falls under the run's budget alone and this process knows
+ * where the session's ledger ends: begin; the run's budget row locked, with the ids of the
+ * levels above it; the reservation, the holds and model.reserved in one statement; commit.
  */
 export async function admitModelRequest(pool: Pool, request: AdmissionRequest): Promise<Admission> {
   return withTransaction(pool, async (tx) => {
-    const budget = budgetRow(
-      (
-        await tx.query<BudgetFigures>(
-          `select ${budgetColumns} from run_budgets where run_id = $1 for update`,
-          [request.runId],
-        )
-      ).rows,
-      request.runId,
-    );
-    // Read after the lock: a concurrent first attempt has committed by now, or never will.
-    const existing = await findReservation(tx, request.sessionId, request.requestId);
-    if (existing) return { reservation: existing, created: false };
-
+    const { budget, spendBudgetIds } = await lockRunBudget(tx, request);
+    const levels = await lockSpendLevels(tx, spendBudgetIds);
     const booking = {
       tokens: request.maxOutputTokens + request.inputBoundTokens,
       nanos: request.bookedNanos,
     };
-    const levels = await lockSpendLevels(tx, {
-      workspaceId: request.workspaceId,
-      runId: request.runId,
-      memberId: request.memberId,
-    });
-    const runAllowance: SpendLevel = {
-      kind: 'run',
-      name: null,
-      period: 'life',
-      max_nanos: null,
-      max_tokens: budget.max_tokens,
-      held_nanos: budget.held_nanos,
-      used_nanos: budget.used_nanos,
-      held_tokens: budget.held_tokens,
-      used_tokens: budget.used_tokens,
-    };
-    const exhausted = firstExhausted([runAllowance, ...levels], booking);
-    const admitted = exhausted === undefined;
-    const id = reservationKey(request.sessionId, request.requestId);
-    const reservation = one(
-      (
-        await tx.query<ReservationRow>(
-          `insert into model_reservations (id, session_id, request_id, run_id, request_digest,
-             model, max_output_tokens, input_bound_tokens, booked_tokens, status, made_by,
-             provider_kind, price, booked_nanos, refused_by)
-           values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)
-           returning ${reservationColumns}`,
-          [
-            id,
-            request.sessionId,
-            request.requestId,
-            request.runId,
-            request.requestDigest,
-            request.model,
-            request.maxOutputTokens,
-            request.inputBoundTokens,
-            booking.tokens,
-            admitted ? 'held' : 'refused',
-            request.via ?? 'runner',
-            request.providerKind,
-            JSON.stringify(request.price),
-            booking.nanos,
-            exhausted ? levelLabel(exhausted) : null,
-          ],
-        )
-      ).rows,
+    const exhausted = firstExhausted([runAllowance(budget), ...levels], booking);
+    return bookReservation(tx, request, booking, levels, exhausted);
+  });
+}
+
+/**
+ * The run's budget row, locked: admissions of one run queue here. The ids of the spend budgets
+ * above the run come in the same statement; their windows are locked next, after this row.
+ */
+async function lockRunBudget(
+  tx: pg.PoolClient,
+  request: AdmissionRequest,
+): Promise<{ budget: BudgetFigures; spendBudgetIds: string[] }> {
+  const { rows } = await tx.query<BudgetFigures & { spend_budget_ids: string[] }>(
+    `select ${budgetColumns}, ${spendBudgetIdsSql} as spend_budget_ids
+     from run_budgets where run_id = $2 for update of run_budgets`,
+    [request.workspaceId, request.runId, request.memberId],
+  );
+  const { spend_budget_ids, ...budget } = budgetRow(rows, request.runId);
+  return { budget, spendBudgetIds: spend_budget_ids };
+}
+
+/** The run's own budget as a level: a token cap for the run's life, no money cap. */
+function runAllowance(budget: BudgetFigures): SpendLevel {
+  return {
+    kind: 'run',
+    name: null,
+    period: 'life',
+    max_nanos: null,
+    max_tokens: budget.max_tokens,
+    held_nanos: budget.held_nanos,
+    used_nanos: budget.used_nanos,
+    held_tokens: budget.held_tokens,
+    used_tokens: budget.used_tokens,
+  };
+}
+
+/**
+ * Records the answer: a hold, with the run's and each level's held figures raised and
+ * model.reserved appended, or a refusal naming the level that refused. The insert comes after
+ * the run's budget lock, so a first attempt of the same request id has committed by then or
+ * never will: when nothing is inserted, its answer is there to read, and nothing is booked.
+ */
+async function bookReservation(
+  tx: pg.PoolClient,
+  request: AdmissionRequest,
+  booking: Booking,
+  levels: readonly LockedLevel[],
+  exhausted: SpendLevel | undefined,
+): Promise<Admission> {
+  const id = reservationKey(request.sessionId, request.requestId);
+  const values = [
+    id,
+    request.sessionId,
+    request.requestId,
+    request.runId,
+    request.requestDigest,
+    request.model,
+    request.maxOutputTokens,
+    request.inputBoundTokens,
+    booking.tokens,
+    exhausted ? 'refused' : 'held',
+    request.via ?? 'runner',
+    request.providerKind,
+    JSON.stringify(request.price),
+    booking.nanos,
+    exhausted ? levelLabel(exhausted) : null,
+    ...levelHoldValues(levels),
+  ];
+  const event = reservedEvent(request, booking);
+  if (!exhausted) {
+    const guarded = await appendGuarded<ReservationRow>(
+      tx,
+      request.sessionId,
+      {
+        sql: reservationInsertSql('where exists (select 1 from head)'),
+        values,
+        // The row's foreign key locks its run: the run before the head, as a revocation takes them.
+        lockFirst: 'select 1 from runs where session_id = $2::text for key share',
+        followedBy: holdsSql,
+      },
+      event,
     );
-    if (admitted) {
-      await tx.query(
-        `update run_budgets set held_tokens = held_tokens + $2, held_nanos = held_nanos + $3
-         where run_id = $1`,
-        [request.runId, booking.tokens, booking.nanos],
-      );
-      await holdAtLevels(tx, id, levels, booking);
-      await appendEvent(
-        tx,
-        request.sessionId,
-        redact('model.reserved', {
-          request_id: request.requestId,
-          model: request.model,
-          max_output_tokens: request.maxOutputTokens,
-          input_bound_tokens: request.inputBoundTokens,
-          booked_tokens: booking.tokens,
-          booked_nanos: booking.nanos,
-          via: request.via ?? 'runner',
-        }),
-      );
-    }
-    return { reservation, created: true };
+    if (guarded.outcome === 'changed') return { reservation: guarded.row, created: true };
+    if (guarded.outcome === 'unchanged')
+      return { reservation: await firstAnswer(tx, id), created: false };
+  }
+  // A refusal appends nothing; a hold whose session head this process could not guess appends
+  // its event after the insert, which locks the run before the head all the same.
+  const { rows } = await tx.query<ReservationRow>(
+    `with changed as (${reservationInsertSql('')}), ${holdsSql}
+     select ${reservationColumns} from changed`,
+    values,
+  );
+  const [reservation] = rows;
+  if (!reservation) return { reservation: await firstAnswer(tx, id), created: false };
+  if (!exhausted) await appendEvent(tx, request.sessionId, event);
+  return { reservation, created: true };
+}
+
+/** The reservation's insert ($1..$15), refused or held; a request id answered before adds none. */
+const reservationInsertSql = (guard: string) =>
+  `insert into model_reservations (id, session_id, request_id, run_id, request_digest, model,
+     max_output_tokens, input_bound_tokens, booked_tokens, status, made_by, provider_kind, price,
+     booked_nanos, refused_by)
+   select $1::text, $2::text, $3::text, $4::uuid, $5::text, $6::text, $7::bigint, $8::bigint,
+     $9::bigint, $10::text, $11::text, $12::text, $13::jsonb, $14::bigint, $15::text
+   ${guard}
+   on conflict (id) do nothing
+   returning ${reservationColumns}`;
+
+/** A hold's figures raised at the run ($4) and at each level locked ($16, $17), in one go. */
+const holdsSql = `run_held as (
+       update run_budgets rb set held_tokens = rb.held_tokens + c.booked_tokens,
+         held_nanos = rb.held_nanos + c.booked_nanos
+       from changed c where rb.run_id = $4::uuid and c.status = 'held'
+     ), ${levelHoldsSql('$16', '$17')}`;
+
+/** The first answer to a request id, read once its insert found it there. */
+async function firstAnswer(tx: pg.PoolClient, id: string): Promise<ReservationRow> {
+  const { rows } = await tx.query<ReservationRow>(
+    `select ${reservationColumns} from model_reservations where id = $1`,
+    [id],
+  );
+  return one(rows);
+}
+
+function reservedEvent(request: AdmissionRequest, booking: Booking) {
+  return redact('model.reserved', {
+    request_id: request.requestId,
+    model: request.model,
+    max_output_tokens: request.maxOutputTokens,
+    input_bound_tokens: request.inputBoundTokens,
+    booked_tokens: booking.tokens,
+    booked_nanos: booking.nanos,
+    via: request.via ?? 'runner',
   });
 }
 

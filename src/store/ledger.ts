@@ -135,6 +135,12 @@ export interface GuardedChange {
    * row, no head is locked and nothing is done.
    */
   lockFirst?: string;
+  /**
+   * Further writes that follow from the change, as CTEs after it (`name as (...)`, separated by
+   * commas) reading `changed`: a data-modifying CTE cannot nest inside another, and in the same
+   * statement they commit with the change and its event or not at all.
+   */
+  followedBy?: string;
 }
 
 export type GuardedOutcome<Row> =
@@ -214,7 +220,7 @@ async function tryGuarded<Row extends object>(
        select stream_id from locked where head_seq = ${$(2)}::bigint and head_hash = ${$(3)}::text
      ), changed as (
        ${change.sql}
-     ), appended as (
+     ),${change.followedBy ? ` ${change.followedBy},` : ''} appended as (
        insert into ledger_events (stream_id, seq, type, at, data, idempotency_key, prev_hash, hash)
        select ${$(1)}::text, ${$(4)}::bigint, ${$(5)}::text, ${$(6)}::timestamptz, ${$(7)}::jsonb,
          ${$(8)}::text, ${$(3)}::text, ${$(9)}::text

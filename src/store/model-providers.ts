@@ -17,8 +17,46 @@ export interface ModelProviderRow {
   removed_at: Date | null;
 }
 
-const columns = `id, workspace_id, name, kind, base_url, sealed_credential, allow_url_sources,
-  created_at, removed_at`;
+const columnNames = [
+  'id',
+  'workspace_id',
+  'name',
+  'kind',
+  'base_url',
+  'sealed_credential',
+  'allow_url_sources',
+  'created_at',
+  'removed_at',
+] as const;
+const columns = columnNames.join(', ');
+
+/** A provider's columns read beside another table's, each named `provider_` and its own name. */
+export type ModelProviderColumns = {
+  [K in keyof ModelProviderRow as `provider_${K}`]: ModelProviderRow[K] | null;
+};
+
+/** The columns of a `ModelProviderRow` from `alias`, for a query that joins the table. */
+export const providerColumnsOf = (alias: string) =>
+  columnNames.map((column) => `${alias}.${column} as provider_${column}`).join(', ');
+
+/**
+ * The provider a joined row holds (providerColumnsOf), and the rest of the row; no provider when
+ * the join found none.
+ */
+export function splitProvider<Row extends ModelProviderColumns>(
+  row: Row,
+): { provider: ModelProviderRow | undefined; rest: Omit<Row, keyof ModelProviderColumns> } {
+  const provider = Object.fromEntries(
+    columnNames.map((column) => [column, row[`provider_${column}`]]),
+  );
+  const rest = Object.fromEntries(
+    Object.entries(row).filter(([key]) => !key.startsWith('provider_')),
+  );
+  return {
+    provider: provider.id === null ? undefined : (provider as unknown as ModelProviderRow),
+    rest: rest as Omit<Row, keyof ModelProviderColumns>,
+  };
+}
 
 /** Returns undefined when the workspace already has a provider of that name in use. */
 export async function insertModelProvider(

@@ -29,6 +29,13 @@ export interface FrozenRun {
 const runColumns = `id, workspace_id, session_id, invoked_by, source, trust_tier, autonomy, policy_id,
   policy_version, toolset, toolset_digest, max_tokens, model_provider_id, created_at`;
 
+/** The columns of a `FrozenRun`, each qualified by `alias`, for a query that joins the table. */
+export const runColumnsOf = (alias: string) =>
+  runColumns
+    .split(',')
+    .map((column) => `${alias}.${column.trim()}`)
+    .join(', ');
+
 /** A run to create: what it freezes, and the hash of its session token. */
 type NewRun = Omit<FrozenRun, 'id' | 'created_at'> & { session_token_hash: Buffer };
 

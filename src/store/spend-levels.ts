@@ -18,16 +18,9 @@ export interface BudgetFigures {
   used_nanos: number;
 }
 
-interface LockedLevel extends SpendLevel {
+export interface LockedLevel extends SpendLevel {
   budget_id: string;
   window_start: Date;
-}
-
-interface LevelSubject {
-  workspaceId: string;
-  runId: string;
-  /** The member who invoked the run: the person, and through their groups the teams. */
-  memberId: string;
 }
 
 /** The budgets a request of the run falls under ($1 workspace, $2 run, $3 member). */
@@ -118,22 +111,25 @@ function levelOf(row: LevelColumns): SpendLevel {
 }
 
 /**
- * Opens this period's window of each budget the subject falls under (a team is an identity
- * provider group the member belongs to, by its display name) and locks them, in budget id order.
+ * The ids of the budgets a request of the run falls under, in id order, as a column of a query
+ * whose $1, $2 and $3 are the workspace, the run and the member: admission reads it in the
+ * statement that locks the run's budget row, one round trip for both.
+ */
+export const spendBudgetIdsSql = `array(select b.id from spend_budgets b where ${budgetsOfSubject}
+  order by b.id)::text[]`;
+
+/**
+ * Opens this period's window of each budget (`budgetIds`, in id order: see spendBudgetIdsSql)
+ * and locks them, in budget id order.
  */
 export async function lockSpendLevels(
   tx: pg.PoolClient,
-  subject: LevelSubject,
+  budgetIds: readonly string[],
 ): Promise<LockedLevel[]> {
-  const { rows: budgets } = await tx.query<{ id: string }>(
-    `select b.id from spend_budgets b where ${budgetsOfSubject} order by b.id`,
-    [subject.workspaceId, subject.runId, subject.memberId],
-  );
-  if (budgets.length === 0) return [];
-  const ids = budgets.map((b) => b.id);
+  if (budgetIds.length === 0) return [];
   // One row at a time, in id order: a window another admission is opening is waited for in the
   // same order the locks below are taken.
-  for (const id of ids) {
+  for (const id of budgetIds) {
     await tx.query(
       `insert into spend_budget_windows (budget_id, window_start)
        select id, spend_window_start(period, now()) from spend_budgets where id = $1
@@ -151,30 +147,36 @@ export async function lockSpendLevels(
      where w.budget_id = any($1::uuid[]) and w.window_start = spend_window_start(b.period, now())
      order by w.budget_id
      for update of w`,
-    [ids],
+    [budgetIds],
   );
   return rows;
 }
 
-/** Books the hold at every level locked, and records which windows it was booked in. */
-export async function holdAtLevels(
-  tx: pg.PoolClient,
-  reservationId: string,
-  levels: LockedLevel[],
-  booking: Booking,
-): Promise<void> {
-  for (const level of levels) {
-    await tx.query(
-      `update spend_budget_windows set held_nanos = held_nanos + $3, held_tokens = held_tokens + $4
-       where budget_id = $1 and window_start = $2`,
-      [level.budget_id, level.window_start, booking.nanos, booking.tokens],
-    );
-    await tx.query(
-      `insert into model_reservation_holds (reservation_id, budget_id, window_start)
-       values ($1, $2, $3)`,
-      [reservationId, level.budget_id, level.window_start],
-    );
-  }
+/**
+ * A hold booked at every level locked, as CTEs following an admission's insert (`changed`, the
+ * reservation): each window's held figures raised by the booking, and the windows it was booked
+ * in recorded; nothing for a refusal. The windows are locked already (lockSpendLevels), so this
+ * takes no lock of its own. `budgetIds` and `windowStarts` are the statement's parameters that
+ * hold `levelHoldValues`.
+ */
+export function levelHoldsSql(budgetIds: string, windowStarts: string): string {
+  const levels = `unnest(${budgetIds}::uuid[], ${windowStarts}::timestamptz[])
+    as l (budget_id, window_start)`;
+  return `level_held as (
+       update spend_budget_windows w set held_nanos = w.held_nanos + c.booked_nanos,
+         held_tokens = w.held_tokens + c.booked_tokens
+       from changed c, ${levels}
+       where c.status = 'held' and w.budget_id = l.budget_id and w.window_start = l.window_start
+     ), level_holds as (
+       insert into model_reservation_holds (reservation_id, budget_id, window_start)
+       select c.id, l.budget_id, l.window_start from changed c, ${levels}
+       where c.status = 'held'
+     )`;
+}
+
+/** The parameters of levelHoldsSql: the locked levels' budget ids and window starts. */
+export function levelHoldValues(levels: readonly LockedLevel[]): [string[], Date[]] {
+  return [levels.map((level) => level.budget_id), levels.map((level) => level.window_start)];
 }
 
 interface LevelSettlement {

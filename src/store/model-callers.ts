@@ -1,0 +1,36 @@
+import {
+  providerColumnsOf,
+  splitProvider,
+  type ModelProviderColumns,
+  type ModelProviderRow,
+} from './model-providers.js';
+import type { Queryable } from './pool.js';
+import { runColumnsOf, runStoppedSql, type FrozenRun } from './runs.js';
+
+/** Who calls a model endpoint: a run, and the model provider frozen with it (if any). */
+export interface ModelCaller {
+  run: FrozenRun;
+  /** Undefined when the run was created without one. */
+  provider: ModelProviderRow | undefined;
+}
+
+/**
+ * The run a session token acts for and its model provider, in one read: the first of a model
+ * request's round trips, and the only one before its body is read. A stopped run's token finds
+ * nothing.
+ */
+export async function findModelCallerBySessionTokenHash(
+  db: Queryable,
+  tokenHash: Buffer,
+): Promise<ModelCaller | undefined> {
+  const { rows } = await db.query<FrozenRun & ModelProviderColumns>(
+    `select ${runColumnsOf('r')}, ${providerColumnsOf('p')}
+     from runs r left join model_providers p on p.id = r.model_provider_id
+     where r.session_token_hash = $1 and not ${runStoppedSql('r')}`,
+    [tokenHash],
+  );
+  const [row] = rows;
+  if (!row) return undefined;
+  const { provider, rest } = splitProvider(row);
+  return { run: rest, provider };
+}
