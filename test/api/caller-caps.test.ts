@@ -138,10 +138,13 @@ describe('writes in flight, per credential', () => {
     const started = Date.now();
     // Sent again after a 503, as a runner does: a machine running another suite beside this one
     // may turn a request away for a moment; what is bounded is the time it takes to be decided.
-    const otherAnswer = await expectStatus(
-      untilAnswered(() => toolCall(h.api, other, 'c1', read(0))),
-      200,
-    );
+    // Never a 429: the greedy run's writes hold its own slots, not another run's.
+    let first = await toolCall(h.api, other, 'c1', read(0));
+    while (first.status === 503 && Date.now() - started < 30_000) {
+      await new Promise((resolve) => setTimeout(resolve, 250));
+      first = await toolCall(h.api, other, 'c1', read(0));
+    }
+    const otherAnswer = await expectStatus(Promise.resolve(first), 200);
     assert.equal(otherAnswer.decision, 'allow');
     const otherMs = Date.now() - started;
     assert.ok(otherMs < 30_000, `another run waited ${otherMs} ms`);

@@ -21,7 +21,7 @@ import { createRun, type CreatedRun, type Seed } from './seed.js';
  * How long each outage lasts, in seconds: 20 by default, what a failover or a redeploy takes;
  * longer than every bound of one request (PostgreSQL's 5 s query timeout, a Temporal call's 5 s)
  * and than the short window a test configures (3 s), well inside the default window (45 s).
- * `GATE_TEST_OUTAGE_S` shortens it for a quick run.
+ * `GATE_TEST_OUTAGE_S` sets it, at least the answer bound's 15 s and 5 s more (below).
  */
 export const outageMs = Number(process.env.GATE_TEST_OUTAGE_S ?? 20) * 1000;
 
@@ -31,6 +31,11 @@ export const outageMs = Number(process.env.GATE_TEST_OUTAGE_S ?? 20) * 1000;
  * to (a connection's 3 s and a query's 5 s), for a machine that runs another suite beside this.
  */
 export const answerBoundMs = 15_000;
+if (outageMs < answerBoundMs + 5_000) {
+  throw new Error(
+    `GATE_TEST_OUTAGE_S must leave the outage 5 s longer than the ${String(answerBoundMs / 1000)} s answer bound, or an answer that waits it out passes`,
+  );
+}
 
 /**
  * The workers the APIs host in this process log only errors: while a dependency is away their
