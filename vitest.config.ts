@@ -32,10 +32,14 @@ const withoutServices = [
 ];
 /**
  * Files that stop a service of their own under load and bound every answer in time: after the
- * others, beside each other only, so that the machine's load is theirs.
+ * others, so that the shared files' load is over, beside each other and the serial files.
  */
 const outage = ['test/**/*.outage.test.ts'];
-/** Files that disturb what the shared services show others (a sweep of every hold): alone, last. */
+/**
+ * Files that disturb what the shared services show others (a sweep of every hold): one at a time,
+ * after the others, beside the outage files (whose calls hold no budget, and whose outages are of
+ * services of their own).
+ */
 const serial = ['test/**/*.serial.test.ts'];
 /** The services, started once per run (tools/test/services.ts), and each file's wait for them. */
 const services = {
@@ -86,7 +90,7 @@ export default defineConfig({
           ...services,
           sequence: { groupOrder: 2 },
           // Each file in a process of its own: they mostly wait out their outages.
-          maxWorkers: 3,
+          maxWorkers: 4,
         },
       },
       {
@@ -96,7 +100,7 @@ export default defineConfig({
           include: serial,
           ...services,
           fileParallelism: false,
-          sequence: { groupOrder: 3 },
+          sequence: { groupOrder: 2 },
         },
       },
     ],

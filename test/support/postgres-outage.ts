@@ -1,0 +1,135 @@
+/**
+ * What the PostgreSQL outage files share (test/gate/postgres-stopped.outage.test.ts and
+ * postgres-frozen.outage.test.ts, one outage each, so the two run beside each other): a cluster
+ * of the file's own (the APIs, the worker and the file's pool on it), so the run's shared one
+ * stays up, the load held open while it is away, and what each call must come to once it is back.
+ */
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterAll, beforeAll } from 'vitest';
+import type { ManagedProcess } from '../../tools/devstack/child-process.js';
+import type { Pool } from '../../src/store/pool.js';
+import { startTestApi, type TestApi } from './api.js';
+import { ownPostgresCluster, type OwnPostgres } from './own-postgres.js';
+import {
+  quietHostedWorkers,
+  readCalls,
+  rideOut,
+  type LoadCall,
+  type Outage,
+  type TimedAnswer,
+} from './outage-load.js';
+import { seedWorkspace, type Seed } from './seed.js';
+import { startWorkerProcess } from './worker-processes.js';
+
+/** The file's stack, started before its test and stopped after it, and its load's ride. */
+export function usePostgresOutageStack() {
+  let postgres!: OwnPostgres;
+  const db = {} as { pool: Pool };
+  /**
+   * How long the worker process holds a call's first stage attempt back: long enough that every
+   * call is recorded and still in flight when PostgreSQL goes, on a loaded machine too (at 1.5 s,
+   * the first calls were decided before the last were recorded), and well within the outage.
+   */
+  const stageDelayMs = 6000;
+  /** The short window of one API: longer than the hold, and the outage outlasts it. */
+  const shortWindowS = 10;
+
+  /**
+   * Three APIs on the file's own cluster: one hosting its worker and starting calls eagerly on
+   * it (the default), one whose calls run on a worker process that holds their first stage
+   * attempt back (in flight when PostgreSQL goes), and one like it with a short window.
+   */
+  let eager: TestApi;
+  let held: TestApi;
+  let shortWindow: TestApi;
+  let worker: ManagedProcess;
+  let seeds: { eager: Seed; held: Seed };
+
+  beforeAll(async () => {
+    quietHostedWorkers();
+    postgres = await ownPostgresCluster();
+    db.pool = postgres.pool(10);
+    const databaseUrl = postgres.url;
+    const heldQueue = `pg-outage-${randomUUID()}`;
+    [eager, held, shortWindow, worker] = await Promise.all([
+      startTestApi({
+        databaseUrl,
+        temporal: { taskQueue: `pg-outage-eager-${randomUUID()}` },
+        eagerStart: true,
+      }),
+      startTestApi({ databaseUrl, temporal: { taskQueue: heldQueue } }),
+      startTestApi({
+        databaseUrl,
+        temporal: { taskQueue: heldQueue },
+        unavailableWindowS: shortWindowS,
+      }),
+      startWorkerProcess(
+        'worker-pg-outage',
+        { GATE_TASK_QUEUE: heldQueue, DATABASE_URL: databaseUrl },
+        { faults: { delayMs: { decide: stageDelayMs } } },
+      ),
+    ]);
+    seeds = { eager: await seedWorkspace(eager), held: await seedWorkspace(held) };
+  });
+  afterAll(async () => {
+    await worker.stop();
+    await Promise.all([eager.close(), held.close(), shortWindow.close()]);
+    await db.pool.end();
+    await postgres.close();
+  });
+
+  /** Until every call has its record (the gate has it in flight), for at most the stage delay. */
+  async function untilRecorded(calls: LoadCall[]): Promise<void> {
+    const deadline = Date.now() + 10_000;
+    for (;;) {
+      const { rows } = await db.pool.query<{ n: number }>(
+        `select count(*)::int as n from tool_calls
+          where (session_id, tool_call_id) in (select * from unnest($1::text[], $2::text[]))
+            and status = 'evaluating'`,
+        [calls.map((c) => c.run.session_id), calls.map((c) => c.id)],
+      );
+      if (rows[0]!.n === calls.length) return;
+      assert.ok(Date.now() < deadline, `only ${rows[0]!.n} of ${calls.length} calls in flight`);
+      await sleep(50);
+    }
+  }
+
+  /**
+   * Fifty calls in flight and ten approvals pending when PostgreSQL goes away for `outageMs` (see
+   * `rideOut`); once it is back every call is decided on its merits: the reads allowed, the short
+   * window's failed closed as the gate's unavailability.
+   */
+  async function rideOutPostgres(outage: Pick<Outage, 'begin' | 'end'>) {
+    const answers: TimedAnswer[] = [];
+    const [eagerCalls, heldCalls, windowCalls] = await Promise.all([
+      readCalls(eager, seeds.eager, 25, 'e', answers),
+      readCalls(held, seeds.held, 20, 'h', answers),
+      readCalls(shortWindow, seeds.held, 5, 'w', answers),
+    ]);
+    const calls = [...eagerCalls, ...heldCalls, ...windowCalls];
+    const { finals } = await rideOut(
+      { calls, approvalsApi: eager, answers, workers: [worker], db: db.pool },
+      { ...outage, inFlight: () => untilRecorded([...heldCalls, ...windowCalls]) },
+    );
+    finals.forEach((answer, n) => {
+      const call = calls[n]!;
+      assert.equal(answer.status, 200, `${call.id}: ${JSON.stringify(answer.body)}`);
+      if (windowCalls.includes(call)) {
+        assert.equal(answer.body.decision, 'deny');
+        assert.equal(answer.body.source, 'unavailable');
+        assert.match(answer.body.reason, /^the gate was unavailable: /);
+      } else {
+        assert.equal(answer.body.decision, 'allow', `${call.id}: ${JSON.stringify(answer.body)}`);
+      }
+    });
+  }
+
+  return {
+    get postgres(): OwnPostgres {
+      return postgres;
+    },
+    rideOutPostgres,
+  };
+}
