@@ -31,15 +31,12 @@ const withoutServices = [
   'test/lint/*.test.ts',
 ];
 /**
- * Files that stop a service of their own under load and bound every answer in time: after the
- * others, so that the shared files' load is over, beside each other and the serial files.
+ * Files that take something away under load and bound every answer in time: a service of their
+ * own stopped, or the CPU another tenant's simulation takes. After the shared files, so that
+ * their load is over; beside each other.
  */
 const outage = ['test/**/*.outage.test.ts'];
-/**
- * Files that disturb what the shared services show others (a sweep of every hold): one at a time,
- * after the others, beside the outage files (whose calls hold no budget, and whose outages are of
- * services of their own).
- */
+/** Files that disturb what the shared services show others (a sweep of every hold): alone, last. */
 const serial = ['test/**/*.serial.test.ts'];
 /** The services, started once per run (tools/test/services.ts), and each file's wait for them. */
 const services = {
@@ -90,7 +87,7 @@ export default defineConfig({
           ...services,
           sequence: { groupOrder: 2 },
           // Each file in a process of its own: they mostly wait out their outages.
-          maxWorkers: 4,
+          maxWorkers: 5,
         },
       },
       {
@@ -100,7 +97,7 @@ export default defineConfig({
           include: serial,
           ...services,
           fileParallelism: false,
-          sequence: { groupOrder: 2 },
+          sequence: { groupOrder: 3 },
         },
       },
     ],

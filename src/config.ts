@@ -75,6 +75,7 @@ const environmentSchema = z.object({
   GATE_APPROVAL_RECHECK_MAX_S: seconds(0.1, 86_400).default(3600),
   GATE_MCP_APPROVAL_WAIT_S: seconds(0, 600).default(25),
   GATE_WORKER_CACHED_WORKFLOWS: wholeNumber(2, 100_000).default(250),
+  GATE_HEAP_GROWTH_PERCENT: wholeNumber(0, 1000).default(25),
   GATE_EAGER_START: z.enum(['on', 'off']).default('on'),
   GATE_RESERVATION_TTL_S: z.coerce
     .number({ error: 'must be a positive number of seconds' })
@@ -182,6 +183,11 @@ export interface GateConfig {
   mcpApprovalWaitS: number;
   /** Workflows a worker keeps in memory between tasks; the rest are replayed when woken. */
   workerCachedWorkflows: number;
+  /**
+   * How far a process's JavaScript heap may grow past what it kept live at its last full
+   * collection before it collects again, in percent; 0 leaves it to V8 (see `boundHeapGrowth`).
+   */
+  heapGrowthPercent: number;
   /** Whether the API hosts a gate worker and starts each call's workflow on it eagerly. */
   eagerStart: boolean;
   /** 32 random bytes, base64: seals connection credentials at rest. */
@@ -335,6 +341,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GateConfig {
     approvalRecheckMaxS: Math.max(e.GATE_APPROVAL_RECHECK_S, e.GATE_APPROVAL_RECHECK_MAX_S),
     mcpApprovalWaitS: e.GATE_MCP_APPROVAL_WAIT_S,
     workerCachedWorkflows: e.GATE_WORKER_CACHED_WORKFLOWS,
+    heapGrowthPercent: e.GATE_HEAP_GROWTH_PERCENT,
     eagerStart: e.GATE_EAGER_START === 'on',
     sealingKey: e.GATE_SEALING_KEY,
     reservationTtlS: e.GATE_RESERVATION_TTL_S ?? longestRequestS,

@@ -14,6 +14,7 @@ import { configOrExit, type GateConfig } from './config.js';
 import { startReservationSweeper } from './store/budget.js';
 import { createPool, type Pool } from './store/pool.js';
 import { activityTelemetry } from './telemetry/activity-telemetry.js';
+import { boundHeapGrowth } from './telemetry/heap-growth.js';
 import { installWorkerRuntime } from './telemetry/worker-runtime.js';
 import { tracingActivityInterceptors, workflowSpanSinks } from './telemetry/temporal-tracing.js';
 import { startTracingOrExit } from './telemetry/tracing.js';
@@ -150,5 +151,7 @@ export async function runGateWorker(config: GateConfig, extra: GateWorkerExtras 
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  await runGateWorker(configOrExit());
+  const config = configOrExit();
+  boundHeapGrowth(config.heapGrowthPercent);
+  await runGateWorker(config);
 }

@@ -7,6 +7,7 @@ import { ToolCalls } from '../application/tool-call/tool-calls.js';
 import { SimulationThreads } from '../application/simulation-thread.js';
 import { createPool } from '../store/pool.js';
 import { GateWorkflowClient } from '../temporal/gate-workflow-client.js';
+import { boundHeapGrowth } from '../telemetry/heap-growth.js';
 import { startTracingOrExit } from '../telemetry/tracing.js';
 import { EncryptionCodec } from '../temporal/payload-codec.js';
 import { HostedWorker } from '../temporal/hosted-worker.js';
@@ -97,6 +98,7 @@ export function createApi(
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const config = configOrExit();
+  boundHeapGrowth(config.heapGrowthPercent);
   const { operatorKey } = config.api;
   if (!operatorKey) {
     process.stderr.write('GATE_OPERATOR_KEY must be set to a secret of at least 16 characters\n');

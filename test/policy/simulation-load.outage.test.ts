@@ -1,8 +1,8 @@
 /**
  * One admin's simulation slows no other tenant: the worst candidate the policy language allows,
  * over a hundred recorded long command lines, runs while another workspace's runners make
- * calls, and their allow latency stays where it was just before. Serial: it loads the shared
- * services on purpose.
+ * calls, and their allow latency stays where it was just before. It runs beside the outage
+ * files (vitest.config.ts): what it takes away is the CPU.
  * The bound is the catastrophic one (five times the p99 just before: on the event loop, the same
  * simulation stalls every answer for its whole deadline); the ratio itself is printed, for a
  * quiet machine's figure (within 1.5x there).
