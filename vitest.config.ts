@@ -24,6 +24,7 @@ const withoutServices = [
   'test/runner/agent-sdk-tools.test.ts',
   'test/runner/gate-client.test.ts',
   'test/runner/pre-tool-use-hook.test.ts',
+  'test/telemetry/heap-growth.test.ts',
   'test/telemetry/tracing-config.test.ts',
   'test/temporal/payload-codec.test.ts',
   'test/temporal/recorded-window.test.ts',

@@ -43,6 +43,7 @@ describe('configuration from the environment', () => {
       mcpApprovalWaitS: 25,
       workerCachedWorkflows: 250,
       eagerStart: true,
+      heapGrowthPercent: 25,
       sealingKey: undefined,
       reservationTtlS: 990,
       workflowBundlePath: undefined,
