@@ -154,7 +154,8 @@ function lowestPriorityThreads(): number {
   }).length;
 }
 
-const samples = 600;
+/** Calls measured just before the simulation, and at most while it runs. */
+const samples = 300;
 /** Fewer calls measured while the simulation ran make no round. */
 const fewestSamples = 100;
 /**
