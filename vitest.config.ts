@@ -32,11 +32,13 @@ const withoutServices = [
   'test/lint/*.test.ts',
 ];
 /**
- * Files that take something away under load and bound every answer in time: a service of their
- * own stopped, or the CPU another tenant's simulation takes. After the shared files, so that
- * their load is over; beside each other.
+ * After the shared files, so that their load is over, beside each other: files that stop a
+ * service of their own under load, and files that load the shared services on purpose (a
+ * tenant's simulation taking the CPU, thousands of waits). Each bounds every answer in time, at
+ * the catastrophic.
  */
 const outage = ['test/**/*.outage.test.ts'];
+const load = ['test/**/*.load.test.ts'];
 /** Files that disturb what the shared services show others (a sweep of every hold): alone, last. */
 const serial = ['test/**/*.serial.test.ts'];
 /** The services, started once per run (tools/test/services.ts), and each file's wait for them. */
@@ -73,7 +75,7 @@ export default defineConfig({
         test: {
           name: 'services',
           include: ['test/**/*.test.ts'],
-          exclude: [...withoutServices, ...outage, ...serial],
+          exclude: [...withoutServices, ...outage, ...load, ...serial],
           ...services,
           sequence: { groupOrder: 1 },
           // Both cores stay busy while files wait on services: more processes measured no faster.
@@ -84,11 +86,11 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'outage',
-          include: outage,
+          include: [...outage, ...load],
           ...services,
           sequence: { groupOrder: 2 },
-          // Each file in a process of its own: they mostly wait out their outages.
-          maxWorkers: 5,
+          // Each file in a process of its own: the outage files mostly wait out their outages.
+          maxWorkers: 6,
         },
       },
       {
