@@ -34,7 +34,7 @@ const withoutServices = [
 /**
  * After the shared files, so that their load is over, beside each other: files that stop a
  * service of their own under load, and files that load the shared services on purpose (a
- * tenant's simulation taking the CPU, thousands of waits). Each bounds every answer in time, at
+ * tenant's simulation taking the CPU). Each bounds every answer in time, at
  * the catastrophic.
  */
 const outage = ['test/**/*.outage.test.ts'];
@@ -90,7 +90,7 @@ export default defineConfig({
           ...services,
           sequence: { groupOrder: 2 },
           // Each file in a process of its own: the outage files mostly wait out their outages.
-          maxWorkers: 6,
+          maxWorkers: 5,
         },
       },
       {

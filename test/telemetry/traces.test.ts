@@ -201,15 +201,25 @@ describe('traces', () => {
     assert.equal(approved.root.attributes['gate.status'], 'pending_approval');
     const traceIds = [allowed, deny, approved].map((t) => t.root.traceId);
     assert.equal(new Set(traceIds).size, 3, 'one trace per call');
-    // The trace id is in the JSON logs of both processes.
+    // The trace id is in the JSON logs of both processes: read from their output as it arrives,
+    // which on a loaded machine may be after the spans (another pipe, another process).
     for (const traceId of traceIds) {
-      assert.ok(
-        jsonLines(apiLines).some((l) => l.trace_id === traceId),
-        `API log lines of ${traceId}`,
-      );
-      assert.ok(
-        jsonLines(workerLines).some((l) => l.trace_id === traceId && l.sdkComponent === 'activity'),
-        `activity log lines of ${traceId}`,
+      await waitFor(
+        `log lines of ${traceId} in both processes`,
+        () => {
+          assert.ok(
+            jsonLines(apiLines).some((l) => l.trace_id === traceId),
+            `API log lines of ${traceId}`,
+          );
+          assert.ok(
+            jsonLines(workerLines).some(
+              (l) => l.trace_id === traceId && l.sdkComponent === 'activity',
+            ),
+            `activity log lines of ${traceId}`,
+          );
+          return Promise.resolve();
+        },
+        { timeoutMs: 30_000 },
       );
     }
 
