@@ -32,14 +32,14 @@ const withoutServices = [
   'test/lint/*.test.ts',
 ];
 /**
- * After the shared files, so that their load is over, beside each other: files that stop a
- * service of their own under load, and files that load the shared services on purpose (a
- * tenant's simulation taking the CPU). Each bounds every answer in time, at
- * the catastrophic.
+ * Files that stop a service of their own under load and bound every answer in time: after the
+ * others, beside each other only, so that the machine's load is theirs.
  */
 const outage = ['test/**/*.outage.test.ts'];
-const load = ['test/**/*.load.test.ts'];
-/** Files that disturb what the shared services show others (a sweep of every hold): alone, last. */
+/**
+ * Files that disturb what the shared services show others (a sweep of every hold) or load them on
+ * purpose: one at a time, last.
+ */
 const serial = ['test/**/*.serial.test.ts'];
 /** The services, started once per run (tools/test/services.ts), and each file's wait for them. */
 const services = {
@@ -75,7 +75,7 @@ export default defineConfig({
         test: {
           name: 'services',
           include: ['test/**/*.test.ts'],
-          exclude: [...withoutServices, ...outage, ...load, ...serial],
+          exclude: [...withoutServices, ...outage, ...serial],
           ...services,
           sequence: { groupOrder: 1 },
           // Both cores stay busy while files wait on services: more processes measured no faster.
@@ -86,11 +86,11 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'outage',
-          include: [...outage, ...load],
+          include: outage,
           ...services,
           sequence: { groupOrder: 2 },
-          // Each file in a process of its own: the outage files mostly wait out their outages.
-          maxWorkers: 5,
+          // Each file in a process of its own: they mostly wait out their outages.
+          maxWorkers: 4,
         },
       },
       {
