@@ -2,9 +2,12 @@
  * Simulations evaluate off the API's event loop: each in a worker thread of its own, at the
  * lowest priority, its heap bounded, stopped at once when its deadline passes, a few at a time.
  */
-import { existsSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
+import type { BuildOptions, BuildResult } from 'esbuild';
 import type { PolicyBody } from '../domain/policy/policy.js';
 import type { RecordedCall, SimulatedRun, SimulatedVerdict } from '../domain/policy/simulation.js';
 import { UnavailableError, GateError } from '../domain/errors.js';
@@ -24,18 +27,48 @@ export class ThreadStoppedError extends GateError {
 /** The heap a simulation thread may use: a candidate and the calls in flight, with room. */
 const heapMb = 256;
 
+/** Where a thread run from source finds its code, bundled: packages resolve from there. */
+const sourceBundles = new URL('../../node_modules/.cache/fluidbox-gate/', import.meta.url);
+let sourceBundle: URL | undefined;
+
 /**
- * The thread's code: compiled JavaScript beside this file, or, run from source (`npm run api`),
- * its TypeScript through tsx, whose loader a thread does not inherit.
+ * Run from source (`npm run api`, the tests), the thread's TypeScript bundled once per process
+ * by esbuild (the compiler tsx runs on, there wherever tsx is), its packages left to Node, into
+ * one module named by its content. A thread that registered tsx itself started a loader thread
+ * of its own and resolved every module through it: seconds of CPU for each simulation.
  */
-function threadEntry(): { code: string | URL; eval: boolean } {
-  const compiled = new URL('./simulation-thread-main.js', import.meta.url);
-  if (existsSync(fileURLToPath(compiled))) return { code: compiled, eval: false };
-  const source = new URL('./simulation-thread-main.ts', import.meta.url).href;
-  return {
-    code: `import('tsx/esm/api').then(({ register }) => { register(); return import(${JSON.stringify(source)}); });`,
-    eval: true,
+function bundledFromSource(): URL {
+  if (sourceBundle) return sourceBundle;
+  const { buildSync } = createRequire(import.meta.url)('esbuild') as {
+    buildSync: (options: BuildOptions & { write: false }) => BuildResult<{ write: false }>;
   };
+  const [output] = buildSync({
+    entryPoints: [fileURLToPath(new URL('./simulation-thread-main.ts', import.meta.url))],
+    bundle: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    packages: 'external',
+    write: false,
+  }).outputFiles;
+  if (!output) throw new Error('esbuild wrote no simulation thread');
+  const digest = createHash('sha256').update(output.contents).digest('hex').slice(0, 16);
+  const bundle = new URL(`simulation-thread-${digest}.mjs`, sourceBundles);
+  if (!existsSync(bundle)) {
+    // Written whole, then renamed: processes running at once never read half of it.
+    mkdirSync(sourceBundles, { recursive: true });
+    const partial = fileURLToPath(bundle) + `.${process.pid}.partial`;
+    writeFileSync(partial, output.contents);
+    renameSync(partial, bundle);
+  }
+  sourceBundle = bundle;
+  return bundle;
+}
+
+/** The thread's code: compiled JavaScript beside this file, else bundled from its source. */
+function threadEntry(): URL {
+  const compiled = new URL('./simulation-thread-main.js', import.meta.url);
+  return existsSync(fileURLToPath(compiled)) ? compiled : bundledFromSource();
 }
 
 /** One candidate's evaluator: a thread that answers one verdict per call sent. */
@@ -50,9 +83,7 @@ export class CandidateThread {
   private stopped: Error | undefined;
 
   constructor(candidate: PolicyBody) {
-    const entry = threadEntry();
-    this.worker = new Worker(entry.code, {
-      eval: entry.eval,
+    this.worker = new Worker(threadEntry(), {
       workerData: candidate,
       resourceLimits: { maxOldGenerationSizeMb: heapMb },
       stdout: false,

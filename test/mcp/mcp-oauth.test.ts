@@ -7,7 +7,8 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, test } from 'vitest';
-import { chromium, type Browser, type BrowserContext } from 'playwright-core';
+import type { Browser, BrowserContext } from 'playwright-core';
+import { closeContexts, sharedChromium } from '../support/browser-pages.js';
 import { auth, UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -222,13 +223,13 @@ describe('OAuth for the remote MCP endpoint', () => {
       { api: { ...base.api, publicUrl: `http://localhost:${port}` } },
       { port },
     );
-    browser = await chromium.launch({ executablePath: '/usr/bin/chromium', headless: true });
+    browser = await sharedChromium();
   });
   afterAll(async () => {
     await Promise.all(clients.map((c) => c.close()));
     await Promise.all(contexts.map((c) => c.close()));
     await elsewhere.close();
-    await browser.close();
+    await closeContexts(browser);
     await listener.close();
     await gate.close();
     await idp.close();

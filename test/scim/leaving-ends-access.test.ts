@@ -8,7 +8,8 @@
 import assert from 'node:assert/strict';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, test } from 'vitest';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { closeContexts, sharedChromium } from '../support/browser-pages.js';
 import {
   startDevIdentityProvider,
   type DevIdentityProvider,
@@ -176,10 +177,10 @@ describe('leaving ends access at once', () => {
       groupIds[group] = created.body.id as string;
     }
     upstream = await startRugpullUpstream({ token: upstreamToken });
-    browser = await chromium.launch({ executablePath: '/usr/bin/chromium', headless: true });
+    browser = await sharedChromium();
   });
   afterAll(async () => {
-    await browser.close();
+    await closeContexts(browser);
     await upstream.close();
     await gate.close();
     await idp.close();

@@ -10,9 +10,36 @@ import { chromium, type Browser, type BrowserContext, type Page } from 'playwrig
 
 export const artifacts = fileURLToPath(new URL('../../test-artifacts/', import.meta.url));
 
-export async function launchChromium(): Promise<Browser> {
+let chromiumOfProcess: Promise<Browser> | undefined;
+
+/**
+ * The test process's Chromium, launched on its first use and kept for the files after it (a
+ * process runs its files one after another): a launch costs more CPU than most files' pages. A
+ * file opens contexts of its own and ends them with `closeContexts`; Playwright ends the browser
+ * when the process exits.
+ */
+export function sharedChromium(): Promise<Browser> {
   mkdirSync(artifacts, { recursive: true });
-  return chromium.launch({ executablePath: '/usr/bin/chromium', headless: true });
+  chromiumOfProcess ??= chromium
+    .launch({ executablePath: '/usr/bin/chromium', headless: true })
+    .then(
+      (browser) => {
+        browser.on('disconnected', () => {
+          chromiumOfProcess = undefined;
+        });
+        return browser;
+      },
+      (err: unknown) => {
+        chromiumOfProcess = undefined;
+        throw err;
+      },
+    );
+  return chromiumOfProcess;
+}
+
+/** Ends every context the file opened on the shared browser: its pages, cookies and streams. */
+export async function closeContexts(browser: Browser | undefined): Promise<void> {
+  await Promise.all(browser?.contexts().map((context) => context.close()) ?? []);
 }
 
 /** A context whose pages record every dialog (a script that ran would open one). */

@@ -8,7 +8,8 @@ import { createHash } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, test } from 'vitest';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { closeContexts, sharedChromium } from '../support/browser-pages.js';
 import { useHarness } from '../support/harness.js';
 import {
   createRun,
@@ -101,10 +102,10 @@ describe('the approvers web form', () => {
     run = await createRun(h.api, h.seed, {
       source: { kind: 'manual', repository: 'acme/widgets' },
     });
-    browser = await chromium.launch({ executablePath: '/usr/bin/chromium', headless: true });
+    browser = await sharedChromium();
   });
   afterAll(async () => {
-    await browser.close();
+    await closeContexts(browser);
   });
 
   test('signing in sets a session cookie that is HttpOnly and SameSite=Strict, and scripts cannot read it', async () => {

@@ -11,9 +11,10 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import {
   assertAccessible,
   assertKeyboardReachable,
-  launchChromium,
+  closeContexts,
   newContext,
   screenshots,
+  sharedChromium,
   signIn,
 } from '../support/browser-pages.js';
 import { useHarness } from '../support/harness.js';
@@ -122,12 +123,12 @@ describe('an approver decides well in seconds', () => {
       },
       tools: { bundles: [bundle.id] },
     });
-    browser = await launchChromium();
+    browser = await sharedChromium();
     context = await newContext(browser, dialogs);
     page = await signIn(context, h.api.url, h.seed.admin.token);
   });
   afterAll(async () => {
-    await browser.close();
+    await closeContexts(browser);
   });
 
   test('the list tells two calls of one tool apart: each says what it does in one line, under its run', async () => {

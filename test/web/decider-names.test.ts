@@ -6,7 +6,8 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, test } from 'vitest';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { closeContexts, sharedChromium } from '../support/browser-pages.js';
 import {
   startDevIdentityProvider,
   type DevIdentityProvider,
@@ -118,10 +119,10 @@ describe("a decider's shown name", () => {
       }),
       200,
     );
-    browser = await chromium.launch({ executablePath: '/usr/bin/chromium', headless: true });
+    browser = await sharedChromium();
   });
   afterAll(async () => {
-    await browser.close();
+    await closeContexts(browser);
     await gate.close();
     await idp.close();
   });

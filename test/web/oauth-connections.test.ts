@@ -9,7 +9,8 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, test } from 'vitest';
 import pg from 'pg';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { closeContexts, sharedChromium } from '../support/browser-pages.js';
 import { startTestApi, type HttpAnswer, type TestApi } from '../support/api.js';
 import { testConfig } from '../support/env.js';
 import { startOAuthUpstream, type OAuthUpstream } from '../support/oauth-upstream.js';
@@ -208,7 +209,7 @@ describe('OAuth connections', () => {
     seed = await seedWorkspace(api, policy);
     db = new pg.Pool({ connectionString: testConfig().databaseUrl });
     upstream = await startOAuthUpstream({ accessTokenLifetimeS: 3 });
-    browser = await chromium.launch({ executablePath: '/usr/bin/chromium', headless: true });
+    browser = await sharedChromium();
     // Approval webhooks carry what the ledger holds; their payloads are searched for canaries.
     await expectStatus(
       call('POST', `/v1/workspaces/${seed.workspace}/webhooks`, {
@@ -222,7 +223,7 @@ describe('OAuth connections', () => {
     ownerBrowser = await signedIn(owner.token);
   });
   afterAll(async () => {
-    await browser.close();
+    await closeContexts(browser);
     await upstream.close();
     await api.close();
     await db.end();

@@ -6,7 +6,8 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, test } from 'vitest';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { closeContexts, sharedChromium } from '../support/browser-pages.js';
 import {
   startDevIdentityProvider,
   type DevIdentityProvider,
@@ -149,10 +150,10 @@ describe('sign-in with the identity provider', () => {
       200,
     );
     run = await createRun(gate.api, seed);
-    browser = await chromium.launch({ executablePath: '/usr/bin/chromium', headless: true });
+    browser = await sharedChromium();
   });
   afterAll(async () => {
-    await browser.close();
+    await closeContexts(browser);
     await gate.close();
     await idp.close();
   });

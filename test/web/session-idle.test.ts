@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, test } from 'vitest';
 import type { Browser } from 'playwright-core';
-import { launchChromium, newContext, signIn } from '../support/browser-pages.js';
+import { closeContexts, newContext, sharedChromium, signIn } from '../support/browser-pages.js';
 import { startTestApi, type TestApi } from '../support/api.js';
 import { testConfig } from '../support/env.js';
 import { addMember, expectStatus, seedWorkspace, type Seed } from '../support/seed.js';
@@ -22,10 +22,10 @@ beforeAll(async () => {
   const base = testConfig();
   api = await startTestApi({ web: { ...base.web, tokenSignIn: true, sessionIdleS: idleS } });
   seed = await seedWorkspace(api);
-  browser = await launchChromium();
+  browser = await sharedChromium();
 });
 afterAll(async () => {
-  await browser.close();
+  await closeContexts(browser);
   await api.close();
 });
 

@@ -13,9 +13,10 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import {
   assertAccessible,
   assertKeyboardReachable,
-  launchChromium,
+  closeContexts,
   newContext,
   screenshots,
+  sharedChromium,
   signIn,
 } from '../support/browser-pages.js';
 import { useHarness } from '../support/harness.js';
@@ -100,12 +101,12 @@ describe('standing approvals for a run', () => {
     fileRun = await createRun(h.api, h.seed, {
       tools: { bundles: [h.seed.bundleId, (files as { id: string }).id] },
     });
-    browser = await launchChromium();
+    browser = await sharedChromium();
     context = await newContext(browser, dialogs);
     page = await signIn(context, h.api.url, h.seed.admin.token);
   });
   afterAll(async () => {
-    await browser?.close();
+    await closeContexts(browser);
     await upstream?.close();
   });
 

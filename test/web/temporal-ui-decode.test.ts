@@ -9,7 +9,8 @@ import { randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, test } from 'vitest';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+import { closeContexts, sharedChromium } from '../support/browser-pages.js';
 import type { ManagedProcess } from '../../tools/devstack/child-process.js';
 import { loadStackConfig, stackProfile } from '../../tools/devstack/stack-config.js';
 import { temporalUiOrigin } from '../../tools/devstack/stack-environment.js';
@@ -63,10 +64,10 @@ beforeAll(async () => {
   });
   assert.equal(final.body.decision, 'allow');
   workflowId = `gate/${run.session_id}/deploy`;
-  browser = await chromium.launch({ executablePath: '/usr/bin/chromium', headless: true });
+  browser = await sharedChromium();
 });
 afterAll(async () => {
-  await browser.close();
+  await closeContexts(browser);
   await apiProcess.stop();
 });
 
