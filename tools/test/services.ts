@@ -95,7 +95,10 @@ function startServices(): RunServices {
     );
     return { ok: true };
   })().catch((error: unknown): Readiness => ({ ok: false, error: String(error) }));
+  const since = Date.now();
   void started.then((readiness) => {
+    const seconds = ((Date.now() - since) / 1000).toFixed(1);
+    process.stdout.write(`\n▶ services ${readiness.ok ? 'up' : 'failed'} after ${seconds} s\n`);
     // Written whole, then renamed: a waiting file never reads half of it.
     writeFileSync(`${readyFile}.partial`, JSON.stringify(readiness));
     renameSync(`${readyFile}.partial`, readyFile);
