@@ -4,7 +4,7 @@ import { hashToken, sameSecret, tokenKind } from '../application/tokens.js';
 import { findMemberByTokenHash, type Member } from '../store/members.js';
 import { findMemberByPersonalTokenHash } from '../store/personal-tokens.js';
 import type { Pool } from '../store/pool.js';
-import { findRunBySessionTokenHash, type FrozenRun } from '../store/runs.js';
+import { findRunBySessionTokenHash, KnownRuns, type FrozenRun } from '../store/runs.js';
 import { Problem } from './problem.js';
 
 /** Who is calling: the operator, a runner (its run), or a workspace member. */
@@ -26,6 +26,8 @@ function bearerToken(request: FastifyRequest): string | undefined {
 export class Authenticator {
   /** One look-up per request: the `onRequest` hook's answer serves the handler too. */
   private readonly known = new WeakMap<FastifyRequest, Promise<Principal>>();
+  /** The frozen runs read here: a runner's every request reads only whether its run acts. */
+  readonly runs = new KnownRuns();
 
   constructor(
     private readonly pool: Pool,
@@ -46,7 +48,7 @@ export class Authenticator {
     if (!token) throw unauthenticated();
     const kind = tokenKind(token);
     if (kind === 'session') {
-      const run = await findRunBySessionTokenHash(this.pool, hashToken(token));
+      const run = await findRunBySessionTokenHash(this.pool, hashToken(token), this.runs);
       if (run) return { kind: 'runner', run };
     } else if (kind === 'user') {
       const member = await findMemberByTokenHash(this.pool, hashToken(token));

@@ -43,7 +43,7 @@ export async function modelAccessOf(
       message: "a run's session token is required as the API key (x-api-key or a Bearer token)",
     };
   }
-  const caller = await findModelCallerBySessionTokenHash(ctx.pool, hashToken(token));
+  const caller = await findModelCallerBySessionTokenHash(ctx.pool, hashToken(token), ctx.auth.runs);
   if (!caller) return { kind: 'unauthenticated', message: 'the session token is not valid' };
   const { run, provider } = caller;
   if (!provider) {

@@ -5,7 +5,7 @@ import {
   type ModelProviderRow,
 } from './model-providers.js';
 import type { Queryable } from './pool.js';
-import { runColumnsOf, runStoppedSql, type FrozenRun } from './runs.js';
+import { runColumnsOf, runStoppedSql, type FrozenRun, type KnownRuns } from './runs.js';
 
 /** Who calls a model endpoint: a run, and the model provider frozen with it (if any). */
 export interface ModelCaller {
@@ -17,14 +17,17 @@ export interface ModelCaller {
 /**
  * The run a session token acts for and its model provider, in one read: the first of a model
  * request's round trips, and the only one before its body is read. A stopped run's token finds
- * nothing.
+ * nothing. A run `known` keeps is not read again (only its id, found while it still acts); the
+ * provider, which its operator may change, always is.
  */
 export async function findModelCallerBySessionTokenHash(
   db: Queryable,
   tokenHash: Buffer,
+  known?: KnownRuns,
 ): Promise<ModelCaller | undefined> {
+  const kept = known?.get(tokenHash);
   const { rows } = await db.query<FrozenRun & ModelProviderColumns>(
-    `select ${runColumnsOf('r')}, ${providerColumnsOf('p')}
+    `select ${kept ? 'r.id' : runColumnsOf('r')}, ${providerColumnsOf('p')}
      from runs r left join model_providers p on p.id = r.model_provider_id
      where r.session_token_hash = $1 and not ${runStoppedSql('r')}`,
     [tokenHash],
@@ -32,5 +35,7 @@ export async function findModelCallerBySessionTokenHash(
   const [row] = rows;
   if (!row) return undefined;
   const { provider, rest } = splitProvider(row);
+  if (kept) return rest.id === kept.id ? { run: kept, provider } : undefined;
+  known?.keep(tokenHash, rest);
   return { run: rest, provider };
 }

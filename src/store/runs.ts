@@ -112,17 +112,50 @@ export function runStoppedSql(alias: string): string {
       and (m.runs_ended_at is null or m.runs_ended_at < ${alias}.created_at)))`;
 }
 
-/** The run a session token acts for; a stopped run's token finds nothing. */
+/**
+ * The frozen runs a process has read, by the hash of their session token. A run's frozen columns
+ * never change (a trigger refuses updates), so a run read once is kept, its tool set with it, and
+ * each request reads again only whether the run still acts: its revocation and its invoker's
+ * status are never kept. Bounded: the oldest entry goes first.
+ */
+export class KnownRuns {
+  private readonly runs = new Map<string, FrozenRun>();
+
+  constructor(private readonly limit = 1_000) {}
+
+  get(tokenHash: Buffer): FrozenRun | undefined {
+    return this.runs.get(tokenHash.toString('hex'));
+  }
+
+  keep(tokenHash: Buffer, run: FrozenRun): void {
+    if (this.runs.size >= this.limit) {
+      const oldest = this.runs.keys().next();
+      if (!oldest.done) this.runs.delete(oldest.value);
+    }
+    this.runs.set(tokenHash.toString('hex'), run);
+  }
+}
+
+/**
+ * The run a session token acts for; a stopped run's token finds nothing. A run `known` keeps is
+ * not read again: only its id, found while it still acts.
+ */
 export async function findRunBySessionTokenHash(
   db: Queryable,
   tokenHash: Buffer,
+  known?: KnownRuns,
 ): Promise<FrozenRun | undefined> {
+  const kept = known?.get(tokenHash);
   const { rows } = await db.query<FrozenRun>(
-    `select ${runColumns} from runs
+    `select ${kept ? 'id' : runColumns} from runs
      where session_token_hash = $1 and not ${runStoppedSql('runs')}`,
     [tokenHash],
   );
-  return rows[0];
+  const [row] = rows;
+  if (!row) return undefined;
+  if (kept) return row.id === kept.id ? kept : undefined;
+  known?.keep(tokenHash, row);
+  return row;
 }
 
 export async function findRunBySessionTokenHashEvenRevoked(

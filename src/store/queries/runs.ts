@@ -4,6 +4,7 @@ export {
   findRunBySessionId,
   findRunBySessionTokenHash,
   findRunSummaries,
+  KnownRuns,
   type FrozenRun,
   type RunSummary,
 } from '../runs.js';
