@@ -33,6 +33,7 @@ export async function findModelCallerBySessionTokenHash(
     [tokenHash],
   );
   const [row] = rows;
+  if (kept && row?.id !== kept.id) known?.forget(tokenHash);
   if (!row) return undefined;
   const { provider, rest } = splitProvider(row);
   if (kept) return rest.id === kept.id ? { run: kept, provider } : undefined;

@@ -112,27 +112,58 @@ export function runStoppedSql(alias: string): string {
       and (m.runs_ended_at is null or m.runs_ended_at < ${alias}.created_at)))`;
 }
 
+/** Freezes `value` and everything it holds, so that no reader can change what others read. */
+function deepFreeze<T>(value: T): T {
+  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const held of Object.values(value)) deepFreeze(held);
+  }
+  return value;
+}
+
 /**
  * The frozen runs a process has read, by the hash of their session token. A run's frozen columns
  * never change (a trigger refuses updates), so a run read once is kept, its tool set with it, and
  * each request reads again only whether the run still acts: its revocation and its invoker's
- * status are never kept. Bounded: the oldest entry goes first.
+ * status are never kept. A kept run is frozen (every request of its token shares it) and leaves
+ * once it is refused. Bounded by count and by the size of the tool sets kept: the oldest go first.
  */
 export class KnownRuns {
-  private readonly runs = new Map<string, FrozenRun>();
+  private readonly runs = new Map<string, { run: FrozenRun; bytes: number }>();
+  private bytes = 0;
 
-  constructor(private readonly limit = 1_000) {}
+  constructor(
+    private readonly limit = 1_000,
+    private readonly maxBytes = 32 * 1024 * 1024,
+  ) {}
 
   get(tokenHash: Buffer): FrozenRun | undefined {
-    return this.runs.get(tokenHash.toString('hex'));
+    return this.runs.get(tokenHash.toString('hex'))?.run;
   }
 
   keep(tokenHash: Buffer, run: FrozenRun): void {
-    if (this.runs.size >= this.limit) {
+    const key = tokenHash.toString('hex');
+    const bytes = JSON.stringify(run.toolset).length;
+    if (bytes > this.maxBytes) return;
+    this.forget(tokenHash);
+    while (this.runs.size >= this.limit || this.bytes + bytes > this.maxBytes) {
       const oldest = this.runs.keys().next();
-      if (!oldest.done) this.runs.delete(oldest.value);
+      if (oldest.done) break;
+      this.drop(oldest.value);
     }
-    this.runs.set(tokenHash.toString('hex'), run);
+    this.runs.set(key, { run: deepFreeze(run), bytes });
+    this.bytes += bytes;
+  }
+
+  forget(tokenHash: Buffer): void {
+    this.drop(tokenHash.toString('hex'));
+  }
+
+  private drop(key: string): void {
+    const entry = this.runs.get(key);
+    if (!entry) return;
+    this.runs.delete(key);
+    this.bytes -= entry.bytes;
   }
 }
 
@@ -152,6 +183,7 @@ export async function findRunBySessionTokenHash(
     [tokenHash],
   );
   const [row] = rows;
+  if (kept && row?.id !== kept.id) known?.forget(tokenHash);
   if (!row) return undefined;
   if (kept) return row.id === kept.id ? kept : undefined;
   known?.keep(tokenHash, row);

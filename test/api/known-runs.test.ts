@@ -85,12 +85,44 @@ describe('the frozen runs a process keeps', () => {
 
   test('a token kept for one run never answers for another, and the oldest run goes first past the bound', async () => {
     const [a, b] = await Promise.all([createRun(h.api, h.seed), createRun(h.api, h.seed)]);
+    const [hashA, hashB] = [hashToken(a.session_token), hashToken(b.session_token)];
     const known = new KnownRuns(1);
-    const runA = await findRunBySessionTokenHash(db, hashToken(a.session_token), known);
-    const runB = await findRunBySessionTokenHash(db, hashToken(b.session_token), known);
+    const runA = await findRunBySessionTokenHash(db, hashA, known);
+    const runB = await findRunBySessionTokenHash(db, hashB, known);
     assert.equal(runA?.id, a.run_id);
     assert.equal(runB?.id, b.run_id);
-    assert.equal(known.get(hashToken(a.session_token)), undefined, 'a left for b');
-    assert.equal(known.get(hashToken(b.session_token)), runB);
+    assert.equal(known.get(hashA), undefined, 'a left for b');
+    assert.equal(known.get(hashB), runB);
+    // Were b's token ever kept with a's run, the read's id tells them apart: refused, forgotten.
+    assert.ok(runA);
+    const mixed = new KnownRuns();
+    mixed.keep(hashB, runA);
+    assert.equal(await findRunBySessionTokenHash(db, hashB, mixed), undefined);
+    assert.equal(mixed.get(hashB), undefined);
+    mixed.keep(hashB, runA);
+    assert.equal(await findModelCallerBySessionTokenHash(db, hashB, mixed), undefined);
+    assert.equal(mixed.get(hashB), undefined);
+  });
+
+  test('a kept run is frozen, and leaves once its run is refused; tool sets past the size bound are not kept', async () => {
+    const run = await createRun(h.api, h.seed);
+    const tokenHash = hashToken(run.session_token);
+    const known = new KnownRuns();
+    const kept = await findRunBySessionTokenHash(db, tokenHash, known);
+    assert.ok(kept && Object.isFrozen(kept) && Object.isFrozen(kept.toolset[0]));
+    await expectStatus(
+      h.api.call('POST', `/v1/runs/${run.run_id}/revoke`, { token: h.api.operatorKey }),
+      200,
+    );
+    assert.equal(await findRunBySessionTokenHash(db, tokenHash, known), undefined);
+    assert.equal(known.get(tokenHash), undefined, 'forgotten once refused');
+
+    const other = await createRun(h.api, h.seed);
+    const small = new KnownRuns(1_000, 100);
+    assert.equal(
+      (await findRunBySessionTokenHash(db, hashToken(other.session_token), small))?.id,
+      other.run_id,
+    );
+    assert.equal(small.get(hashToken(other.session_token)), undefined, 'too large to keep');
   });
 });
