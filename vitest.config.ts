@@ -2,36 +2,6 @@ import { defineConfig } from 'vitest/config';
 import SlowestFirst from './tools/test/slowest-first.js';
 
 /**
- * Files that need neither PostgreSQL nor Temporal: they run first, while the services start. A
- * file not named here waits for the services, so a new file is never short of them.
- */
-const withoutServices = [
-  'test/domain/**/*.test.ts',
-  'test/bench/measured-processes.test.ts',
-  'test/config.test.ts',
-  'test/devstack/stack-config.test.ts',
-  'test/api/error-mapping.test.ts',
-  'test/api/follow.test.ts',
-  'test/api/keyed-waiters.test.ts',
-  'test/api/mcp-tasks.test.ts',
-  'test/api/rate-window.test.ts',
-  'test/broker/address-reach.test.ts',
-  'test/broker/oauth-answer-bounds.test.ts',
-  'test/broker/photograph.test.ts',
-  'test/budget/media-and-thinking-bounds.test.ts',
-  'test/budget/proxy-metering.test.ts',
-  'test/gate/local-answers.test.ts',
-  'test/runner/agent-sdk-tools.test.ts',
-  'test/runner/gate-client.test.ts',
-  'test/runner/pre-tool-use-hook.test.ts',
-  'test/telemetry/heap-growth.test.ts',
-  'test/telemetry/tracing-config.test.ts',
-  'test/temporal/payload-codec.test.ts',
-  'test/temporal/recorded-window.test.ts',
-  'test/web/visible-text.test.ts',
-  'test/lint/*.test.ts',
-];
-/**
  * Files that stop a service of their own under load and bound every answer in time: after the
  * others, beside each other only, so that the machine's load is theirs.
  */
@@ -64,18 +34,9 @@ export default defineConfig({
       {
         extends: true,
         test: {
-          name: 'no-services',
-          include: withoutServices,
-          sequence: { groupOrder: 0 },
-          maxWorkers: 2,
-        },
-      },
-      {
-        extends: true,
-        test: {
           name: 'services',
           include: ['test/**/*.test.ts'],
-          exclude: [...withoutServices, ...outage, ...serial],
+          exclude: [...outage, ...serial],
           ...services,
           sequence: { groupOrder: 1 },
           // Both cores stay busy while files wait on services: more processes measured no faster.

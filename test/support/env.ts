@@ -9,7 +9,7 @@ export type ConfigOverrides = Partial<Omit<GateConfig, 'temporal'>> & {
 export function testConfig(overrides: ConfigOverrides = {}): GateConfig {
   if (process.env.GATE_TEST_PROFILE !== 'test') {
     throw new Error(
-      'no test services: run tests with vitest (`npm test`, `npx vitest run <file>`), and keep a file that needs them out of `withoutServices` in vitest.config.ts',
+      'no test services: run tests with vitest (`npm test`, `npx vitest run <file>`)',
     );
   }
   const config = loadConfig();
