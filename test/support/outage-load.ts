@@ -177,6 +177,8 @@ export async function assertDecidedOnceAndVerified(
 export interface Outage {
   /** Once the runners are sending, until the calls are where the test wants them. */
   inFlight(): Promise<void>;
+  /** Once the last calls are sent, until they are where the test wants them. */
+  lastInFlight?(): Promise<void>;
   begin(): Promise<void>;
   end(): Promise<void>;
 }
@@ -185,6 +187,11 @@ export interface Outage {
 export interface OutageLoad {
   /** In flight when the dependency goes. */
   calls: LoadCall[];
+  /**
+   * In flight too, sent once `calls` are and right before the dependency goes: the calls whose
+   * hold must outlast only their own recording and the outage's start, however loaded the machine.
+   */
+  last?: LoadCall[];
   /** First sent while it is away. */
   late?: LoadCall[];
   /** Where ten approvals are opened, then decided while it is away. */
@@ -199,14 +206,16 @@ export interface OutageLoad {
  * Ten approvals pending and the calls in flight when `outage` begins; approvers decide meanwhile;
  * `outageMs` later it ends. Then: no worker exited, every answer was a decision or a 503 within
  * the bound, every call sent again answers as it was answered, one tool.decision a call, every
- * ledger verifies, the approvals decided. Returns each call's final answer (`calls`, then
+ * ledger verifies, the approvals decided. Returns each call's final answer (`calls`, `last`, then
  * `late`), for the test to judge on its merits, and the approvals with their decisions.
  */
 export async function rideOut(load: OutageLoad, outage: Outage) {
-  const { calls, late = [], approvalsApi, answers, workers, db } = load;
+  const { calls, last = [], late = [], approvalsApi, answers, workers, db } = load;
   const approvals = await openApprovals(approvalsApi, 10);
   const runners = calls.map((call) => sendAsRunner(call));
   await outage.inFlight();
+  runners.push(...last.map((call) => sendAsRunner(call)));
+  await outage.lastInFlight?.();
 
   await outage.begin();
   runners.push(...late.map((call) => sendAsRunner(call)));
@@ -222,7 +231,7 @@ export async function rideOut(load: OutageLoad, outage: Outage) {
     assert.equal(worker.child.signalCode, null, `${worker.name} was killed`);
   }
   assertAnsweredWithinBound(answers);
-  const all = [...calls, ...late];
+  const all = [...calls, ...last, ...late];
   const again = await Promise.all(all.map((call) => sendAsRunner(call)));
   again.forEach((answer, n) => {
     assert.deepEqual(answer.body, finals[n]!.body, `${all[n]!.id} sent again`);

@@ -110,10 +110,24 @@ export function usePostgresOutageStack() {
       readCalls(held, seeds.held, 20, 'h', answers),
       readCalls(shortWindow, seeds.held, 5, 'w', answers),
     ]);
+    // The short window's calls go last, once the others are in flight: their hold then covers
+    // only their own recording and PostgreSQL's stop (beside a suite in its busiest step, all
+    // fifty at once took a window call past its hold before PostgreSQL had stopped).
     const calls = [...eagerCalls, ...heldCalls, ...windowCalls];
     const { finals } = await rideOut(
-      { calls, approvalsApi: eager, answers, workers: [worker], db: db.pool },
-      { ...outage, inFlight: () => untilRecorded([...heldCalls, ...windowCalls]) },
+      {
+        calls: [...eagerCalls, ...heldCalls],
+        last: windowCalls,
+        approvalsApi: eager,
+        answers,
+        workers: [worker],
+        db: db.pool,
+      },
+      {
+        ...outage,
+        inFlight: () => untilRecorded(heldCalls),
+        lastInFlight: () => untilRecorded(windowCalls),
+      },
     );
     finals.forEach((answer, n) => {
       const call = calls[n]!;
