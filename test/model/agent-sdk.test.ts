@@ -84,7 +84,10 @@ describe('the Claude Agent SDK through the gate', () => {
     assert.equal(result, 'The notes say 42.');
 
     assert.equal(environments.length, 1);
-    assert.ok(environments[0]!.includes(`ANTHROPIC_API_KEY=${run.session_token}`));
+    assert.ok(
+      environments[0]!.includes(`ANTHROPIC_API_KEY=${run.session_token}`),
+      "the session token is the agent's API key",
+    );
     assert.ok(
       !environments[0]!.includes(provider.key),
       "the provider key was in the agent's environment",
@@ -108,15 +111,24 @@ describe('the Claude Agent SDK through the gate', () => {
     });
     const rows = await reservationsOf(h.db, run.session_id);
     assert.equal(rows.length, seen.length);
-    assert.ok(rows.every((r) => r.status === 'reconciled'));
+    assert.ok(
+      rows.every((r) => r.status === 'reconciled'),
+      `every reservation reconciled: ${JSON.stringify(rows.map((r) => r.status))}`,
+    );
     // The thinking block was bounded by the response that produced it, not by the ceiling.
-    assert.ok(rows.every((r) => r.input_bound_tokens < contextWindowCeiling));
+    assert.ok(
+      rows.every((r) => r.input_bound_tokens < contextWindowCeiling),
+      `bounded below the ceiling: ${JSON.stringify(rows.map((r) => r.input_bound_tokens))}`,
+    );
     const { rows: thinking } = await h.db.query(
       `select t.output_tokens from model_thinking_blocks t
        join model_reservations r on r.id = t.reservation_id where r.session_id = $1`,
       [run.session_id],
     );
-    assert.ok(thinking.length >= 1);
-    assert.ok(thinking.every((t) => t.output_tokens === usage.output_tokens));
+    assert.ok(thinking.length >= 1, 'a thinking block was recorded');
+    assert.ok(
+      thinking.every((t) => t.output_tokens === usage.output_tokens),
+      `each thinking block's output tokens: ${JSON.stringify(thinking)}`,
+    );
   });
 });
