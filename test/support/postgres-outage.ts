@@ -6,6 +6,9 @@
  */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll } from 'vitest';
 import type { ManagedProcess } from '../../tools/devstack/child-process.js';
@@ -28,13 +31,15 @@ export function usePostgresOutageStack() {
   let postgres!: OwnPostgres;
   const db = {} as { pool: Pool };
   /**
-   * How long the worker process holds a call's first stage attempt back: long enough that every
-   * call is recorded and still in flight when PostgreSQL goes, on a loaded machine too (at 1.5 s,
-   * the first calls were decided before the last were recorded; at 6 s, with the other outage
-   * files and thousands of waits beside it, a call was decided before PostgreSQL had stopped),
-   * and well within the outage.
+   * The worker process holds every attempt of a call's stages until the outage has begun (a file
+   * written then), each attempt 9 s at most (within the stage's 10 s start-to-close) and failing
+   * meanwhile as PostgreSQL away. A hold of fixed length was outlasted on a loaded machine: at
+   * 1.5 s the first calls were decided before the last were recorded, and at 9 s, beside another
+   * suite, a short-window call was decided before a fast shutdown had stopped PostgreSQL.
    */
   const stageDelayMs = 9000;
+  const scratch = mkdtempSync(path.join(tmpdir(), 'gate-pg-outage-'));
+  const outageBegun = path.join(scratch, 'outage-begun');
   /** The short window of one API: longer than the hold, and the outage outlasts it. */
   const shortWindowS = 13;
 
@@ -70,7 +75,7 @@ export function usePostgresOutageStack() {
       startWorkerProcess(
         'worker-pg-outage',
         { GATE_TASK_QUEUE: heldQueue, DATABASE_URL: databaseUrl },
-        { faults: { delayMs: { decide: stageDelayMs } } },
+        { faults: { delayMs: { decide: stageDelayMs }, releasedBy: outageBegun } },
       ),
     ]);
     seeds = { eager: await seedWorkspace(eager), held: await seedWorkspace(held) };
@@ -80,6 +85,7 @@ export function usePostgresOutageStack() {
     await Promise.all([eager.close(), held.close(), shortWindow.close()]);
     await db.pool.end();
     await postgres.close();
+    rmSync(scratch, { recursive: true, force: true });
   });
 
   /** Until every call has its record (the gate has it in flight), for at most the stage delay. */
@@ -127,6 +133,10 @@ export function usePostgresOutageStack() {
         ...outage,
         inFlight: () => untilRecorded(heldCalls),
         lastInFlight: () => untilRecorded(windowCalls),
+        begin: async () => {
+          await outage.begin();
+          writeFileSync(outageBegun, '');
+        },
       },
     );
     finals.forEach((answer, n) => {
