@@ -10,6 +10,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { WorkflowNotFoundError } from '@temporalio/client';
 import { afterAll, beforeAll } from 'vitest';
 import type { ManagedProcess } from '../../tools/devstack/child-process.js';
 import type { Pool } from '../../src/store/pool.js';
@@ -24,6 +25,7 @@ import {
   type TimedAnswer,
 } from './outage-load.js';
 import { seedWorkspace, type Seed } from './seed.js';
+import { testTemporalClient } from './temporal.js';
 import { startWorkerProcess } from './worker-processes.js';
 
 /** The file's stack, started before its test and stopped after it, and its load's ride. */
@@ -105,6 +107,39 @@ export function usePostgresOutageStack() {
   }
 
   /**
+   * Until every call's gate workflow has started, for at most 10 s: recorded is not started (on a
+   * loaded machine the start may still be on its way to Temporal when PostgreSQL goes, and the
+   * call sent again afterwards starts it then, its window counted from after the outage).
+   */
+  async function untilStarted(calls: LoadCall[]): Promise<void> {
+    const client = testTemporalClient();
+    try {
+      const deadline = Date.now() + 10_000;
+      for (const call of calls) {
+        const handle = client.workflow.getHandle(`gate/${call.run.session_id}/${call.id}`);
+        for (;;) {
+          try {
+            await handle.describe();
+            break;
+          } catch (err) {
+            if (!(err instanceof WorkflowNotFoundError)) throw err;
+          }
+          assert.ok(Date.now() < deadline, `${call.id}: its workflow did not start within 10 s`);
+          await sleep(50);
+        }
+      }
+    } finally {
+      await client.connection.close();
+    }
+  }
+
+  /** Recorded, then started: in flight when PostgreSQL goes. */
+  async function untilInFlight(calls: LoadCall[]): Promise<void> {
+    await untilRecorded(calls);
+    await untilStarted(calls);
+  }
+
+  /**
    * Fifty calls in flight and ten approvals pending when PostgreSQL goes away for `outageMs` (see
    * `rideOut`); once it is back every call is decided on its merits: the reads allowed, the short
    * window's failed closed as the gate's unavailability.
@@ -131,8 +166,8 @@ export function usePostgresOutageStack() {
       },
       {
         ...outage,
-        inFlight: () => untilRecorded(heldCalls),
-        lastInFlight: () => untilRecorded(windowCalls),
+        inFlight: () => untilInFlight(heldCalls),
+        lastInFlight: () => untilInFlight(windowCalls),
         begin: async () => {
           await outage.begin();
           writeFileSync(outageBegun, '');
