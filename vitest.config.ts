@@ -3,14 +3,21 @@ import SlowestFirst from './tools/test/slowest-first.js';
 
 /**
  * Files that stop a service of their own under load and bound every answer in time: after the
- * others, beside each other only, so that the machine's load is theirs.
+ * others, beside each other and the serial files, whose load is lighter than a second suite's.
  */
 const outage = ['test/**/*.outage.test.ts'];
 /**
  * Files that disturb what the shared services show others (a sweep of every hold) or load them on
- * purpose: one at a time, last.
+ * purpose: one at a time, after the others, beside the outage files (which stop services of their
+ * own).
  */
 const serial = ['test/**/*.serial.test.ts'];
+/**
+ * Processes for the outage and serial files, one group after the others (a group's projects have
+ * one count): every outage file and the slowest serial one at once, the other serial files
+ * waiting for its lock.
+ */
+const afterServices = 6;
 /** The services, started once per run (tools/test/services.ts), and each file's wait for them. */
 const services = {
   globalSetup: ['tools/test/services.ts'],
@@ -51,7 +58,7 @@ export default defineConfig({
           ...services,
           sequence: { groupOrder: 2 },
           // Each file in a process of its own: they mostly wait out their outages.
-          maxWorkers: 4,
+          maxWorkers: afterServices,
         },
       },
       {
@@ -59,9 +66,11 @@ export default defineConfig({
         test: {
           name: 'serial',
           include: serial,
-          ...services,
-          fileParallelism: false,
-          sequence: { groupOrder: 3 },
+          globalSetup: services.globalSetup,
+          // One at a time: each file holds a lock from its first hook to its last.
+          setupFiles: [...services.setupFiles, 'tools/test/one-at-a-time.ts'],
+          sequence: { groupOrder: 2 },
+          maxWorkers: afterServices,
         },
       },
     ],
