@@ -33,10 +33,7 @@ export async function findModelCallerBySessionTokenHash(
     [tokenHash],
   );
   const [row] = rows;
-  if (kept && row?.id !== kept.id) known?.forget(tokenHash);
-  if (!row) return undefined;
-  const { provider, rest } = splitProvider(row);
-  if (kept) return rest.id === kept.id ? { run: kept, provider } : undefined;
-  known?.keep(tokenHash, rest);
-  return { run: rest, provider };
+  const { provider, rest } = row ? splitProvider(row) : { provider: undefined, rest: undefined };
+  const run = known ? known.confirm(tokenHash, kept, rest) : rest;
+  return run && { run, provider };
 }

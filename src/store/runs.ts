@@ -159,6 +159,25 @@ export class KnownRuns {
     this.drop(tokenHash.toString('hex'));
   }
 
+  /**
+   * The run a token's read found, given what was kept for it before the read: the kept run when
+   * the read named it (it still acts), a run read whole (now kept), or nothing; a token whose read
+   * named no run, or another one, is forgotten.
+   */
+  confirm(
+    tokenHash: Buffer,
+    kept: FrozenRun | undefined,
+    read: FrozenRun | undefined,
+  ): FrozenRun | undefined {
+    if (kept) {
+      if (read?.id === kept.id) return kept;
+      this.forget(tokenHash);
+      return undefined;
+    }
+    if (read) this.keep(tokenHash, read);
+    return read;
+  }
+
   private drop(key: string): void {
     const entry = this.runs.get(key);
     if (!entry) return;
@@ -183,11 +202,7 @@ export async function findRunBySessionTokenHash(
     [tokenHash],
   );
   const [row] = rows;
-  if (kept && row?.id !== kept.id) known?.forget(tokenHash);
-  if (!row) return undefined;
-  if (kept) return row.id === kept.id ? kept : undefined;
-  known?.keep(tokenHash, row);
-  return row;
+  return known ? known.confirm(tokenHash, kept, row) : row;
 }
 
 export async function findRunBySessionTokenHashEvenRevoked(
