@@ -14,10 +14,9 @@ const outage = ['test/**/*.outage.test.ts'];
 const serial = ['test/**/*.serial.test.ts'];
 /**
  * Processes for the outage and serial files, one group after the others (a group's projects have
- * one count): every outage file and the slowest serial one at once, the other serial files
- * waiting for its lock.
+ * one count): every outage file and one serial file at once (the serial files take a lock).
  */
-const afterServices = 6;
+const afterServices = 5;
 /** The services, started once per run (tools/test/services.ts), and each file's wait for them. */
 const services = {
   globalSetup: ['tools/test/services.ts'],

@@ -1,10 +1,8 @@
 /**
  * Waiting is cheap: one runner holding 2,000 `?wait=60` requests and 500 ledger streams open
  * costs other callers nothing they notice, and the API's PostgreSQL connections stay within its
- * pool. Serial: its load would stretch the other files' waits on the shared services; it runs
- * beside the outage files, which hold their calls until their outage has begun whatever the
- * load. Its time bound is the catastrophic one (a poll per waiter would take the pool and the
- * CPU).
+ * pool. The waits are on an API of the file's own, and its time bounds are the catastrophic ones
+ * (a poll per waiter would take the pool and the CPU), so it runs among the other files.
  */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
