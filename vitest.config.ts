@@ -66,7 +66,7 @@ export default defineConfig({
           name: 'serial',
           include: serial,
           globalSetup: services.globalSetup,
-          // One at a time: each file holds a lock from its first hook to its last.
+          // One at a time: each file holds a lock around all of it (hooks and fixtures included).
           setupFiles: [...services.setupFiles, 'tools/test/one-at-a-time.ts'],
           sequence: { groupOrder: 2 },
           maxWorkers: afterServices,

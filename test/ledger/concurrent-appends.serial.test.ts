@@ -1,6 +1,7 @@
 /**
  * A thousand appends to one stream at once: a load test of the ledger's locking. The appends
- * queue on one row lock, so the file runs alone, after the concurrent ones.
+ * queue on one row lock, so the file is serial: after the files on the shared services, one
+ * serial file at a time.
  */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';

@@ -47,7 +47,7 @@ interface RunServices extends TestServices {
   close: () => Promise<void>;
 }
 
-/** Both projects that need services (concurrent and serial files) share the run's one stack. */
+/** Every project (the services, outage and serial files) shares the run's one stack. */
 const shared = Symbol.for('fluidbox-gate.test-services');
 type Holder = Record<typeof shared, RunServices | undefined>;
 
