@@ -1,8 +1,10 @@
 /**
  * Waiting is cheap: one runner holding 2,000 `?wait=60` requests and 500 ledger streams open
  * costs other callers nothing they notice, and the API's PostgreSQL connections stay within its
- * pool. The waits are on an API of the file's own, and its time bounds are the catastrophic ones
- * (a poll per waiter would take the pool and the CPU), so it runs among the other files.
+ * pool. Serial: among the other files, beside a second suite, opening the waits took so long
+ * that the first ones ran out (202) before the decision; after those files, beside the outage
+ * files, it has the time it needs. Its time bound is the catastrophic one (a poll per waiter
+ * would take the pool and the CPU).
  */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
