@@ -3,20 +3,16 @@ import SlowestFirst from './tools/test/slowest-first.js';
 
 /**
  * Files that stop a service of their own under load and bound every answer in time: after the
- * others, beside each other and the serial files, whose load is lighter than a second suite's.
+ * others, beside each other only, so that the machine's load is theirs. With the serial files
+ * beside them (tried, each serial file holding a lock), two suites side by side took their
+ * slowest answers to the edge of the bound and a held call past its window.
  */
 const outage = ['test/**/*.outage.test.ts'];
 /**
  * Files that disturb what the shared services show others (a sweep of every hold) or load them on
- * purpose: one at a time, after the others, beside the outage files (which stop services of their
- * own).
+ * purpose: one at a time, last.
  */
 const serial = ['test/**/*.serial.test.ts'];
-/**
- * Processes for the outage and serial files, one group after the others (a group's projects have
- * one count): every outage file and one serial file at once (the serial files take a lock).
- */
-const afterServices = 5;
 /** The services, started once per run (tools/test/services.ts), and each file's wait for them. */
 const services = {
   globalSetup: ['tools/test/services.ts'],
@@ -57,7 +53,7 @@ export default defineConfig({
           ...services,
           sequence: { groupOrder: 2 },
           // Each file in a process of its own: they mostly wait out their outages.
-          maxWorkers: afterServices,
+          maxWorkers: 4,
         },
       },
       {
@@ -65,11 +61,9 @@ export default defineConfig({
         test: {
           name: 'serial',
           include: serial,
-          globalSetup: services.globalSetup,
-          // One at a time: each file holds a lock around all of it (hooks and fixtures included).
-          setupFiles: [...services.setupFiles, 'tools/test/one-at-a-time.ts'],
-          sequence: { groupOrder: 2 },
-          maxWorkers: afterServices,
+          ...services,
+          fileParallelism: false,
+          sequence: { groupOrder: 3 },
         },
       },
     ],

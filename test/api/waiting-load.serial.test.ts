@@ -1,10 +1,9 @@
 /**
  * Waiting is cheap: one runner holding 2,000 `?wait=60` requests and 500 ledger streams open
  * costs other callers nothing they notice, and the API's PostgreSQL connections stay within its
- * pool. Serial: among the other files, beside a second suite, opening the waits took so long
- * that the first ones ran out (202) before the decision; after those files, beside the outage
- * files, it has the time it needs. Its time bound is the catastrophic one (a poll per waiter
- * would take the pool and the CPU).
+ * pool. Serial: its load beside the outage files stretched their timing past what they hold
+ * (a call held 6 s in its stage was decided before PostgreSQL went); its time bound is the
+ * catastrophic one (a poll per waiter would take the pool and the CPU).
  */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';

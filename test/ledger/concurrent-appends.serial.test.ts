@@ -1,7 +1,6 @@
 /**
  * A thousand appends to one stream at once: a load test of the ledger's locking. The appends
- * queue on one row lock, so the file is serial: after the files on the shared services, one
- * serial file at a time.
+ * queue on one row lock, so the file runs alone, after the concurrent ones.
  */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';

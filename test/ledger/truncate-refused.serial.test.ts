@@ -1,7 +1,6 @@
 /**
  * TRUNCATE on the append-only tables. A TRUNCATE takes every table it reaches exclusively, so
- * the file is serial: after the files on the shared services, one serial file at a time; each
- * attempt is rolled back whatever happens.
+ * the file runs alone, after the concurrent ones; each attempt is rolled back whatever happens.
  */
 import assert from 'node:assert/strict';
 import { test } from 'vitest';
