@@ -153,8 +153,10 @@ function lowestPriorityThreads(): number {
     try {
       stat = readFileSync(`/proc/self/task/${task}/stat`, 'utf8');
     } catch (err) {
-      // A thread that ended between the listing and the read (a loaded machine made it likely).
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return false;
+      // A thread that ended between the listing and the read (a loaded machine made it likely):
+      // its folder gone (ENOENT), or still listed with no thread behind it (ESRCH).
+      const { code } = err as NodeJS.ErrnoException;
+      if (code === 'ENOENT' || code === 'ESRCH') return false;
       throw err;
     }
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
