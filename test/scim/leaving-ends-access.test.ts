@@ -180,10 +180,23 @@ describe('leaving ends access at once', () => {
     browser = await sharedChromium();
   });
   afterAll(async () => {
-    await closeContexts(browser);
-    await upstream.close();
-    await gate.close();
-    await idp.close();
+    // Each close names itself while it takes long: beside a second suite this hook once ran out
+    // of its bound in both runs of a pair, and which close held it was not known.
+    for (const [what, close] of [
+      ['the browser contexts', () => closeContexts(browser)],
+      ['the upstream', () => upstream.close()],
+      ['the gate', () => gate.close()],
+      ['the identity provider', () => idp.close()],
+    ] as const) {
+      const slow = setTimeout(() => {
+        process.stderr.write(`leaving-ends-access: ${what} still closing after 20 s\n`);
+      }, 20_000);
+      try {
+        await close();
+      } finally {
+        clearTimeout(slow);
+      }
+    }
   });
 
   test('the identity provider deactivates a person holding a web session, a personal token, a grant and a personal connection: each is refused at its next use, within a second', async () => {
