@@ -4,8 +4,8 @@ import SlowestFirst from './tools/test/slowest-first.js';
 /**
  * Files that stop a service of their own under load and bound every answer in time: after the
  * others, beside each other only, so that the machine's load is theirs. With the serial files
- * beside them (tried, each serial file holding a lock), two suites side by side took their
- * slowest answers to the edge of the bound and a held call past its window.
+ * beside them (tried, each serial file holding a lock), two suites side by side had a held call
+ * of the stopped PostgreSQL fail closed past its window.
  */
 const outage = ['test/**/*.outage.test.ts'];
 /**
