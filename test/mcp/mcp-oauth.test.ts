@@ -29,6 +29,7 @@ import { startTestApi, type TestApi } from '../support/api.js';
 import { testConfig } from '../support/env.js';
 import { freePort, signInAtProvider, startOidcGate, type OidcGate } from '../support/oidc-gate.js';
 import { expectStatus, seedWorkspace, type Seed } from '../support/seed.js';
+import { initializeRequest } from '../support/raw-mcp.js';
 
 const developers = `developers-${randomUUID()}`;
 const person = (subject: string, name: string): DevPerson => ({
@@ -158,16 +159,7 @@ async function initializeWith(baseUrl: string, token: string) {
       'content-type': 'application/json',
       accept: 'application/json, text/event-stream',
     },
-    body: JSON.stringify({
-      jsonrpc: '2.0',
-      id: 1,
-      method: 'initialize',
-      params: {
-        protocolVersion: '2025-11-25',
-        capabilities: {},
-        clientInfo: { name: 'raw', version: '1' },
-      },
-    }),
+    body: JSON.stringify(initializeRequest),
   });
   await response.body?.cancel();
   return { status: response.status, challenge: response.headers.get('www-authenticate') ?? '' };

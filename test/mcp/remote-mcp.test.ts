@@ -14,11 +14,13 @@ import {
   ToolListChangedNotificationSchema,
   type CallToolResult,
 } from '@modelcontextprotocol/sdk/types.js';
+import { openMcpSessionsPerRun } from '../../src/store/mcp-sessions.js';
 import { startTestApi } from '../support/api.js';
 import { useHarness } from '../support/harness.js';
 import { startRugpullUpstream, type RugpullUpstream } from '../support/rugpull-upstream.js';
 import { createRun, defaultPolicy, expectStatus, type CreatedRun } from '../support/seed.js';
 import { decideInWebForm } from '../support/web-form.js';
+import { initializeRequest } from '../support/raw-mcp.js';
 
 const h = useHarness({
   policy: {
@@ -394,19 +396,7 @@ describe('the remote MCP endpoint, with a session token', () => {
   test('Mcp-Session-Id: any process takes its own run’s session; another run’s, or an ended one, is 404', async () => {
     const runA = await notesRun();
     const runB = await notesRun();
-    const init = await rawMcp(runA.session_token, {
-      jsonrpc: '2.0',
-      id: 1,
-      method: 'initialize',
-      params: {
-        protocolVersion: '2025-11-25',
-        capabilities: {},
-        clientInfo: { name: 'raw', version: '1' },
-      },
-    });
-    assert.equal(init.status, 200);
-    const sessionId = init.headers.get('mcp-session-id');
-    assert.ok(sessionId);
+    const sessionId = await initializeSession(runA.session_token);
     const list = { jsonrpc: '2.0', id: 2, method: 'tools/list' };
     assert.equal((await rawMcp(runA.session_token, list, sessionId)).status, 200);
     assert.equal((await rawMcp(runA.session_token, list)).status, 200, 'without a session too');
@@ -422,6 +412,46 @@ describe('the remote MCP endpoint, with a session token', () => {
     });
     assert.equal(ended.status, 200);
     assert.equal((await rawMcp(runA.session_token, list, sessionId)).status, 404);
+    const { rows } = await h.db.query('select 1 from mcp_sessions where id = $1', [sessionId]);
+    assert.equal(rows.length, 0, 'an ended session leaves no row');
+  });
+
+  test('a run keeps at most so many sessions: one more ends the oldest, whose client is answered 404', async () => {
+    const run = await notesRun();
+    const other = await notesRun();
+    const othersSession = await initializeSession(other.session_token);
+    const oldest = await initializeSession(run.session_token);
+    // The rest of what the run may keep, opened straight in the table (a thousand initializes
+    // would only take longer), the first made an hour old: the oldest by far.
+    await h.db.query(
+      `insert into mcp_sessions (id, run_id, protocol_version, created_at)
+       select gen_random_uuid(), $1, '2025-11-25', now() - n * interval '1 ms'
+       from generate_series(1, $2::int) n`,
+      [run.run_id, openMcpSessionsPerRun - 1],
+    );
+    await h.db.query(
+      `update mcp_sessions set created_at = now() - interval '1 hour' where id = $1`,
+      [oldest],
+    );
+    const list = { jsonrpc: '2.0', id: 2, method: 'tools/list' };
+    assert.equal(
+      (await rawMcp(run.session_token, list, oldest)).status,
+      200,
+      'still open at the bound',
+    );
+    const newest = await initializeSession(run.session_token);
+    assert.equal((await rawMcp(run.session_token, list, oldest)).status, 404, 'the oldest ended');
+    assert.equal((await rawMcp(run.session_token, list, newest)).status, 200);
+    const { rows } = await h.db.query<{ n: number }>(
+      'select count(*)::int as n from mcp_sessions where run_id = $1',
+      [run.run_id],
+    );
+    assert.equal(rows[0]?.n, openMcpSessionsPerRun);
+    assert.equal(
+      (await rawMcp(other.session_token, list, othersSession)).status,
+      200,
+      "another run's session is none of its count",
+    );
   });
 
   test('older revisions the SDK negotiates are spoken too: 2025-03-26 and 2025-06-18', async () => {
@@ -616,6 +646,15 @@ async function until<T>(read: () => Promise<T | undefined>, ms = 30_000): Promis
     if (Date.now() > deadline) throw new Error('timed out');
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
+}
+
+/** A raw `initialize`: the session id the gate answered with. */
+async function initializeSession(sessionToken: string): Promise<string> {
+  const init = await rawMcp(sessionToken, initializeRequest);
+  assert.equal(init.status, 200);
+  const sessionId = init.headers.get('mcp-session-id');
+  assert.ok(sessionId);
+  return sessionId;
 }
 
 function rawMcp(
