@@ -45,6 +45,7 @@ export function createApi(
         }),
       )
     : undefined;
+  const threads = new SimulationThreads(config.simulation.atOnce);
   const gate = GateWorkflowClient.lazy(config, hosted);
   const notifications = new WaitNotifications(config.databaseUrl, pool, {
     connectMs: config.postgresBounds.connectMs,
@@ -80,14 +81,12 @@ export function createApi(
       codecCorsOrigins: config.codecCorsOrigins,
       web: config.web,
       oidc: config.web.oidc && new OidcRelyingParty(config.web.oidc, config.api.publicUrl),
-      simulation: {
-        deadlineMs: config.simulation.deadlineMs,
-        threads: new SimulationThreads(config.simulation.atOnce),
-      },
+      simulation: { deadlineMs: config.simulation.deadlineMs, threads },
     },
     { logger },
   );
   app.addHook('onClose', async () => {
+    await threads.close();
     await gate.close();
     await notifications.close();
     await workerPool?.end();

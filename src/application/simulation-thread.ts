@@ -1,6 +1,8 @@
 /**
- * Simulations evaluate off the API's event loop: each in a worker thread of its own, at the
- * lowest priority, its heap bounded, stopped at once when its deadline passes, a few at a time.
+ * Simulations evaluate off the API's event loop: each in a worker thread, at the lowest
+ * priority, its heap bounded, stopped at once when its deadline passes, a few at a time. A
+ * thread whose simulation ended on its own is kept for the next one for a while (starting one
+ * costs more than most simulations), and holds nothing of the simulation before.
  */
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
@@ -13,6 +15,8 @@ import type { RecordedCall, SimulatedRun, SimulatedVerdict } from '../domain/pol
 import { UnavailableError, GateError } from '../domain/errors.js';
 
 export type ThreadMessage =
+  | { kind: 'begin'; candidate: PolicyBody }
+  | { kind: 'end' }
   | { kind: 'run'; run_id: string; run: SimulatedRun }
   | { kind: 'call'; id: number; call: RecordedCall };
 export type ThreadAnswer =
@@ -71,7 +75,7 @@ function threadEntry(): URL {
   return existsSync(fileURLToPath(compiled)) ? compiled : bundledFromSource();
 }
 
-/** One candidate's evaluator: a thread that answers one verdict per call sent. */
+/** A simulation's evaluator: a thread that answers one verdict per call sent, for one candidate at a time. */
 export class CandidateThread {
   private readonly worker: Worker;
   private readonly waiting = new Map<
@@ -79,12 +83,12 @@ export class CandidateThread {
     { resolve: (verdict: SimulatedVerdict) => void; reject: (err: Error) => void }
   >();
   private readonly sentRuns = new Set<string>();
+  /** Never reused, across candidates too: an answer meant for one simulation reaches no other. */
   private next = 0;
   private stopped: Error | undefined;
 
-  constructor(candidate: PolicyBody) {
+  constructor() {
     this.worker = new Worker(threadEntry(), {
-      workerData: candidate,
       resourceLimits: { maxOldGenerationSizeMb: heapMb },
       stdout: false,
       stderr: false,
@@ -102,6 +106,25 @@ export class CandidateThread {
     this.worker.on('exit', () => {
       this.fail(new ThreadStoppedError('the simulation thread stopped'));
     });
+  }
+
+  /** Whether the thread can take a simulation: it has not stopped and has nothing in flight. */
+  get idle(): boolean {
+    return this.stopped === undefined && this.waiting.size === 0;
+  }
+
+  /** Starts evaluating `candidate`, the thread keeping its process alive meanwhile. */
+  begin(candidate: PolicyBody): void {
+    this.sentRuns.clear();
+    this.worker.ref();
+    this.worker.postMessage({ kind: 'begin', candidate } satisfies ThreadMessage);
+  }
+
+  /** Ends the simulation: the thread forgets its candidate and runs, and no longer holds the process. */
+  end(): void {
+    this.sentRuns.clear();
+    this.worker.postMessage({ kind: 'end' } satisfies ThreadMessage);
+    this.worker.unref();
   }
 
   /** The candidate's verdict on one call of `run`. */
@@ -131,26 +154,81 @@ export class CandidateThread {
   }
 }
 
-/** How many simulations a process evaluates at once; more are refused until one ends. */
+/**
+ * How many simulations a process evaluates at once; more are refused until one ends. A thread
+ * whose simulation ended with nothing in flight waits `keptMs` for the next (at most `atOnce` of
+ * them wait); one stopped by its deadline or its heap, or that failed, is never used again.
+ */
 export class SimulationThreads {
   private running = 0;
+  private readonly kept: { thread: CandidateThread; timer: NodeJS.Timeout }[] = [];
+  private closed = false;
 
-  constructor(private readonly atOnce: number) {}
+  constructor(
+    private readonly atOnce: number,
+    private readonly keptMs = 60_000,
+  ) {}
 
-  /** `work` with a thread for `candidate`, stopped after it; a 503 while `atOnce` are running. */
+  /** `work` with a thread evaluating `candidate`; a 503 while `atOnce` are running. */
   async with<T>(candidate: PolicyBody, work: (thread: CandidateThread) => Promise<T>): Promise<T> {
+    if (!this.open()) throw new UnavailableError('this API process is stopping');
     if (this.running >= this.atOnce) {
       throw new UnavailableError(
         `${this.atOnce} simulations are running in this API process; try again when one has answered`,
       );
     }
     this.running += 1;
-    const thread = new CandidateThread(candidate);
+    const thread = this.take() ?? new CandidateThread();
     try {
+      thread.begin(candidate);
       return await work(thread);
     } finally {
       this.running -= 1;
-      await thread.stop();
+      if (thread.idle && this.open()) this.keep(thread);
+      else await thread.stop();
     }
+  }
+
+  /** Stops the threads kept for later simulations. */
+  async close(): Promise<void> {
+    this.closed = true;
+    await Promise.all(
+      this.kept.splice(0).map(({ thread, timer }) => {
+        clearTimeout(timer);
+        return thread.stop();
+      }),
+    );
+  }
+
+  /** How many threads wait for a simulation, for tests. */
+  get waiting(): number {
+    return this.kept.length;
+  }
+
+  /** Read as a call: `close` may have run while a simulation awaited. */
+  private open(): boolean {
+    return !this.closed;
+  }
+
+  private take(): CandidateThread | undefined {
+    for (let entry = this.kept.pop(); entry; entry = this.kept.pop()) {
+      clearTimeout(entry.timer);
+      if (entry.thread.idle) return entry.thread;
+      void entry.thread.stop();
+    }
+    return undefined;
+  }
+
+  private keep(thread: CandidateThread): void {
+    thread.end();
+    const entry = {
+      thread,
+      timer: setTimeout(() => {
+        const at = this.kept.indexOf(entry);
+        if (at >= 0) this.kept.splice(at, 1);
+        void thread.stop();
+      }, this.keptMs).unref(),
+    };
+    this.kept.push(entry);
   }
 }
