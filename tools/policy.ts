@@ -59,15 +59,18 @@ export async function simulateCommand(
   const codec = new EncryptionCodec(config.payloadKeys);
   const pool = createPool(config.databaseUrl, { max: 4 });
   const source = recordedSource(options.from, config, codec);
+  // One simulation: its thread is not kept for another.
+  const threads = new SimulationThreads(1);
   try {
     return await simulatePolicy(
       pool,
       source.read,
       simulationRequest(options.policyId, parsed.data),
       {},
-      { deadlineMs: cliDeadlineMs, threads: new SimulationThreads(1) },
+      { deadlineMs: cliDeadlineMs, threads },
     );
   } finally {
+    await threads.close();
     await pool.end();
     await source.close();
   }

@@ -1,7 +1,8 @@
 /**
  * The inside of a simulation thread: evaluates the candidate of the simulation under way on the
- * calls it is sent, one verdict a message, and forgets both when the simulation ends. Runs at the lowest scheduling priority the system gives a thread, so that deciding
- * calls on the API's own thread keeps the processor first.
+ * calls it is sent, one verdict a message, and forgets both when the simulation ends. Runs at the
+ * lowest scheduling priority the system gives a thread, so that deciding calls on the API's own
+ * thread keeps the processor first.
  */
 import { readlinkSync } from 'node:fs';
 import { constants, setPriority } from 'node:os';

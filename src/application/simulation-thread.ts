@@ -75,7 +75,7 @@ function threadEntry(): URL {
   return existsSync(fileURLToPath(compiled)) ? compiled : bundledFromSource();
 }
 
-/** A simulation's evaluator: a thread that answers one verdict per call sent, for one candidate at a time. */
+/** A simulation's evaluator: a thread answering one verdict a call, one candidate at a time. */
 export class CandidateThread {
   private readonly worker: Worker;
   private readonly waiting = new Map<
@@ -120,7 +120,7 @@ export class CandidateThread {
     this.worker.postMessage({ kind: 'begin', candidate } satisfies ThreadMessage);
   }
 
-  /** Ends the simulation: the thread forgets its candidate and runs, and no longer holds the process. */
+  /** Ends the simulation: the thread forgets its candidate and runs, and lets the process exit. */
   end(): void {
     this.sentRuns.clear();
     this.worker.postMessage({ kind: 'end' } satisfies ThreadMessage);
