@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import path from 'node:path';
 import { test } from 'vitest';
-import { requireFreePort } from '../../tools/devstack/free-port.js';
+import { freeLoopbackPort, requireFreePort } from '../../tools/devstack/free-port.js';
 import {
   ephemeralPorts,
   parseStackConfig,
@@ -106,4 +106,15 @@ test('a port the stack needs that another process holds is named, with the setti
   }
   // Once the holder is gone, the same port passes.
   await requireFreePort('127.0.0.1', port, 'PostgreSQL', 'x');
+});
+
+test('a free port for a server a test starts is below the ephemeral range: no outgoing connection takes it before the server listens', async () => {
+  const low = Number(
+    readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').split(/\s+/)[0],
+  );
+  const ports = await Promise.all(Array.from({ length: 20 }, () => freeLoopbackPort()));
+  for (const port of ports) assert.ok(port >= 20_000 && port < low, `${port} (range from ${low})`);
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(ports[0], '127.0.0.1', resolve));
+  await new Promise((resolve) => server.close(resolve));
 });

@@ -27,7 +27,8 @@ import {
 } from '../support/mcp-oauth-client.js';
 import { startTestApi, type TestApi } from '../support/api.js';
 import { testConfig } from '../support/env.js';
-import { freePort, signInAtProvider, startOidcGate, type OidcGate } from '../support/oidc-gate.js';
+import { signInAtProvider, startOidcGate, type OidcGate } from '../support/oidc-gate.js';
+import { freeLoopbackPort } from '../../tools/devstack/free-port.js';
 import { expectStatus, seedWorkspace, type Seed } from '../support/seed.js';
 import { initializeRequest } from '../support/raw-mcp.js';
 
@@ -209,7 +210,7 @@ describe('OAuth for the remote MCP endpoint', () => {
     profileId = await createProfile(seed, 'Everyday');
     foreignProfileId = await createProfile(other, 'Elsewhere');
     listener = await startRedirectListener();
-    const port = await freePort();
+    const port = await freeLoopbackPort();
     const base = testConfig();
     elsewhere = await startTestApi(
       { api: { ...base.api, publicUrl: `http://localhost:${port}` } },

@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import net from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, test } from 'vitest';
 import { startProcess, waitFor, type ManagedProcess } from '../../tools/devstack/child-process.js';
@@ -15,18 +14,11 @@ import {
   type CreatedRun,
 } from '../support/seed.js';
 import { useStorePool } from '../support/store-pool.js';
+import { freeLoopbackPort } from '../../tools/devstack/free-port.js';
 
 const db = useStorePool(4);
 const processes: ManagedProcess[] = [];
 let apis: ApiCaller[] = [];
-
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 /** `npm start` / `npm run start:worker` of the build: node on its JavaScript, nothing else. */
 function startBuilt(
@@ -64,7 +56,7 @@ beforeAll(async () => {
   };
   const started = await Promise.all(
     [0, 1].map(async (n) => {
-      const port = await freePort();
+      const port = await freeLoopbackPort();
       const output: string[] = [];
       const api = startBuilt(
         dir,

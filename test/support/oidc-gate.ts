@@ -1,20 +1,10 @@
-import { createServer } from 'node:net';
-import type { AddressInfo } from 'node:net';
 import pg from 'pg';
 import type { BrowserContext, Page } from 'playwright-core';
 import type { OidcClientConfig, WebSignIn } from '../../src/config.js';
 import type { ApiLogger } from '../../src/api/server.js';
 import { startTestApi, type TestApi } from './api.js';
 import { testConfig } from './env.js';
-
-/** A loopback port free right now, for an API whose public URL must be known before it starts. */
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
+import { freeLoopbackPort } from '../../tools/devstack/free-port.js';
 
 export interface OidcGate {
   api: TestApi;
@@ -31,7 +21,7 @@ export async function startOidcGate(
   web: Partial<Omit<WebSignIn, 'oidc'>> = {},
   options: { logger?: ApiLogger } = {},
 ): Promise<OidcGate> {
-  const port = await freePort();
+  const port = await freeLoopbackPort();
   const publicUrl = `http://127.0.0.1:${port}`;
   const oidc = await provider(`${publicUrl}/auth/oidc/callback`);
   const base = testConfig();

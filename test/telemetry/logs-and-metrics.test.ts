@@ -1,7 +1,5 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { createServer } from 'node:net';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, test } from 'vitest';
 import type { ManagedProcess } from '../../tools/devstack/child-process.js';
 import { startTestApi, type TestApi } from '../support/api.js';
@@ -15,6 +13,7 @@ import {
 } from '../support/seed.js';
 import { jsonLines } from '../support/json-lines.js';
 import { startWorkerProcess } from '../support/worker-processes.js';
+import { freeLoopbackPort } from '../../tools/devstack/free-port.js';
 
 const taskQueue = `telemetry-${randomUUID()}`;
 const canary = `canary-${randomUUID()}`;
@@ -27,14 +26,6 @@ const policy = {
   ],
 };
 
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
 const apiLines: string[] = [];
 const workerLines: string[] = [];
 let api: TestApi;
@@ -43,7 +34,7 @@ let workerMetricsUrl: string;
 let seed: Seed;
 
 beforeAll(async () => {
-  const metricsPort = await freePort();
+  const metricsPort = await freeLoopbackPort();
   workerMetricsUrl = `http://127.0.0.1:${metricsPort}/metrics`;
   worker = await startWorkerProcess(
     'telemetry-worker',

@@ -20,6 +20,7 @@ import {
   expectStatus,
   seedWorkspace,
   toolCall,
+  untilAnswered,
   type CreatedRun,
   type Seed,
 } from '../support/seed.js';
@@ -162,10 +163,13 @@ function recordCall(run: CreatedRun, callId: string) {
   else calledIn.push({ run, callIds: [callId] });
 }
 
-/** The call's final answer: a brokered call may answer 202 while its result is recorded. */
+/**
+ * The call's final answer: a brokered call may answer 202 while its result is recorded. A 503
+ * (Temporal or PostgreSQL past its bound on a loaded machine) is sent again, as a runner does.
+ */
 async function executed(run: CreatedRun, callId: string, body: Record<string, unknown>) {
   recordCall(run, callId);
-  const put = await toolCall(api, run, callId, body);
+  const put = await untilAnswered(() => toolCall(api, run, callId, body));
   answered.push(JSON.stringify(put.body));
   if (put.status === 200) return put.body;
   assert.equal(put.status, 202, JSON.stringify(put.body));
