@@ -23,15 +23,15 @@ function ephemeralLow(): number {
 /** Where free ports are picked from: below the ephemeral range, above the stack's own ports. */
 const pickedFrom = 20_000;
 
-/** Whether a server can listen on the loopback port now. */
-function canListen(port: number): Promise<boolean> {
+/** Whether a server can listen on the port now: false when another process holds it. */
+function canListen(host: string, port: number): Promise<boolean> {
   return new Promise((resolve, reject) => {
     const probe = createServer();
     probe.once('error', (err: NodeJS.ErrnoException) => {
-      if (err.code === 'EADDRINUSE' || err.code === 'EACCES') resolve(false);
+      if (err.code === 'EADDRINUSE') resolve(false);
       else reject(err);
     });
-    probe.listen(port, '127.0.0.1', () => {
+    probe.listen(port, host, () => {
       probe.close(() => {
         resolve(true);
       });
@@ -49,7 +49,7 @@ export async function freeLoopbackPort(): Promise<number> {
   const low = Math.min(pickedFrom, high - 1000);
   for (let tries = 0; tries < 100; tries += 1) {
     const port = randomInt(low, high + 1);
-    if (await canListen(port)) return port;
+    if (await canListen('127.0.0.1', port)) return port;
   }
   throw new Error(`no free loopback port between ${low} and ${high} after 100 tries`);
 }
@@ -58,27 +58,14 @@ export async function freeLoopbackPort(): Promise<number> {
  * Fails with what to change when a port the stack is about to listen on is taken: a server
  * that cannot bind would otherwise stop with its own, less helpful words, or not at all.
  */
-export function requireFreePort(
+export async function requireFreePort(
   host: string,
   port: number,
   what: string,
   setting: string,
 ): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', (err: NodeJS.ErrnoException) => {
-      if (err.code !== 'EADDRINUSE') reject(err);
-      else
-        reject(
-          new StackConfigError(
-            `${what} cannot listen on ${host}:${port}: another process holds that port. Stop it, or set ${setting}.`,
-          ),
-        );
-    });
-    probe.listen(port, host, () =>
-      probe.close(() => {
-        resolve();
-      }),
+  if (!(await canListen(host, port)))
+    throw new StackConfigError(
+      `${what} cannot listen on ${host}:${port}: another process holds that port. Stop it, or set ${setting}.`,
     );
-  });
 }
