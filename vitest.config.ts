@@ -9,8 +9,9 @@ import SlowestFirst from './tools/test/slowest-first.js';
  */
 const outage = ['test/**/*.outage.test.ts'];
 /**
- * Files that disturb what the shared services show others (a sweep of every hold) or load them on
- * purpose: one at a time, last.
+ * Files that disturb what the shared services show others (a sweep of every hold, an attempt to
+ * truncate the ledger): one at a time, last. Files that load the shared services on purpose run
+ * among the others, whose answers are not bounded that tightly.
  */
 const serial = ['test/**/*.serial.test.ts'];
 /** The services, started once per run (tools/test/services.ts), and each file's wait for them. */

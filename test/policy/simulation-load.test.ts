@@ -1,13 +1,13 @@
 /**
  * One admin's simulation slows no other tenant: the worst candidate the policy language allows,
  * over twenty recorded long command lines, runs while another workspace's runners make calls,
- * and their allow latency stays where it was just before. Serial: it loads the shared services
- * on purpose, and beside the outage files (tried) it took their answers past their bound on a
- * machine running two suites.
+ * and their allow latency stays where it was just before. It runs among the other files: it
+ * loads the shared services on purpose, and beside the outage files (tried) it took their answers
+ * past their bound on a machine running two suites, so it is never beside those.
  * The bound is the catastrophic one: on the event loop, the same simulation stalls every answer
  * for its whole deadline (a handful of calls answered in the measured 10 s, each in seconds), so
  * the p99 may reach five times its value just before or a second, whichever is more, with at
- * least a hundred calls answered; the ratio itself is printed, for a quiet machine's figure
+ * least fifty calls answered; the ratio itself is printed, for a quiet machine's figure
  * (within 1.5x there).
  */
 import assert from 'node:assert/strict';
@@ -146,9 +146,13 @@ function p99(latencies: number[]): number {
   return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * 0.99))] ?? Infinity;
 }
 
-/** Threads of this process at the lowest priority (nice 19), read from Linux's /proc. */
-function lowestPriorityThreads(): number {
-  return readdirSync('/proc/self/task').filter((task) => {
+/**
+ * Threads of this process at the lowest priority (nice 19), by id, read from Linux's /proc. Other
+ * files' simulation threads may still be kept in this process (each waits a minute for its next
+ * simulation): a simulation's own thread is one not there before it started.
+ */
+function lowestPriorityThreads(): Set<string> {
+  const tasks = readdirSync('/proc/self/task').filter((task) => {
     let stat: string;
     try {
       stat = readFileSync(`/proc/self/task/${task}/stat`, 'utf8');
@@ -161,16 +165,20 @@ function lowestPriorityThreads(): number {
     }
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     return fields[16] === '19';
-  }).length;
+  });
+  return new Set(tasks);
 }
 
 /** Calls measured just before the simulation, and at most while it runs. */
 const samples = 300;
-/** Fewer calls measured while the simulation ran make no round. */
-const fewestSamples = 100;
+/**
+ * Fewer calls measured while the simulation ran make no round: a stalled event loop answers a
+ * handful in the measured 10 s, a loaded machine's other files leave far more than this.
+ */
+const fewestSamples = 50;
 /**
  * Catastrophic only: the machine may be running another full suite beside this one, and the
- * outage files beside this file start and end their outages while it measures.
+ * other files of this one load it while it measures.
  */
 const bound = 5;
 const floorMs = 1000;
@@ -181,8 +189,10 @@ test("the worst candidate's simulation over twenty long lines, running while ano
   await allowLatencies(100); // warm
   const rounds: string[] = [];
   // The machine is shared: a round disturbed from outside is measured again, at most three.
-  for (let round = 0; round < 2; round += 1) {
+  for (let round = 0; round < 3; round += 1) {
     const quiet = p99(await allowLatencies(samples));
+    const keptBefore = lowestPriorityThreads();
+    const ownThreads = () => [...lowestPriorityThreads()].filter((t) => !keptBefore.has(t));
     const started = performance.now();
     const progress = { answered: false };
     const simulation = h.api
@@ -195,8 +205,8 @@ test("the worst candidate's simulation over twenty long lines, running while ano
       });
     // The thread is evaluating once it has lowered its own priority and read its first calls.
     const busyBy = Date.now() + 10_000;
-    while (lowestPriorityThreads() === 0 && Date.now() < busyBy) await sleep(50);
-    assert.ok(lowestPriorityThreads() > 0, 'the simulation thread runs at the lowest priority');
+    while (ownThreads().length === 0 && Date.now() < busyBy) await sleep(50);
+    assert.ok(ownThreads().length > 0, 'the simulation thread runs at the lowest priority');
     await sleep(1000);
     // Measured while the simulation surely runs: until a few seconds before its deadline.
     const duringLatencies = await allowLatencies(samples, started + (deadlineS - 8) * 1000);

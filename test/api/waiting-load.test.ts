@@ -1,9 +1,10 @@
 /**
  * Waiting is cheap: one runner holding 2,000 `?wait=60` requests and 500 ledger streams open
  * costs other callers nothing they notice, and the API's PostgreSQL connections stay within its
- * pool. Serial: its load beside the outage files stretched their timing past what they hold
- * (a call held 6 s in its stage was decided before PostgreSQL went); its time bound is the
- * catastrophic one (a poll per waiter would take the pool and the CPU).
+ * pool. It runs among the other files, never beside the outage files: its load there stretched
+ * their timing past what they hold (a call held 6 s in its stage was decided before PostgreSQL
+ * went); its time bound is the catastrophic one (a poll per waiter would take the pool and the
+ * CPU).
  */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
