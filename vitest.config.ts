@@ -10,8 +10,8 @@ import SlowestFirst from './tools/test/slowest-first.js';
 const outage = ['test/**/*.outage.test.ts'];
 /**
  * Files that disturb what the shared services show others (a sweep of every hold, an attempt to
- * truncate the ledger): one at a time, last. Files that load the shared services on purpose run
- * among the others, whose answers are not bounded that tightly.
+ * truncate the ledger) or load them on purpose (thousands of waits): one at a time, last. The
+ * load simulation runs among the others, whose answers are not bounded that tightly.
  */
 const serial = ['test/**/*.serial.test.ts'];
 /** The services, started once per run (tools/test/services.ts), and each file's wait for them. */
