@@ -34,6 +34,22 @@ export const workflowInterceptorModules = [
   path.join(path.dirname(here), `workflows/tracing${extension}`),
 ];
 
+/**
+ * Evaluated once per worker thread and shared by every workflow it runs, where the SDK otherwise
+ * evaluates each module a workflow loads for that workflow alone (its module cache is per
+ * workflow): the gate's workflow code, its vocabulary and the SDK's API it imports. Safe because
+ * none of them keeps state at module level (a proxy of activities, a message's definition, a
+ * constant): what a workflow holds is in its own function's scope.
+ */
+const sharedWorkflowModules = [workflowsPath, ...workflowInterceptorModules];
+
+/** How the gate's workflow code is bundled for the sandbox, by a worker or beforehand. */
+export const gateBundleOptions = {
+  workflowsPath,
+  workflowInterceptorModules,
+  preloadModules: sharedWorkflowModules,
+};
+
 /** `npm run build` bundles the workflows beside the compiled worker, which then loads it. */
 const builtBundlePath = path.join(path.dirname(here), 'workflow-bundle.js');
 
@@ -53,18 +69,19 @@ export type GateWorkerExtras = Partial<
 function workflowCode(
   config: GateConfig,
   extra: GateWorkerExtras,
-): Pick<WorkerOptions, 'workflowBundle' | 'workflowsPath'> {
+): Pick<WorkerOptions, 'workflowBundle' | 'workflowsPath' | 'bundlerOptions'> {
   if (extra.workflowBundle) return { workflowBundle: extra.workflowBundle };
   if (config.workflowBundlePath) return { workflowBundle: { codePath: config.workflowBundlePath } };
   if (existsSync(builtBundlePath)) return { workflowBundle: { codePath: builtBundlePath } };
-  return { workflowsPath: extra.workflowsPath ?? workflowsPath };
+  if (extra.workflowsPath) return { workflowsPath: extra.workflowsPath };
+  return { workflowsPath, bundlerOptions: { preloadModules: sharedWorkflowModules } };
 }
 
 /** Bundles the workflow code for the sandbox into `file`, for workers to start without bundling. */
 export async function bundleWorkflowTo(file: string): Promise<void> {
   const noop = () => undefined;
   const logger = { log: noop, trace: noop, debug: noop, info: noop, warn: noop, error: noop };
-  const { code } = await bundleWorkflowCode({ workflowsPath, workflowInterceptorModules, logger });
+  const { code } = await bundleWorkflowCode({ ...gateBundleOptions, logger });
   writeFileSync(file, code);
 }
 

@@ -19,7 +19,7 @@ import {
 } from './spend-levels.js';
 
 export type { BudgetFigures } from './spend-levels.js';
-import { one, withTransaction, type Pool, type Queryable } from './pool.js';
+import { one, prepared, withTransaction, type Pool, type Queryable } from './pool.js';
 
 /**
  * A run's token budget: durable, request-keyed reservations and the usage that settles them.
@@ -167,9 +167,11 @@ async function lockRunBudget(
   request: AdmissionRequest,
 ): Promise<{ budget: BudgetFigures; spendBudgetIds: string[] }> {
   const { rows } = await tx.query<BudgetFigures & { spend_budget_ids: string[] }>(
-    `select ${budgetColumns}, ${spendBudgetIdsSql} as spend_budget_ids
-     from run_budgets where run_id = $2 for update of run_budgets`,
-    [request.workspaceId, request.runId, request.memberId],
+    prepared(
+      `select ${budgetColumns}, ${spendBudgetIdsSql} as spend_budget_ids
+       from run_budgets where run_id = $2 for update of run_budgets`,
+      [request.workspaceId, request.runId, request.memberId],
+    ),
   );
   const { spend_budget_ids, ...budget } = budgetRow(rows, request.runId);
   return { budget, spendBudgetIds: spend_budget_ids };

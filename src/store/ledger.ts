@@ -1,7 +1,7 @@
 import pg from 'pg';
 import { genesisHash, eventHash, type StreamHead } from '../domain/ledger/hash-chain.js';
 import type { Redacted } from '../domain/ledger/redaction.js';
-import { retryingConflicts, type Queryable } from './pool.js';
+import { prepared, retryingConflicts, type Queryable } from './pool.js';
 
 export interface LedgerEvent {
   seq: number;
@@ -210,7 +210,8 @@ async function tryGuarded<Row extends object>(
   const n = change.values.length;
   const $ = (i: number) => `$${String(n + i)}`;
   const { rows } = await db.query<GuardColumns & Row>(
-    `with first as materialized (
+    prepared(
+      `with first as materialized (
        ${change.lockFirst ?? 'select 1'}
      ), locked as materialized (
        select stream_id, head_seq, head_hash from ledger_streams
@@ -239,19 +240,20 @@ async function tryGuarded<Row extends object>(
        (select count(*) from changed)::int as ledger_changed,
        (select count(*) from noticed)::int as ledger_appended, c.*
      from (select 1) as one left join changed c on true`,
-    [
-      ...change.values,
-      streamId,
-      head.head_seq,
-      head.head_hash,
-      chained.seq,
-      chained.type,
-      chained.at,
-      JSON.stringify(chained.data),
-      chained.idempotency_key,
-      hash,
-      ledgerChannel,
-    ],
+      [
+        ...change.values,
+        streamId,
+        head.head_seq,
+        head.head_hash,
+        chained.seq,
+        chained.type,
+        chained.at,
+        JSON.stringify(chained.data),
+        chained.idempotency_key,
+        hash,
+        ledgerChannel,
+      ],
+    ),
   );
   const [first] = rows;
   if (!first)

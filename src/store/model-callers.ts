@@ -4,7 +4,7 @@ import {
   type ModelProviderColumns,
   type ModelProviderRow,
 } from './model-providers.js';
-import type { Queryable } from './pool.js';
+import { prepared, type Queryable } from './pool.js';
 import { runColumnsOf, runStoppedSql, type FrozenRun, type KnownRuns } from './runs.js';
 
 /** Who calls a model endpoint: a run, and the model provider frozen with it (if any). */
@@ -27,10 +27,12 @@ export async function findModelCallerBySessionTokenHash(
 ): Promise<ModelCaller | undefined> {
   const kept = known?.get(tokenHash);
   const { rows } = await db.query<FrozenRun & ModelProviderColumns>(
-    `select ${kept ? 'r.id' : runColumnsOf('r')}, ${providerColumnsOf('p')}
-     from runs r left join model_providers p on p.id = r.model_provider_id
-     where r.session_token_hash = $1 and not ${runStoppedSql('r')}`,
-    [tokenHash],
+    prepared(
+      `select ${kept ? 'r.id' : runColumnsOf('r')}, ${providerColumnsOf('p')}
+       from runs r left join model_providers p on p.id = r.model_provider_id
+       where r.session_token_hash = $1 and not ${runStoppedSql('r')}`,
+      [tokenHash],
+    ),
   );
   const [row] = rows;
   const { provider, rest } = row ? splitProvider(row) : { provider: undefined, rest: undefined };

@@ -1,5 +1,5 @@
 import type { LongContextTier, ModelPrice, ProviderKind } from '../domain/budget/pricing.js';
-import type { Queryable } from './pool.js';
+import { prepared, type Queryable } from './pool.js';
 
 /** The operator's prices (nano-dollars per token) and each provider's fallback price. */
 
@@ -53,9 +53,11 @@ export async function findModelPrices(
   names: string[],
 ): Promise<Map<string, ModelPrice>> {
   const { rows } = await db.query<PriceColumns & { model: string }>(
-    `select model, ${priceColumns} from model_prices
-     where provider_kind = $1 and model = any($2::text[])`,
-    [kind, names],
+    prepared(
+      `select model, ${priceColumns} from model_prices
+       where provider_kind = $1 and model = any($2::text[])`,
+      [kind, names],
+    ),
   );
   return new Map(rows.map((row) => [row.model, priceOf(row)]));
 }
@@ -101,8 +103,9 @@ export async function findPriceFallback(
   providerId: string,
 ): Promise<ModelPrice | undefined> {
   const { rows } = await db.query<PriceColumns>(
-    `select ${priceColumns} from model_price_fallbacks where provider_id = $1`,
-    [providerId],
+    prepared(`select ${priceColumns} from model_price_fallbacks where provider_id = $1`, [
+      providerId,
+    ]),
   );
   return rows[0] ? priceOf(rows[0]) : undefined;
 }

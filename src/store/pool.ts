@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { tracingOn } from '../telemetry/tracing.js';
@@ -46,6 +47,38 @@ export function createPool(
   });
   if (tracingOn()) tracePool(pool);
   return pool;
+}
+
+/** At most this many texts are named: past it a statement runs unnamed, as any other. */
+const preparedTextsAtMost = 500;
+const preparedNames = new Map<string, string>();
+
+/**
+ * A statement of a call's common path, named: each connection parses and plans it once and keeps
+ * the plan, where an unnamed statement is parsed and planned on every run (most of a complex
+ * statement's time on the server; see docs/performance.md). Only for a text the code fixes, never
+ * one built from input: every connection of a pool keeps each name it has run. A kept plan whose
+ * result changes shape (a migration added a column to a `returning *`) fails once on that
+ * connection, which is then discarded (`pool.query` does so on any error, `withTransaction` on
+ * this one).
+ */
+export function prepared(text: string, values: unknown[]): pg.QueryConfig {
+  let name = preparedNames.get(text);
+  if (name === undefined) {
+    if (preparedNames.size >= preparedTextsAtMost) return { text, values };
+    name = `gate_${createHash('sha256').update(text).digest('base64url').slice(0, 24)}`;
+    preparedNames.set(text, name);
+  }
+  return { name, text, values };
+}
+
+/** A kept plan that no longer fits its statement's result: its connection must go. */
+function isStalePlanError(err: unknown): boolean {
+  return (
+    err instanceof Error &&
+    (err as Error & { code?: unknown }).code === '0A000' &&
+    err.message.includes('cached plan must not change result type')
+  );
 }
 
 /** Whether PostgreSQL answers at all (for readiness). */
@@ -104,7 +137,7 @@ async function inTransaction<T>(
     await client.query('commit');
     return result;
   } catch (err) {
-    broken = isUnavailableError(err) ? (err as Error) : undefined;
+    broken = isUnavailableError(err) || isStalePlanError(err) ? (err as Error) : undefined;
     if (!broken) {
       await client.query('rollback').catch((rollbackFailed: unknown) => {
         broken = rollbackFailed instanceof Error ? rollbackFailed : new Error('rollback failed');

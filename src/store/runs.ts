@@ -3,7 +3,7 @@ import type { RunSource, TrustTier } from '../domain/gate/trust-tier.js';
 import type { RunId, SessionId } from '../domain/gate/ids.js';
 import { redact } from '../domain/ledger/redaction.js';
 import { appendEvent } from './ledger.js';
-import { withTransaction, type Pool, type Queryable } from './pool.js';
+import { prepared, withTransaction, type Pool, type Queryable } from './pool.js';
 
 export type Autonomy = 'supervised' | 'autonomous';
 
@@ -197,9 +197,11 @@ export async function findRunBySessionTokenHash(
 ): Promise<FrozenRun | undefined> {
   const kept = known?.get(tokenHash);
   const { rows } = await db.query<FrozenRun>(
-    `select ${kept ? 'id' : runColumns} from runs
-     where session_token_hash = $1 and not ${runStoppedSql('runs')}`,
-    [tokenHash],
+    prepared(
+      `select ${kept ? 'id' : runColumns} from runs
+       where session_token_hash = $1 and not ${runStoppedSql('runs')}`,
+      [tokenHash],
+    ),
   );
   const [row] = rows;
   return known ? known.confirm(tokenHash, kept, row) : row;

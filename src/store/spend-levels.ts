@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import type { Queryable } from './pool.js';
+import { prepared, type Queryable } from './pool.js';
 import type { Booking, SpendLevel } from '../domain/budget/spend-levels.js';
 
 /**
@@ -46,7 +46,8 @@ export interface RunSpend {
  */
 export async function findRunSpend(db: Queryable, runId: string): Promise<RunSpend> {
   const { rows } = await db.query<BudgetFigures & Nullable<LevelColumns>>(
-    `select rb.max_tokens, rb.held_tokens, rb.used_tokens, rb.held_nanos, rb.used_nanos,
+    prepared(
+      `select rb.max_tokens, rb.held_tokens, rb.used_tokens, rb.held_nanos, rb.used_nanos,
        l.level_kind, l.level_name, l.level_period, l.level_max_nanos, l.level_max_tokens,
        l.level_held_nanos, l.level_used_nanos, l.level_held_tokens, l.level_used_tokens
      from run_budgets rb
@@ -65,7 +66,8 @@ export async function findRunSpend(db: Queryable, runId: string): Promise<RunSpe
        where r.id = rb.run_id
      ) l on true
      where rb.run_id = $1`,
-    [runId],
+      [runId],
+    ),
   );
   const [first] = rows;
   // The row is opened with the run (a trigger), so a missing one is an unknown run.

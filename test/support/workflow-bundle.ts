@@ -1,5 +1,5 @@
 import { bundleWorkflowCode, type WorkflowBundleOption } from '@temporalio/worker';
-import { workflowInterceptorModules, workflowsPath } from '../../src/worker.js';
+import { gateBundleOptions } from '../../src/worker.js';
 
 const noop = () => undefined;
 const quietLogger = {
@@ -21,6 +21,6 @@ export function gateWorkflowBundle(): Promise<WorkflowBundleOption> {
   const prebuilt = process.env.GATE_WORKFLOW_BUNDLE;
   bundle ??= prebuilt
     ? Promise.resolve({ codePath: prebuilt })
-    : bundleWorkflowCode({ workflowsPath, workflowInterceptorModules, logger: quietLogger });
+    : bundleWorkflowCode({ ...gateBundleOptions, logger: quietLogger });
   return bundle;
 }

@@ -22,3 +22,20 @@ test('the workflow code bundles for the deterministic sandbox, importing nothing
   assert.match(code, /src\/workflows\/gate\.ts/);
   assert.match(code, /src\/domain\/gate\/decisions\.ts/);
 });
+
+test('the gate workflow and its interceptors are evaluated once per worker thread and shared by its workflows, not once per workflow', async () => {
+  const bundle = await gateWorkflowBundle();
+  const code = 'code' in bundle ? bundle.code : readFileSync(bundle.codePath, 'utf8');
+  // What the SDK runs when it builds a worker thread's context, before any workflow exists:
+  // the modules it requires there land in the cache every workflow of the thread reads.
+  const preload = /preloadModules = function preloadModules\(\) \{([\s\S]*?)\n\}/.exec(code)?.[1];
+  assert.ok(preload, 'the bundle preloads no module');
+  for (const shared of [
+    'src/workflows/index',
+    'src/workflows/log-context',
+    'src/workflows/tracing',
+  ])
+    assert.match(preload, new RegExp(`__webpack_require__\\([^)]*${shared}\\.[jt]s`), shared);
+  // OpenTelemetry stays out of it: a traced workflow loads it for itself (src/workflows/tracing.ts).
+  assert.doesNotMatch(preload, /opentelemetry/);
+});
