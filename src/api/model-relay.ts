@@ -85,6 +85,11 @@ export class ClientLink {
     this.#tail ??= [];
   }
 
+  /** Whether what is written now waits for `finish`. */
+  get holding(): boolean {
+    return this.#tail !== undefined;
+  }
+
   async write(chunk: Buffer | string): Promise<void> {
     if (this.gone) return;
     const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
@@ -170,6 +175,27 @@ interface Relayed {
   outcome: string;
 }
 
+/** A blank line (an event's end) in bytes: LF or CRLF, twice. */
+const blankLine = /(?:\r\n|\n)(?:\r\n|\n)/g;
+
+/**
+ * `chunk` in pieces that each end where an event ends (the last piece: where the chunk ends), so
+ * that each event is read whole with the piece that ends it. Read as latin1: one character a
+ * byte, and an LF or CR is never part of a longer UTF-8 character.
+ */
+export function eventPieces(chunk: Buffer): [number, number][] {
+  const text = chunk.toString('latin1');
+  const pieces: [number, number][] = [];
+  let start = 0;
+  for (const match of text.matchAll(blankLine)) {
+    const end = match.index + match[0].length;
+    pieces.push([start, end]);
+    start = end;
+  }
+  if (start < chunk.length || pieces.length === 0) pieces.push([start, chunk.length]);
+  return pieces;
+}
+
 /** Streams server-sent events through as they arrive, metering them on the way. */
 async function relayStream(
   answer: UpstreamAnswer,
@@ -177,17 +203,29 @@ async function relayStream(
   wire: ModelWire,
 ): Promise<Relayed> {
   const reader = wire.streamMeter();
+  // Counts the events that ask for the tail to be held (the final usage, the end).
+  const asked = { toHold: 0 };
   const splitter = new SseSplitter((type, data) => {
-    // The final usage arrives first; the end of the stream waits for the settlement.
-    if (reader.event(type, data)) client.holdTail();
+    if (reader.event(type, data)) asked.toHold += 1;
   });
   client.res.writeHead(answer.status, downstreamHeaders(answer.headers));
   client.res.flushHeaders();
   let outcome = 'completed';
   try {
     for await (const chunk of answer.body) {
-      splitter.push(chunk);
-      await client.write(chunk);
+      // The final usage arrives first; from its event on, the stream waits for the settlement.
+      // What came before it goes out now, even in the same chunk (a short answer often arrives
+      // whole): the client's first byte never waits for the settlement.
+      let sent = 0;
+      for (const [start, end] of eventPieces(chunk)) {
+        const before = asked.toHold;
+        splitter.push(chunk.subarray(start, end));
+        if (asked.toHold === before || client.holding) continue;
+        if (start > sent) await client.write(chunk.subarray(sent, start));
+        client.holdTail();
+        sent = start;
+      }
+      if (sent < chunk.length) await client.write(chunk.subarray(sent));
     }
     splitter.end();
   } catch (err) {
