@@ -1,7 +1,5 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, test } from 'vitest';
@@ -152,57 +150,23 @@ describe('the official SDK through the gate, the session token as its API key', 
   });
 
   test('a stream that arrives whole is passed on up to its final usage at once; only its end waits for the settlement', async () => {
-    // An upstream that writes the whole stream at once, as a short answer often arrives.
-    const whole = [
-      [
-        'message_start',
-        {
-          type: 'message_start',
-          message: { id: 'msg_whole', usage: { input_tokens: 5, output_tokens: 1 } },
-        },
-      ],
-      [
-        'content_block_start',
-        { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } },
-      ],
-      [
-        'content_block_delta',
-        {
-          type: 'content_block_delta',
-          index: 0,
-          delta: { type: 'text_delta', text: 'head first' },
-        },
-      ],
-      ['content_block_stop', { type: 'content_block_stop', index: 0 }],
-      [
-        'message_delta',
-        { type: 'message_delta', delta: { stop_reason: 'end_turn' }, usage: { output_tokens: 3 } },
-      ],
-      ['message_stop', { type: 'message_stop' }],
-    ]
-      .map(([event, data]) => `event: ${event as string}\ndata: ${JSON.stringify(data)}\n\n`)
-      .join('');
+    const provider = await createProvider(h.api, h.seed, fake.url);
+    const run = await createModelRun(h.api, h.seed, provider.id, 1_000_000);
+    // Once the request is admitted, the settlement that follows its answer waits on this lock.
     let locked: pg.PoolClient | undefined;
-    let runId = '';
-    const upstream = createServer((req, res) => {
-      req.resume();
-      req.on('end', () => {
-        void (async () => {
-          // Admitted by now: the settlement that follows the answer waits on this lock.
-          locked = await h.db.connect();
-          await locked.query('begin');
-          await locked.query('select 1 from run_budgets where run_id = $1 for update', [runId]);
-          res.writeHead(200, { 'content-type': 'text/event-stream' });
-          res.end(whole);
-        })();
-      });
-    });
-    await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
+    const lockBudget = async () => {
+      locked = await h.db.connect();
+      await locked.query('begin');
+      await locked.query('select 1 from run_budgets where run_id = $1 for update', [run.run_id]);
+    };
+    const release = async () => {
+      if (!locked) return;
+      await locked.query('rollback');
+      locked.release();
+      locked = undefined;
+    };
+    fake.setScript(() => ({ ...text('head first'), whole: true, onArrival: lockBudget }));
     try {
-      const url = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`;
-      const provider = await createProvider(h.api, h.seed, url);
-      const run = await createModelRun(h.api, h.seed, provider.id, 1_000_000);
-      runId = run.run_id;
       const response = await fetch(`${h.api.url}/anthropic/v1/messages`, {
         method: 'POST',
         headers: {
@@ -228,9 +192,7 @@ describe('the official SDK through the gate, the session token as its API key', 
         (await reservationsOf(h.db, run.session_id)).map((r) => r.status),
         ['held'],
       );
-      await locked!.query('rollback');
-      locked!.release();
-      locked = undefined;
+      await release();
       for (let next = await reader.read(); !next.done; next = await reader.read())
         seen += Buffer.from(next.value).toString('utf8');
       assert.match(seen, /event: message_delta[\s\S]*event: message_stop/);
@@ -239,16 +201,7 @@ describe('the official SDK through the gate, the session token as its API key', 
         ['reconciled'],
       );
     } finally {
-      if (locked) {
-        await locked.query('rollback');
-        locked.release();
-      }
-      upstream.closeAllConnections();
-      await new Promise<void>((resolve) => {
-        upstream.close(() => {
-          resolve();
-        });
-      });
+      await release();
     }
   });
 

@@ -29,6 +29,10 @@ export interface FakeReply {
   delayMs?: number;
   /** Answers only once this settles (a test holds the upstream until it is ready). */
   waitFor?: Promise<unknown>;
+  /** Run when the request arrives (the gate has admitted it), and answered once it settles. */
+  onArrival?: () => Promise<unknown>;
+  /** Streamed only: the whole stream in one write, as a short answer often arrives. */
+  whole?: boolean;
   /** Streamed only: after this many events, waits for `until` before sending the rest. */
   pauseAt?: { events: number; until: Promise<unknown> };
   /** Streamed only: the stream stops after this many events (the connection is destroyed). */
@@ -143,8 +147,11 @@ export function billedInputTokens(raw: Buffer): number {
   return tokens + (usesTools ? 512 : 0);
 }
 
+const sseText = (event: string, data: unknown) =>
+  `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
+
 function sse(res: ServerResponse, event: string, data: unknown) {
-  res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+  res.write(sseText(event, data));
 }
 
 function streamEvents(reply: FakeReply, model: string, id: string): [string, unknown][] {
@@ -248,6 +255,7 @@ function sendError(res: ServerResponse, status: number, message: string) {
 async function answerMessages(res: ServerResponse, request: RecordedRequest, reply: FakeReply) {
   if (reply.delayMs) await new Promise((resolve) => setTimeout(resolve, reply.delayMs));
   if (reply.waitFor) await reply.waitFor;
+  if (reply.onArrival) await reply.onArrival();
   if (reply.hang) return;
   if (reply.status) {
     sendError(res, reply.status, 'scripted upstream error');
@@ -278,6 +286,10 @@ async function answerMessages(res: ServerResponse, request: RecordedRequest, rep
     'request-id': requestId,
   });
   const events = streamEvents(reply, model, id);
+  if (reply.whole) {
+    res.end(events.map(([event, data]) => sseText(event, data)).join(''));
+    return;
+  }
   for (const [index, [event, data]] of events.entries()) {
     if (reply.pauseAt?.events === index) await reply.pauseAt.until;
     if (reply.breakAfterEvents !== undefined && index >= reply.breakAfterEvents) {
