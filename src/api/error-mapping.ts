@@ -1,4 +1,4 @@
-import { ServiceError } from '@temporalio/client';
+import { NamespaceNotFoundError, ServiceError } from '@temporalio/client';
 import type { FastifyError } from 'fastify';
 import {
   isGateError,
@@ -88,7 +88,8 @@ export function problemFor(err: unknown): Problem {
   if (isTransientConflict(err)) {
     return new Problem(503, 'a concurrent change met this one; try again shortly');
   }
-  if (err instanceof ServiceError) {
+  // A Temporal that does not know the gate's namespace (lost it, or the wrong one) is away too.
+  if (err instanceof ServiceError || err instanceof NamespaceNotFoundError) {
     return new Problem(503, 'Temporal is unavailable; try again shortly');
   }
   return new Problem(500, 'an internal error occurred');

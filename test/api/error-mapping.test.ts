@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'vitest';
-import { ServiceError } from '@temporalio/client';
+import { NamespaceNotFoundError, ServiceError } from '@temporalio/client';
 import { DecisionNotRecordedError } from '../../src/application/decide-approval.js';
 import { ReauthorizationNeededError } from '../../src/application/oauth-connections.js';
 import { OAuthFlowError } from '../../src/broker/oauth-client.js';
@@ -84,6 +84,8 @@ const cases: [string, unknown, number, string?][] = [
   ],
   ['a serialization failure', withCode('could not serialize access', '40001'), 503],
   ['Temporal away', new ServiceError('unavailable'), 503],
+  // A server that lost its namespace (seen under heavy load) or was pointed at the wrong one.
+  ['Temporal without its namespace', new NamespaceNotFoundError('default'), 503],
   [
     'a body too large',
     Object.assign(new Error('too large'), { statusCode: 413, code: 'FST_ERR_CTP_BODY_TOO_LARGE' }),
