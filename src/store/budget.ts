@@ -9,6 +9,7 @@ import {
 import { redact } from '../domain/ledger/redaction.js';
 import { appendEvent, appendGuarded } from './ledger.js';
 import {
+  budgetsOfSubject,
   levelHoldsSql,
   levelHoldValues,
   lockSpendLevels,
@@ -141,21 +142,90 @@ interface Admission {
  * within each cap (money and tokens), booking a hold at all of them; records the answer either
  * way (a refusal with the level that refused) so the same request id always gets it back.
  *
- * Four round trips when the request falls under the run's budget alone and this process knows
- * where the session's ledger ends: begin; the run's budget row locked, with the ids of the
- * levels above it; the reservation, the holds and model.reserved in one statement; commit.
+ * A request of a run that falls under no budget above its own, that fits, and whose session's
+ * ledger head this process knows, is admitted in one statement (`admitWithinRun`). Anything
+ * else (a level above the run, a refusal, a request id answered before, a head another process
+ * moved) takes the transaction: begin; the run's budget row locked, with the ids of the levels
+ * above it; the levels' windows opened and locked; the reservation, the holds and
+ * model.reserved in one statement; commit.
  */
 export async function admitModelRequest(pool: Pool, request: AdmissionRequest): Promise<Admission> {
+  const booking = {
+    tokens: request.maxOutputTokens + request.inputBoundTokens,
+    nanos: request.bookedNanos,
+  };
+  if (!runsWithLevels.has(request.runId)) {
+    const admitted = await admitWithinRun(pool, request, booking);
+    if (admitted) return admitted;
+  }
   return withTransaction(pool, async (tx) => {
     const { budget, spendBudgetIds } = await lockRunBudget(tx, request);
+    sawLevels(request.runId, spendBudgetIds.length > 0);
     const levels = await lockSpendLevels(tx, spendBudgetIds);
-    const booking = {
-      tokens: request.maxOutputTokens + request.inputBoundTokens,
-      nanos: request.bookedNanos,
-    };
     const exhausted = firstExhausted([runAllowance(budget), ...levels], booking);
     return bookReservation(tx, request, booking, levels, exhausted);
   });
+}
+
+/**
+ * Runs this process saw fall under a budget above their own: their admissions go straight to
+ * the transaction. Only a shortcut: the one statement checks for such budgets itself.
+ */
+const runsWithLevels = new Set<string>();
+const runsWithLevelsLimit = 10_000;
+
+function sawLevels(runId: string, any: boolean): void {
+  if (!any) {
+    runsWithLevels.delete(runId);
+    return;
+  }
+  if (runsWithLevels.size >= runsWithLevelsLimit) runsWithLevels.clear();
+  runsWithLevels.add(runId);
+}
+
+/**
+ * The common admission as one statement, its own transaction: the run's budget row locked, then
+ * its run, then the session's ledger head (the order the transaction takes them in); the
+ * reservation inserted, the run's hold raised and model.reserved appended only when no budget
+ * above the run applies, the head is where this process last saw it, and the booking fits the
+ * run's allowance as the lock found it (the run level of `levelFits`: tokens only, the run has
+ * no money cap). Undefined when any of that fails: nothing was written, and the transaction
+ * decides, a refusal or a request id answered before included.
+ */
+async function admitWithinRun(
+  pool: Pool,
+  request: AdmissionRequest,
+  booking: Booking,
+): Promise<Admission | undefined> {
+  const values = [
+    ...reservationValues(request, booking, [], undefined),
+    request.workspaceId,
+    request.memberId,
+  ];
+  const guarded = await appendGuarded<ReservationRow>(
+    pool,
+    request.sessionId,
+    {
+      lockFirst: `with budget as materialized (
+          select used_tokens, held_tokens, max_tokens from run_budgets
+          where run_id = $4::uuid for update
+        ), run as materialized (
+          select 1 from runs
+          where session_id = $2::text and exists (select 1 from budget) for key share
+        )
+        select budget.* from budget, run
+        where not exists (
+          select 1 from spend_budgets b where ${budgetsOfSubject('$18::uuid', '$4::uuid', '$19::uuid')})`,
+      sql: reservationInsertSql(
+        `from first where exists (select 1 from head)
+           and first.used_tokens + first.held_tokens + $9::bigint <= first.max_tokens`,
+      ),
+      values,
+      followedBy: holdsSql,
+    },
+    reservedEvent(request, booking),
+  );
+  return guarded.outcome === 'changed' ? { reservation: guarded.row, created: true } : undefined;
 }
 
 /**
@@ -206,24 +276,7 @@ async function bookReservation(
   exhausted: SpendLevel | undefined,
 ): Promise<Admission> {
   const id = reservationKey(request.sessionId, request.requestId);
-  const values = [
-    id,
-    request.sessionId,
-    request.requestId,
-    request.runId,
-    request.requestDigest,
-    request.model,
-    request.maxOutputTokens,
-    request.inputBoundTokens,
-    booking.tokens,
-    exhausted ? 'refused' : 'held',
-    request.via ?? 'runner',
-    request.providerKind,
-    JSON.stringify(request.price),
-    booking.nanos,
-    exhausted ? levelLabel(exhausted) : null,
-    ...levelHoldValues(levels),
-  ];
+  const values = reservationValues(request, booking, levels, exhausted);
   const event = reservedEvent(request, booking);
   if (!exhausted) {
     const guarded = await appendGuarded<ReservationRow>(
@@ -253,6 +306,33 @@ async function bookReservation(
   if (!reservation) return { reservation: await firstAnswer(tx, id), created: false };
   if (!exhausted) await appendEvent(tx, request.sessionId, event);
   return { reservation, created: true };
+}
+
+/** The values of reservationInsertSql and holdsSql ($1..$17). */
+function reservationValues(
+  request: AdmissionRequest,
+  booking: Booking,
+  levels: readonly LockedLevel[],
+  exhausted: SpendLevel | undefined,
+): unknown[] {
+  return [
+    reservationKey(request.sessionId, request.requestId),
+    request.sessionId,
+    request.requestId,
+    request.runId,
+    request.requestDigest,
+    request.model,
+    request.maxOutputTokens,
+    request.inputBoundTokens,
+    booking.tokens,
+    exhausted ? 'refused' : 'held',
+    request.via ?? 'runner',
+    request.providerKind,
+    JSON.stringify(request.price),
+    booking.nanos,
+    exhausted ? levelLabel(exhausted) : null,
+    ...levelHoldValues(levels),
+  ];
 }
 
 /** The reservation's insert ($1..$15), refused or held; a request id answered before adds none. */

@@ -23,15 +23,16 @@ export interface LockedLevel extends SpendLevel {
   window_start: Date;
 }
 
-/** The budgets a request of the run falls under ($1 workspace, $2 run, $3 member). */
-const budgetsOfSubject = `b.workspace_id = $1
+/** The condition on `spend_budgets b` of the budgets a request of the run falls under. */
+export const budgetsOfSubject = (workspace: string, run: string, member: string) =>
+  `b.workspace_id = ${workspace}
   and (b.level = 'workspace'
-    or (b.level = 'run' and b.run_id = $2)
-    or (b.level = 'person' and b.member_id = $3)
+    or (b.level = 'run' and b.run_id = ${run})
+    or (b.level = 'person' and b.member_id = ${member})
     or (b.level = 'team' and b.team in (
       select g.attributes ->> 'displayName' from scim_resources g
-      where g.workspace_id = $1 and g.kind = 'Group'
-        and g.attributes -> 'members' @> jsonb_build_array(jsonb_build_object('value', $3::text)))))`;
+      where g.workspace_id = ${workspace} and g.kind = 'Group'
+        and g.attributes -> 'members' @> jsonb_build_array(jsonb_build_object('value', ${member}::text)))))`;
 
 /** A run's own budget and the levels above it, as the gate's budget stage reads them. */
 export interface RunSpend {
@@ -59,7 +60,7 @@ export async function findRunSpend(db: Queryable, runId: string): Promise<RunSpe
          coalesce(w.used_tokens, 0) as level_used_tokens,
          case b.level when 'person' then m.name when 'team' then b.team end as level_name
        from runs r
-       join spend_budgets b on ${budgetsOfSubject.replaceAll('$1', 'r.workspace_id').replaceAll('$2', 'r.id').replaceAll('$3', 'r.invoked_by')}
+       join spend_budgets b on ${budgetsOfSubject('r.workspace_id', 'r.id', 'r.invoked_by')}
        left join members m on m.id = b.member_id
        left join spend_budget_windows w
          on w.budget_id = b.id and w.window_start = spend_window_start(b.period, now())
@@ -117,7 +118,7 @@ function levelOf(row: LevelColumns): SpendLevel {
  * whose $1, $2 and $3 are the workspace, the run and the member: admission reads it in the
  * statement that locks the run's budget row, one round trip for both.
  */
-export const spendBudgetIdsSql = `array(select b.id from spend_budgets b where ${budgetsOfSubject}
+export const spendBudgetIdsSql = `array(select b.id from spend_budgets b where ${budgetsOfSubject('$1', '$2', '$3')}
   order by b.id)::text[]`;
 
 /**
