@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what the project needs, idempotently, and quickly when nothing is missing:
 # npm dependencies when node_modules is missing or older than the lock file, then the
-# Temporal CLI (built once per version from the Go module proxy into .tools/), and Debian's
+# Temporal CLI (built once per pin in tools/temporal-cli from the Go module proxy into .tools/), and Debian's
 # chromium for the browser tests when it is missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -1,4 +1,5 @@
-import { existsSync, mkdirSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Connection } from '@temporalio/client';
 import { run, startProcess, stillRuns, waitFor, type ManagedProcess } from './child-process.js';
@@ -7,29 +8,54 @@ import { freeLoopbackPort, requireFreePort } from './free-port.js';
 import { startTemporalUiProxy } from './temporal-ui-proxy.js';
 
 export const toolsDir = path.join(projectRoot, '.tools');
+/** The Go module the CLI is built from: its version, and the SQLite driver it is built with. */
+export const temporalCliModule = path.join(projectRoot, 'tools', 'temporal-cli');
 
+/**
+ * Where the CLI built from `tools/temporal-cli` is kept: named by its version and a digest of
+ * the module's go.mod and go.sum, so a changed pin builds anew.
+ */
 export function temporalCliPath(version: string): string {
-  return path.join(toolsDir, `temporal-${version}`, 'temporal');
+  const digest = createHash('sha256');
+  for (const file of ['go.mod', 'go.sum'])
+    digest.update(readFileSync(path.join(temporalCliModule, file)));
+  return path.join(
+    toolsDir,
+    `temporal-${version}-${digest.digest('hex').slice(0, 12)}`,
+    'temporal',
+  );
+}
+
+/** The CLI version tools/temporal-cli/go.mod pins; temporal-dev.yaml must name the same. */
+function pinnedCliVersion(): string | undefined {
+  const goMod = readFileSync(path.join(temporalCliModule, 'go.mod'), 'utf8');
+  return /^\s*github\.com\/temporalio\/cli v(\S+)/m.exec(goMod)?.[1];
 }
 
 /**
- * Builds the Temporal CLI from the Go module proxy once per version into `.tools/`.
- * Nothing is downloaded at run time: tests and `npm run dev` use this binary.
+ * Builds the Temporal CLI from the Go module proxy once per pin into `.tools/`, from the module
+ * in tools/temporal-cli (its go.sum checks every module). Nothing is downloaded at run time:
+ * tests and `npm run dev` use this binary.
  */
 export async function ensureTemporalCli(version: string): Promise<string> {
+  const pinned = pinnedCliVersion();
+  if (pinned !== version) {
+    throw new Error(
+      `temporal-dev.yaml names the Temporal CLI ${version}, but tools/temporal-cli/go.mod pins ${pinned ?? 'none'}: change both together`,
+    );
+  }
   const binary = temporalCliPath(version);
   const what = `the temporal CLI at ${path.relative(projectRoot, binary)}`;
   if (existsSync(binary) && (await stillRuns(binary, what))) return binary;
-  const gobin = path.dirname(binary);
-  mkdirSync(gobin, { recursive: true });
+  mkdirSync(path.dirname(binary), { recursive: true });
   process.stderr.write(
-    `building the Temporal CLI ${version} with go install (the first build takes a few minutes)...\n`,
+    `building the Temporal CLI ${version} with go build (the first build takes a few minutes)...\n`,
   );
   const started = Date.now();
   try {
-    await run('go', ['install', `github.com/temporalio/cli/cmd/temporal@v${version}`], {
-      cwd: toolsDir,
-      env: { ...process.env, GOBIN: gobin, GOFLAGS: '-buildvcs=false' },
+    await run('go', ['build', '-o', binary, 'github.com/temporalio/cli/cmd/temporal'], {
+      cwd: temporalCliModule,
+      env: { ...process.env, GOFLAGS: '-buildvcs=false -mod=readonly' },
       echo: true,
     });
   } catch (err) {
