@@ -213,7 +213,7 @@ async function noHoldLeft(workspace: string, sessions: string[]) {
 }
 
 describe('budgets at every level, under load', () => {
-  test('200 concurrent requests from three runs of two people in two teams, streamed and not, some clients vanishing mid-stream: no level spends past its cap, refusals name their level, and no hold is left 30 s after the last answer', async () => {
+  test('200 concurrent requests from three runs of two people in two teams, streamed and not, some clients vanishing mid-stream: no level spends past its cap, refusals name their level, and no hold is left 90 s after the last answer', async () => {
     const seed = await seedWorkspace(h.api);
     const { p1, p2 } = await peopleAndTeams(h.api, seed);
     const provider = await createProvider(h.api, seed, fake.url);
@@ -304,8 +304,12 @@ describe('budgets at every level, under load', () => {
     }
 
     const sessions = [r1, r2, r3].map((r) => r.session_id);
-    await until(() => noHoldLeft(ws, sessions), 'every hold settled', 30_000);
-    assert.ok(Date.now() - lastAnswer <= 30_000);
+    // Each request settles its own hold; a hold it left would stay until the sweep, minutes
+    // later (the reservation's TTL). The settlements queue on the workspace's window with the
+    // admissions: with another suite beside this one, the last of them settled over 30 s after
+    // the last answer.
+    await until(() => noHoldLeft(ws, sessions), 'every hold settled', 90_000);
+    assert.ok(Date.now() - lastAnswer <= 90_000);
 
     const levels = await windows(ws);
     assert.equal(levels.length, Object.keys(caps).length);
@@ -330,7 +334,7 @@ describe('budgets at every level, under load', () => {
       assert.equal(row.status, 'reconciled');
       assert.ok(Number(row.cost_nanos) >= c);
     }
-  });
+  }, 300_000);
 
   test('each level binds in turn and its refusals name it: the run, a team, a person (in tokens), the workspace', async () => {
     const seed = await seedWorkspace(h.api);

@@ -7,7 +7,7 @@ import { usePostgresOutageStack } from '../support/postgres-outage.js';
 
 const stack = usePostgresOutageStack();
 
-test('PostgreSQL stopped (fast) under load: no process exits, every answer a decision or a 503 within 15 s, then each call decided once on its merits, past the window as the gate unavailable', async () => {
+test('PostgreSQL stopped (fast) under load: no process exits, every answer a decision or a 503 within 20 s, then each call decided once on its merits, past the window as the gate unavailable', async () => {
   const { postgres } = stack;
   try {
     await stack.rideOutPostgres({ begin: () => postgres.stop('fast'), end: postgres.start });

@@ -18,19 +18,21 @@ import type { ApiCaller, HttpAnswer } from './api.js';
 import { createRun, type CreatedRun, type Seed } from './seed.js';
 
 /**
- * How long each outage lasts, in seconds: 20 by default, what a failover or a redeploy takes;
+ * How long each outage lasts, in seconds: 25 by default, what a failover or a redeploy takes;
  * longer than every bound of one request (PostgreSQL's 5 s query timeout, a Temporal call's 5 s)
  * and than the short window a test configures (3 s), well inside the default window (45 s).
- * `GATE_TEST_OUTAGE_S` sets it, at least the answer bound's 15 s and 5 s more (below).
+ * `GATE_TEST_OUTAGE_S` sets it, at least the answer bound's 20 s and 5 s more (below).
  */
-export const outageMs = Number(process.env.GATE_TEST_OUTAGE_S ?? 20) * 1000;
+export const outageMs = Number(process.env.GATE_TEST_OUTAGE_S ?? 25) * 1000;
 
 /**
  * No answer, during an outage or not, takes longer than this: well under the outage's length, so
  * an answer that waits the outage out fails, and well over what one request's own bounds add up
- * to (a connection's 3 s and a query's 5 s), for a machine that runs another suite beside this.
+ * to (a connection's 3 s and a query's 5 s), for a machine that runs another suite beside this:
+ * with two suites side by side on two cores the slowest answer came at 14.7 s and at 18.1 s
+ * (a frozen PostgreSQL, a call in flight on a worker process), when it was 15 s.
  */
-export const answerBoundMs = 15_000;
+export const answerBoundMs = 20_000;
 if (outageMs < answerBoundMs + 5_000) {
   throw new Error(
     `GATE_TEST_OUTAGE_S must leave the outage 5 s longer than the ${String(answerBoundMs / 1000)} s answer bound, or an answer that waits it out passes`,
