@@ -170,16 +170,18 @@ const unseenHead: StreamHeadRow = { head_seq: -1, head_hash: '' };
  * where this process last saw it, and the event, the head's move and the notice follow from the
  * change. All of it commits together or not at all, and seq stays gapless with commit order seq
  * order, as with `appendEvent`. A head that moved changes nothing and is read back; the statement
- * is tried once more with it, and a head that moved again is left to `appendEvent`'s path.
+ * is tried once more with it (unless told `guesses: 1`), and a head that moved again is left to
+ * `appendEvent`'s path.
  */
 export async function appendGuarded<Row extends object>(
   db: Queryable,
   streamId: string,
   change: GuardedChange,
   event: Redacted,
+  { guesses = 2 }: { guesses?: 1 | 2 } = {},
 ): Promise<GuardedOutcome<Row>> {
   const guessing = async (): Promise<GuardedOutcome<Row>> => {
-    for (let guess = 0; guess < 2; guess += 1) {
+    for (let guess = 0; guess < guesses; guess += 1) {
       const head = seenHeads.get(streamId) ?? unseenHead;
       const tried = await tryGuarded<Row>(db, streamId, head, change, event);
       if (tried.outcome !== 'head moved') return tried;
@@ -188,7 +190,9 @@ export async function appendGuarded<Row extends object>(
       if (!tried.head) return { outcome: 'head unknown' };
       sawHead(streamId, tried.head);
     }
-    seenHeads.delete(streamId);
+    // A head that moved under a second guess moves fast: the next writer reads it under lock.
+    // After a single guess, the head it found is the one to guess next.
+    if (guesses > 1) seenHeads.delete(streamId);
     return { outcome: 'head unknown' };
   };
   // On the pool the statement is its own transaction, tried again after a deadlock; inside the

@@ -5,7 +5,6 @@
  * this process remembers of the run; a request id answered before books nothing.
  */
 import assert from 'node:assert/strict';
-import { randomUUID } from 'node:crypto';
 import { describe, test } from 'vitest';
 import { defaultPrices } from '../../src/domain/budget/pricing.js';
 import { admitModelRequest } from '../../src/store/budget.js';
@@ -55,12 +54,17 @@ async function runSubject(runId: string) {
 
 let watched: string[] | undefined;
 
-/** Admits a request booking `tokens` (one of input, the rest output) through the store, counting statements. */
-async function admitTokens(run: CreatedRun, requestId: string, tokens: number) {
+/** The statements sent from now on: one log for the file, emptied here. */
+function statementsFromNow(): string[] {
+  watched ??= watchStatements(store.pool);
+  watched.length = 0;
+  return watched;
+}
+
+/** A request booking `tokens` (one of input, the rest output). */
+async function requestOf(run: CreatedRun, requestId: string, tokens: number) {
   const subject = await runSubject(run.run_id);
-  const sent = (watched ??= watchStatements(store.pool));
-  sent.length = 0;
-  const admission = await admitModelRequest(store.pool, {
+  return {
     runId: run.run_id,
     sessionId: run.session_id,
     workspaceId: subject.workspace_id,
@@ -70,11 +74,18 @@ async function admitTokens(run: CreatedRun, requestId: string, tokens: number) {
     model: 'claude-haiku-4-5',
     maxOutputTokens: tokens - 1,
     inputBoundTokens: 1,
-    via: 'runner',
-    providerKind: 'anthropic',
+    via: 'runner' as const,
+    providerKind: 'anthropic' as const,
     price,
     bookedNanos: tokens * 1_000,
-  });
+  };
+}
+
+/** Admits a request booking `tokens` through the store, with the statements it sent. */
+async function admitTokens(run: CreatedRun, requestId: string, tokens: number) {
+  const request = await requestOf(run, requestId, tokens);
+  const sent = statementsFromNow();
+  const admission = await admitModelRequest(store.pool, request);
   return { ...admission, statements: sent.splice(0) };
 }
 
@@ -201,14 +212,22 @@ describe('a run under a budget above its own is booked there, whatever the proce
   });
 });
 
-test('requests of one run racing through the one statement never hold past the allowance', async () => {
+test('requests of one run racing in one process never hold past the allowance, and take the transaction rather than guess a head the others move', async () => {
   const run = await createRun(h.api, h.seed, { budget: { max_tokens: 5_000 } });
-  const answers = await Promise.all(
-    Array.from({ length: 40 }, (_, i) =>
-      admitTokens(run, `race-${String(i)}-${randomUUID()}`, 300),
-    ),
+  await admitTokens(run, 'learns-the-head', 200);
+  const requests = await Promise.all(
+    Array.from({ length: 40 }, (_, i) => requestOf(run, `race-${String(i)}`, 300)),
   );
+  const sent = statementsFromNow();
+  const answers = await Promise.all(requests.map((r) => admitModelRequest(store.pool, r)));
   const held = answers.filter((a) => a.reservation.status === 'held').length;
   assert.equal(held, 16);
-  assert.equal((await budgetOf(store.pool, run.run_id)).held_tokens, held * 300);
+  assert.equal((await budgetOf(store.pool, run.run_id)).held_tokens, 200 + held * 300);
+  // One statement at most (the first request's), then each a transaction: begin, the lock, the
+  // booking, commit. A statement per request that guessed the head and lost would add 40 or more.
+  const oneStatements = sent.filter((s) =>
+    s.includes('select used_tokens, held_tokens, max_tokens'),
+  );
+  assert.ok(oneStatements.length <= 1, `${String(oneStatements.length)} one-statement attempts`);
+  assert.ok(sent.length <= 1 + 40 * 4 + 5, `${String(sent.length)} statements for 40 requests`);
 });

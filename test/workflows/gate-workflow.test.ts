@@ -256,9 +256,11 @@ describe('a stage that cannot reach its data', { ...bound, concurrent: true }, (
       const answer = await decided(call);
       assert.equal(answer.decision, 'deny');
       assert.equal(answer.source, 'unavailable');
+      // The cause is the stage's last failure, or, on a machine too loaded to run an attempt
+      // before the window ends, the activity's own timeout.
       assert.match(
         answer.reason,
-        /^the gate was unavailable: it could not reach its state of record in time( at the budget stage)? \((.*ECONNREFUSED.*|.*timeout|.* within the 2 s window)\); failing closed$/,
+        /^the gate was unavailable: it could not reach its state of record in time( at the budget stage)? \((.*ECONNREFUSED.*|.*timeout|.* within the 2 s window|Activity timed out)\); failing closed$/,
       );
       assert.equal(call.calls().includes('capability'), false);
       // The ledger keeps the stage it stopped at when the last failure names it (a retry refused
