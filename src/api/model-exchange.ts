@@ -38,16 +38,26 @@ export function providerCall(
 }
 
 /**
- * Settles once, a few tries while PostgreSQL is away; a hold left unsettled is charged its
- * booking by the expiry sweep. Finding the reservation settled already is an error to see.
+ * How long a settlement is tried before the expiry sweep is left to charge the booking: long
+ * enough for a pool a burst of admissions holds (each waiting on its run's row) to free a
+ * connection; the hold stands meanwhile, and a client still reading waits for its end.
+ */
+const settleForMs = 30_000;
+const settleBackoffMs = (attempt: number) => Math.min(250 * attempt, 2_000);
+
+/**
+ * Settles once, tried again while PostgreSQL or its pool does not answer (`settleForMs`); a
+ * hold left unsettled is charged its booking by the expiry sweep. Finding the reservation
+ * settled already is an error to see.
  */
 export async function settleExchange(
-  ctx: ApiContext,
-  request: FastifyRequest,
+  ctx: Pick<ApiContext, 'pool' | 'metrics'>,
+  request: Pick<FastifyRequest, 'log'>,
   workspaceId: string,
   reservation: ReservationRow,
   end: ExchangeEnd,
 ): Promise<void> {
+  const started = Date.now();
   for (let attempt = 1; ; attempt += 1) {
     try {
       const { costNanos } = await settleProxiedRequest(ctx.pool, workspaceId, reservation, end);
@@ -61,18 +71,19 @@ export async function settleExchange(
     } catch (err) {
       // After a failed try, an earlier commit whose answer was lost looks the same: not an error.
       if (err instanceof AlreadySettledError && attempt > 1) return;
-      if (err instanceof AlreadySettledError || attempt >= 3) {
+      const outOfTime = Date.now() - started + settleBackoffMs(attempt) > settleForMs;
+      if (err instanceof AlreadySettledError || outOfTime) {
         const reason = err instanceof AlreadySettledError ? err.found : 'not_written';
         ctx.metrics.modelSettlementFailures.inc({ reason });
         request.log.error(
-          { err, request_id: reservation.request_id, reason },
+          { err, request_id: reservation.request_id, reason, attempts: attempt },
           reason === 'not_written'
             ? 'a proxied model request could not be settled: the sweep charges its booking'
             : `a proxied model request's settlement found its reservation ${reason}`,
         );
         return;
       }
-      await new Promise((resolve) => setTimeout(resolve, 250 * attempt));
+      await new Promise((resolve) => setTimeout(resolve, settleBackoffMs(attempt)));
     }
   }
 }
