@@ -5,7 +5,7 @@
  */
 import { createPool, type Queryable } from '../../src/store/pool.js';
 import { figures, show, type Figures } from './figures.js';
-import type { GateCalls } from './gate-calls.js';
+import { newRuns, type GateCalls } from './gate-calls.js';
 
 const runs = 50;
 const callsPerRun = 20;
@@ -26,7 +26,7 @@ export async function measureApprovalList(
   pool: Queryable,
 ): Promise<ApprovalListFigures> {
   {
-    const created = await Promise.all(Array.from({ length: runs }, () => calls.newRun()));
+    const created = await newRuns(calls, runs);
     const sessions = created.map((run) => run.session_id);
     // Calls interleaved across runs in time, so grouping (not insertion order) makes the groups.
     await pool.query(

@@ -1,0 +1,90 @@
+/**
+ * Turns on a hot row, within one process. Every write of a session takes its ledger head's lock,
+ * so writes of one session run one at a time on the server whatever the client does; but each
+ * waits there holding a connection, and a burst on one session (a runner's parallel calls, a
+ * run's model requests at once) would hold every connection of the pool while the rest of the
+ * process, other runs included, waited for one. Here a session's writes take turns before they
+ * take a connection: one at a time, in the order they came, the others waiting without one.
+ *
+ * A wait is bounded: past `turnWaitMs` the write is refused as PostgreSQL being unavailable
+ * (`isUnavailableError` says so: a 503 the caller sends again). A turn that ended with PostgreSQL
+ * unavailable (`outage` says which errors mean it) refuses those waiting behind it at once: they
+ * would meet the same outage, one after another, each for as long as its own bound.
+ */
+/** How long a write waits for its turn before it is refused. */
+export const turnWaitMs = 10_000;
+
+/** A write that waited `turnWaitMs` for its turn on a hot row, and was refused. */
+export class TurnWaitExceeded extends Error {
+  override name = 'TurnWaitExceeded';
+  constructor(readonly key: string) {
+    super(`other writes of ${key} were ahead of this one for ${String(turnWaitMs)} ms`);
+  }
+}
+
+interface Waiter {
+  go: () => void;
+  refuse: (err: Error) => void;
+}
+
+interface Queue {
+  busy: boolean;
+  waiting: Waiter[];
+}
+
+const queues = new Map<string, Queue>();
+
+/** `work` in its turn on the row `key` names: alone among this process's writes of that key. */
+export async function inTurn<T>(
+  key: string,
+  work: () => Promise<T>,
+  outage: (err: unknown) => boolean,
+): Promise<T> {
+  let queue = queues.get(key);
+  if (!queue) {
+    queue = { busy: false, waiting: [] };
+    queues.set(key, queue);
+  }
+  if (queue.busy) await waitForTurn(key, queue);
+  queue.busy = true;
+  try {
+    return await work();
+  } catch (err) {
+    if (outage(err)) for (const waiter of queue.waiting.splice(0)) waiter.refuse(err as Error);
+    throw err;
+  } finally {
+    const next = queue.waiting.shift();
+    if (next) next.go();
+    else {
+      queue.busy = false;
+      queues.delete(key);
+    }
+  }
+}
+
+function waitForTurn(key: string, queue: Queue): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    const waiter: Waiter = {
+      // The turn passes straight to this waiter: `busy` stays set, nobody slips in between.
+      go: () => {
+        clearTimeout(timer);
+        resolve();
+      },
+      refuse: (err) => {
+        clearTimeout(timer);
+        reject(err);
+      },
+    };
+    const timer = setTimeout(() => {
+      const at = queue.waiting.indexOf(waiter);
+      if (at >= 0) queue.waiting.splice(at, 1);
+      reject(new TurnWaitExceeded(key));
+    }, turnWaitMs);
+    queue.waiting.push(waiter);
+  });
+}
+
+/** How many keys have a write under way or waiting: what a test reads to see nothing is left. */
+export function keysInTurn(): number {
+  return queues.size;
+}
