@@ -150,14 +150,14 @@ interface Admission {
  * way (a refusal with the level that refused) so the same request id always gets it back.
  *
  * A request of a run that falls under no budget above its own, that fits, and whose session's
- * ledger head this process knows, is admitted in one statement (`admitWithinRun`). Anything else
- * (a level above the run, a refusal, a request id answered before, a head another process moved)
- * takes the transaction: begin; the run's budget row locked, with the ids of the levels above it;
- * the levels' windows opened and locked; the reservation, the holds and model.reserved in one
- * statement; commit. Each takes its turn among the process's writes of the session first
- * (`inTurnOn`): racing requests of a run wait for each other in the process, holding one
- * connection of the pool, not one each, and each statement guesses the head the one before it
- * left.
+ * ledger head this process knows, is admitted in one statement (`admitWithinRun`), unless
+ * another admission of the run is under way in this process: that one moves the head the
+ * statement guesses, so racing requests go to the transaction, which queues them on the run's
+ * row and reads the head under it. Anything else (a level above the run, a refusal, a request id
+ * answered before, a head another process moved) takes the transaction: begin; the run's budget
+ * row locked, with the ids of the levels above it; the levels' windows opened and locked; the
+ * reservation, the holds and model.reserved in one statement; commit. Both are writes of the
+ * session, a few at once in the process (`inTurnOn`).
  */
 export async function admitModelRequest(pool: Pool, request: AdmissionRequest): Promise<Admission> {
   const booking = {
@@ -165,18 +165,29 @@ export async function admitModelRequest(pool: Pool, request: AdmissionRequest): 
     nanos: request.bookedNanos,
   };
   const { runId } = request;
-  if (!runsWithLevels.has(runId)) {
-    const admitted = await admitWithinRun(pool, request, booking);
-    if (admitted) return admitted;
+  const racing = admitting.get(runId) ?? 0;
+  admitting.set(runId, racing + 1);
+  try {
+    if (racing === 0 && !runsWithLevels.has(runId)) {
+      const admitted = await admitWithinRun(pool, request, booking);
+      if (admitted) return admitted;
+    }
+    return await withTransactionOn(pool, request.sessionId, async (tx) => {
+      const { budget, spendBudgetIds } = await lockRunBudget(tx, request);
+      sawLevels(runId, spendBudgetIds.length > 0);
+      const levels = await lockSpendLevels(tx, spendBudgetIds);
+      const exhausted = firstExhausted([runAllowance(budget), ...levels], booking);
+      return bookReservation(tx, request, booking, levels, exhausted);
+    });
+  } finally {
+    const left = (admitting.get(runId) ?? 1) - 1;
+    if (left === 0) admitting.delete(runId);
+    else admitting.set(runId, left);
   }
-  return withTransactionOn(pool, request.sessionId, async (tx) => {
-    const { budget, spendBudgetIds } = await lockRunBudget(tx, request);
-    sawLevels(runId, spendBudgetIds.length > 0);
-    const levels = await lockSpendLevels(tx, spendBudgetIds);
-    const exhausted = firstExhausted([runAllowance(budget), ...levels], booking);
-    return bookReservation(tx, request, booking, levels, exhausted);
-  });
 }
+
+/** Admissions under way in this process, by run. */
+const admitting = new Map<string, number>();
 
 /**
  * Runs this process saw fall under a budget above their own: their admissions go straight to

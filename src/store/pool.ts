@@ -137,7 +137,7 @@ export function withTransactionOn<T>(
 
 /**
  * `work` in its turn among this process's writes of the session `streamId` names, which all take
- * its ledger head's lock: at most one of them holds a connection (see row-turns.ts).
+ * its ledger head's lock: only a few of them hold a connection at once (see row-turns.ts).
  */
 export function inTurnOn<T>(streamId: string, work: () => Promise<T>): Promise<T> {
   return inTurn(`ledger:${streamId}`, work, isUnavailableError);

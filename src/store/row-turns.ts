@@ -3,14 +3,21 @@
  * so writes of one session run one at a time on the server whatever the client does; but each
  * waits there holding a connection, and a burst on one session (a runner's parallel calls, a
  * run's model requests at once) would hold every connection of the pool while the rest of the
- * process, other runs included, waited for one. Here a session's writes take turns before they
- * take a connection: one at a time, in the order they came, the others waiting without one.
+ * process, other runs included, waited for one. Here at most `turnsAtOnce` writes of a key hold
+ * a connection at a time; the others wait in the process, without one, in the order they came.
+ * More than one, so that the server always has the next write queued on the lock when the one
+ * holding it commits: a single turn would leave the row idle for a hand-over through the process
+ * after every write, which a loaded machine makes long.
  *
  * A wait is bounded: past `turnWaitMs` the write is refused as PostgreSQL being unavailable
- * (`isUnavailableError` says so: a 503 the caller sends again). A turn that ended with PostgreSQL
+ * (`isUnavailableError` says so: a 503 the caller sends again). A write that ended with PostgreSQL
  * unavailable (`outage` says which errors mean it) refuses those waiting behind it at once: they
  * would meet the same outage, one after another, each for as long as its own bound.
  */
+
+/** How many writes of one key hold a connection at once. */
+export const turnsAtOnce = 4;
+
 /** How long a write waits for its turn before it is refused. */
 export const turnWaitMs = 10_000;
 
@@ -28,13 +35,13 @@ interface Waiter {
 }
 
 interface Queue {
-  busy: boolean;
+  running: number;
   waiting: Waiter[];
 }
 
 const queues = new Map<string, Queue>();
 
-/** `work` in its turn on the row `key` names: alone among this process's writes of that key. */
+/** `work` in its turn on the row `key` names: with at most `turnsAtOnce - 1` others of the key. */
 export async function inTurn<T>(
   key: string,
   work: () => Promise<T>,
@@ -42,11 +49,12 @@ export async function inTurn<T>(
 ): Promise<T> {
   let queue = queues.get(key);
   if (!queue) {
-    queue = { busy: false, waiting: [] };
+    queue = { running: 0, waiting: [] };
     queues.set(key, queue);
   }
-  if (queue.busy) await waitForTurn(key, queue);
-  queue.busy = true;
+  // A turn handed over keeps `running` as it was: nobody slips in between.
+  if (queue.running >= turnsAtOnce) await waitForTurn(key, queue);
+  else queue.running += 1;
   try {
     return await work();
   } catch (err) {
@@ -56,8 +64,8 @@ export async function inTurn<T>(
     const next = queue.waiting.shift();
     if (next) next.go();
     else {
-      queue.busy = false;
-      queues.delete(key);
+      queue.running -= 1;
+      if (queue.running === 0) queues.delete(key);
     }
   }
 }
@@ -65,7 +73,6 @@ export async function inTurn<T>(
 function waitForTurn(key: string, queue: Queue): Promise<void> {
   return new Promise<void>((resolve, reject) => {
     const waiter: Waiter = {
-      // The turn passes straight to this waiter: `busy` stays set, nobody slips in between.
       go: () => {
         clearTimeout(timer);
         resolve();

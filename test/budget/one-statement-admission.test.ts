@@ -212,7 +212,7 @@ describe('a run under a budget above its own is booked there, whatever the proce
   });
 });
 
-test('requests of one run racing in one process never hold past the allowance, and each takes its turn: its one statement guesses the head the one before left', async () => {
+test('requests of one run racing in one process never hold past the allowance, and take the transaction rather than guess a head the others move', async () => {
   const run = await createRun(h.api, h.seed, { budget: { max_tokens: 5_000 } });
   await admitTokens(run, 'learns-the-head', 200);
   const requests = await Promise.all(
@@ -223,11 +223,11 @@ test('requests of one run racing in one process never hold past the allowance, a
   const held = answers.filter((a) => a.reservation.status === 'held').length;
   assert.equal(held, 16);
   assert.equal((await budgetOf(store.pool, run.run_id)).held_tokens, 200 + held * 300);
-  // A statement each; the 16 that fit were admitted by it (a head guessed wrong would have sent
-  // them to the transaction too), the 24 that did not took the transaction to be refused.
+  // One statement at most (the first request's), then each a transaction: begin, the lock, the
+  // booking, commit. A statement per request that guessed the head and lost would add 40 or more.
   const oneStatements = sent.filter((s) =>
     s.includes('select used_tokens, held_tokens, max_tokens'),
   );
-  assert.equal(oneStatements.length, 40, 'one-statement attempts');
-  assert.equal(sent.filter((s) => s === 'begin').length, 40 - held, 'transactions');
+  assert.ok(oneStatements.length <= 1, `${String(oneStatements.length)} one-statement attempts`);
+  assert.ok(sent.length <= 1 + 40 * 4 + 5, `${String(sent.length)} statements for 40 requests`);
 });

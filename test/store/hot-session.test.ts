@@ -1,14 +1,14 @@
 /**
- * A burst of writes on one session holds one connection of the pool, not all of them: the rest
- * wait their turn in the process, and another session's writes go on meanwhile. Each write of the
- * burst is recorded once, with its event, in order.
+ * A burst of writes on one session holds a few connections of the pool, not all of them: the
+ * rest wait their turn in the process, and another session's writes go on meanwhile. Each write
+ * of the burst is recorded once, with its event.
  */
 import assert from 'node:assert/strict';
 import { test } from 'vitest';
 import { asRunId, asSessionId, asToolCallId } from '../../src/domain/gate/ids.js';
 import { readStreamHead } from '../../src/store/ledger.js';
 import { createPool } from '../../src/store/pool.js';
-import { keysInTurn } from '../../src/store/row-turns.js';
+import { keysInTurn, turnsAtOnce } from '../../src/store/row-turns.js';
 import { recordToolCallRequest } from '../../src/store/tool-calls.js';
 import { useHarness } from '../support/harness.js';
 import { testConfig } from '../support/env.js';
@@ -30,12 +30,12 @@ const callOf = (run: CreatedRun, id: string) => ({
   awaitsResult: false,
 });
 
-test("20 writes of one session stuck behind its ledger head's lock hold one of a pool's 4 connections; another session's write is recorded meanwhile; each is recorded once, in turn, when the lock goes", async () => {
+test("20 writes of one session stuck behind its ledger head's lock hold turnsAtOnce of a pool's connections; another session's write is recorded meanwhile; each is recorded once when the lock goes", async () => {
   const hot = await createRun(h.api, h.seed);
   const other = await createRun(h.api, h.seed);
-  // A pool as small as the burst is large: without turns the burst takes every connection, and
-  // the other session's write waits out the connection bound (2 s) and fails.
-  const pool = createPool(testConfig().databaseUrl, { max: 4, connectMs: 2_000 });
+  // A pool smaller than the burst: without turns the burst takes every connection, and the other
+  // session's write waits out the connection bound (2 s) and fails.
+  const pool = createPool(testConfig().databaseUrl, { max: turnsAtOnce + 2, connectMs: 2_000 });
   const holder = await store.pool.connect();
   try {
     const before = await readStreamHead(store.pool, hot.session_id);
@@ -47,7 +47,7 @@ test("20 writes of one session stuck behind its ledger head's lock hold one of a
       recordToolCallRequest(pool, callOf(hot, `burst-${String(i)}`)),
     );
     await new Promise((resolve) => setTimeout(resolve, 300));
-    assert.equal(pool.totalCount - pool.idleCount, 1, 'connections the burst holds');
+    assert.equal(pool.totalCount - pool.idleCount, turnsAtOnce, 'connections the burst holds');
     assert.equal(pool.waitingCount, 0, 'writes waiting for a connection');
 
     const started = Date.now();
@@ -61,15 +61,14 @@ test("20 writes of one session stuck behind its ledger head's lock hold one of a
       rows.map((row) => row.tool_call_id),
       rows.map((_, i) => `burst-${String(i)}`),
     );
-    const { rows: events } = await store.pool.query<{ seq: number; id: string }>(
-      `select seq, data->>'tool_call_id' as id from ledger_events
-       where stream_id = $1 and type = 'tool.requested' order by seq`,
+    const { rows: events } = await store.pool.query<{ id: string }>(
+      `select data->>'tool_call_id' as id from ledger_events
+       where stream_id = $1 and type = 'tool.requested' order by data->>'tool_call_id'`,
       [hot.session_id],
     );
-    // In the order they came: each took its turn after the one before.
     assert.deepEqual(
       events.map((e) => e.id),
-      rows.map((_, i) => `burst-${String(i)}`),
+      rows.map((_, i) => `burst-${String(i)}`).sort(),
     );
     const after = await readStreamHead(store.pool, hot.session_id);
     assert.equal(after?.seq, (before?.seq ?? 0) + 20);

@@ -1,12 +1,18 @@
 /**
- * Turns on a hot row: a key's writes run one at a time, in the order they came, while other keys
- * run beside them; a wait is bounded; an outage refuses those waiting behind it at once; nothing
- * is kept of a key once its writes are done.
+ * Turns on a hot row: at most `turnsAtOnce` writes of a key run at once, the others waiting in
+ * the order they came, while other keys run beside them; a wait is bounded; an outage refuses
+ * those waiting behind it at once; nothing is kept of a key once its writes are done.
  */
 import assert from 'node:assert/strict';
 import { afterEach, describe, test, vi } from 'vitest';
 import { isUnavailableError } from '../../src/store/pool.js';
-import { inTurn, keysInTurn, TurnWaitExceeded, turnWaitMs } from '../../src/store/row-turns.js';
+import {
+  inTurn,
+  keysInTurn,
+  TurnWaitExceeded,
+  turnsAtOnce,
+  turnWaitMs,
+} from '../../src/store/row-turns.js';
 
 const outage = (err: unknown) => err instanceof Error && err.message === 'outage';
 
@@ -34,61 +40,72 @@ function heldWrite(log: string[], name: string) {
 }
 
 const settle = () => new Promise((resolve) => setImmediate(resolve));
+const named = (prefix: string, n: number) =>
+  Array.from({ length: n }, (_, i) => `${prefix}${String(i)}`);
 
 afterEach(() => {
   vi.useRealTimers();
 });
 
 describe('turns on a hot row', () => {
-  test("one key's writes run one at a time in the order they came; another key's run beside them", async () => {
+  test("a key's writes beyond turnsAtOnce wait, and begin in the order they came as others end; another key's run beside them", async () => {
     const log: string[] = [];
-    const [a, b, c, other] = ['a', 'b', 'c', 'other'].map((name) => heldWrite(log, name));
-    const results = [
-      inTurn('s1', a!.work, outage),
-      inTurn('s1', b!.work, outage),
-      inTurn('s1', c!.work, outage),
-      inTurn('s2', other!.work, outage),
-    ];
+    const names = named('w', turnsAtOnce + 3);
+    const writes = names.map((name) => heldWrite(log, name));
+    const other = heldWrite(log, 'other');
+    const results = writes.map((w) => inTurn('s1', w.work, outage));
+    const otherResult = inTurn('s2', other.work, outage);
     await settle();
-    assert.deepEqual(log, ['a began', 'other began']);
-    other!.finish();
-    c!.finish(); // c is done before its turn: it still waits for b.
+    const first = names.slice(0, turnsAtOnce).map((n) => `${n} began`);
+    assert.deepEqual(log, [...first, 'other began']);
+    other.finish();
+    // The last is done before its turn: it still waits for one.
+    writes.at(-1)!.finish();
     await settle();
-    assert.deepEqual(log, ['a began', 'other began', 'other ended']);
-    a!.finish();
+    assert.equal(log.length, turnsAtOnce + 2, 'none of the waiting began');
+    writes[2]!.finish();
     await settle();
-    assert.deepEqual(log.slice(3), ['a ended', 'b began']);
-    b!.finish();
-    assert.deepEqual(await Promise.all(results), ['a', 'b', 'c', 'other']);
-    assert.deepEqual(log.slice(5), ['b ended', 'c began', 'c ended']);
+    assert.deepEqual(log.slice(-2), ['w2 ended', `w${String(turnsAtOnce)} began`]);
+    for (const w of writes) w.finish();
+    assert.deepEqual(await Promise.all(results), names);
+    assert.equal(await otherResult, 'other');
+    const began = log.filter((line) => line.endsWith('began') && line !== 'other began');
+    assert.deepEqual(
+      began,
+      names.map((n) => `${n} began`),
+    );
     assert.equal(keysInTurn(), 0);
   });
 
-  test('a write that fails for its own reasons passes the turn on; one that meets an outage refuses those waiting behind it at once', async () => {
+  test('a write that fails for its own reasons passes its turn on; one that meets an outage refuses those waiting behind it at once', async () => {
     const log: string[] = [];
-    const [a, b, c, d] = ['a', 'b', 'c', 'd'].map((name) => heldWrite(log, name));
-    const first = inTurn('s', a!.work, outage);
-    const second = inTurn('s', b!.work, outage);
-    a!.finish(new Error('a constraint'));
-    await assert.rejects(first, /a constraint/);
+    const running = named('r', turnsAtOnce).map((name) => heldWrite(log, name));
+    const ran = running.map((w) => inTurn('s', w.work, outage));
+    const [a, b, c] = ['a', 'b', 'c'].map((name) => heldWrite(log, name));
+    const second = inTurn('s', a!.work, outage);
+    running[0]!.finish(new Error('a constraint'));
+    await assert.rejects(ran[0]!, /a constraint/);
     await settle();
-    assert.deepEqual(log, ['a began', 'b began']);
+    assert.equal(log.at(-1), 'a began', 'the turn passed on');
 
-    const third = inTurn('s', c!.work, outage);
-    const fourth = inTurn('s', d!.work, outage);
-    b!.finish(new Error('outage'));
-    await assert.rejects(second, /outage/);
+    const third = inTurn('s', b!.work, outage);
+    const fourth = inTurn('s', c!.work, outage);
+    running[1]!.finish(new Error('outage'));
+    await assert.rejects(ran[1]!, /outage/);
     await assert.rejects(third, /outage/);
     await assert.rejects(fourth, /outage/);
-    assert.deepEqual(log, ['a began', 'b began'], 'neither waiting write began');
+    assert.ok(!log.includes('b began') && !log.includes('c began'), 'neither waiting write began');
+    for (const w of [...running, a!]) w.finish();
+    await Promise.all([...ran.slice(2), second]);
     assert.equal(keysInTurn(), 0);
   });
 
   test('a write waits for its turn at most turnWaitMs, then is refused as PostgreSQL unavailable; the writes behind it keep their place', async () => {
     vi.useFakeTimers();
     const log: string[] = [];
-    const [a, b, c] = ['a', 'b', 'c'].map((name) => heldWrite(log, name));
-    const first = inTurn('s', a!.work, outage);
+    const running = named('r', turnsAtOnce).map((name) => heldWrite(log, name));
+    const ran = running.map((w) => inTurn('s', w.work, outage));
+    const [b, c] = ['b', 'c'].map((name) => heldWrite(log, name));
     const second = inTurn('s', b!.work, outage);
     const refused = assert.rejects(second, (err: unknown) => {
       assert.ok(err instanceof TurnWaitExceeded);
@@ -99,12 +116,12 @@ describe('turns on a hot row', () => {
     const third = inTurn('s', c!.work, outage);
     await vi.advanceTimersByTimeAsync(turnWaitMs / 2);
     await refused;
-    a!.finish();
+    running[0]!.finish();
     await vi.advanceTimersByTimeAsync(0);
-    assert.deepEqual(log, ['a began', 'a ended', 'c began'], 'the refused write never began');
-    c!.finish();
-    assert.equal(await first, 'a');
-    assert.equal(await third, 'c');
+    assert.ok(!log.includes('b began'), 'the refused write never began');
+    assert.equal(log.at(-1), 'c began');
+    for (const w of [...running, c!]) w.finish();
+    await Promise.all([...ran, third]);
     assert.equal(keysInTurn(), 0);
   });
 });
