@@ -16,6 +16,8 @@ import { Problem } from './problem.js';
 export interface ModelAccess {
   run: FrozenRun;
   provider: ModelProviderRow;
+  /** The prices' epoch as the caller's read found it: prices kept at it are not read again. */
+  priceEpoch: number;
 }
 
 type ModelAccessRefusal =
@@ -45,7 +47,7 @@ export async function modelAccessOf(
   }
   const caller = await findModelCallerBySessionTokenHash(ctx.pool, hashToken(token), ctx.auth.runs);
   if (!caller) return { kind: 'unauthenticated', message: 'the session token is not valid' };
-  const { run, provider } = caller;
+  const { run, provider, priceEpoch } = caller;
   if (!provider) {
     return {
       kind: 'forbidden',
@@ -64,7 +66,7 @@ export async function modelAccessOf(
       message: `the model provider of run ${run.id} (${provider.name}) speaks the ${provider.kind} API: use the gate's /${provider.kind} endpoint`,
     };
   }
-  return { run, provider };
+  return { run, provider, priceEpoch };
 }
 
 /**

@@ -12,13 +12,16 @@ export interface ModelCaller {
   run: FrozenRun;
   /** Undefined when the run was created without one. */
   provider: ModelProviderRow | undefined;
+  /** How many times the prices changed, as this read found it (`model_price_epoch`). */
+  priceEpoch: number;
 }
 
 /**
  * The run a session token acts for and its model provider, in one read: the first of a model
  * request's round trips, and the only one before its body is read. A stopped run's token finds
  * nothing. A run `known` keeps is not read again (only its id, found while it still acts); the
- * provider, which its operator may change, always is.
+ * provider, which its operator may change, always is; and the prices' epoch, which says whether
+ * prices this process kept are still the table's.
  */
 export async function findModelCallerBySessionTokenHash(
   db: Queryable,
@@ -26,16 +29,22 @@ export async function findModelCallerBySessionTokenHash(
   known?: KnownRuns,
 ): Promise<ModelCaller | undefined> {
   const kept = known?.get(tokenHash);
-  const { rows } = await db.query<FrozenRun & ModelProviderColumns>(
+  const { rows } = await db.query<FrozenRun & ModelProviderColumns & { price_epoch: number }>(
     prepared(
-      `select ${kept ? 'r.id' : runColumnsOf('r')}, ${providerColumnsOf('p')}
+      `select ${kept ? 'r.id' : runColumnsOf('r')}, ${providerColumnsOf('p')},
+         (select epoch from model_price_epoch) as price_epoch
        from runs r left join model_providers p on p.id = r.model_provider_id
        where r.session_token_hash = $1 and not ${runStoppedSql('r')}`,
       [tokenHash],
     ),
   );
-  const [row] = rows;
-  const { provider, rest } = row ? splitProvider(row) : { provider: undefined, rest: undefined };
+  const [found] = rows;
+  if (!found) {
+    if (known) known.confirm(tokenHash, kept, undefined);
+    return undefined;
+  }
+  const { price_epoch: priceEpoch, ...row } = found;
+  const { provider, rest } = splitProvider(row);
   const run = known ? known.confirm(tokenHash, kept, rest) : rest;
-  return run && { run, provider };
+  return run && { run, provider, priceEpoch };
 }

@@ -50,14 +50,14 @@ function forwardedSearch(url: string): string {
 
 async function messages(
   ctx: ApiContext,
-  { run, provider }: ModelAccess,
+  { run, provider, priceEpoch }: ModelAccess,
   request: FastifyRequest,
   reply: FastifyReply,
 ) {
   const body = bodyOf(request);
   // Made before booking: nothing that can fail stands between a hold and its exchange.
   const call = upstreamCall(ctx, request, provider, '/v1/messages', body);
-  const admission = await admitProxiedRequest(ctx.pool, run, provider, body);
+  const admission = await admitProxiedRequest(ctx.pool, run, provider, body, priceEpoch);
   if (
     admission.kind === 'invalid' ||
     admission.kind === 'never_fits' ||

@@ -38,14 +38,21 @@ const openaiEndpoints = Object.keys(routes) as OpenAIEndpoint[];
 
 async function relay(
   ctx: ApiContext,
-  { run, provider }: ModelAccess,
+  { run, provider, priceEpoch }: ModelAccess,
   endpoint: OpenAIEndpoint,
   request: FastifyRequest,
   reply: FastifyReply,
 ) {
   if (!Buffer.isBuffer(request.body) || request.body.length === 0)
     throw openaiInvalidRequest('the body must be a JSON request');
-  const admission = await admitOpenAIRequest(ctx.pool, run, provider, request.body, endpoint);
+  const admission = await admitOpenAIRequest(
+    ctx.pool,
+    run,
+    provider,
+    request.body,
+    endpoint,
+    priceEpoch,
+  );
   if (admission.kind === 'invalid' || admission.kind === 'never_fits')
     throw openaiInvalidRequest(admission.message, admission.param ?? null);
   if (admission.kind === 'unpriced') throw openaiInvalidRequest(admission.message, 'model');

@@ -63,6 +63,7 @@ export async function admitOpenAIRequest(
   provider: ModelProviderRow,
   raw: Buffer,
   endpoint: OpenAIEndpoint,
+  priceEpoch?: number,
 ): Promise<OpenAIAdmission> {
   const parsed = parseOpenAIRequest(raw, endpoint);
   if (!parsed.ok) return { kind: 'invalid', message: parsed.message, param: parsed.path };
@@ -105,6 +106,7 @@ export async function admitOpenAIRequest(
     maxOutputTokens,
     inputBoundTokens: bound.tokens,
     asked,
+    priceEpoch,
   });
   return booked.kind === 'admitted' ? { ...booked, request, forwarded } : booked;
 }

@@ -77,6 +77,7 @@ export async function admitProxiedRequest(
   run: FrozenRun,
   provider: ModelProviderRow,
   raw: Buffer,
+  priceEpoch?: number,
 ): Promise<ProxiedAdmission> {
   const read = await readProxiedRequest(pool, run, provider, raw, 'messages');
   if (read.kind !== 'read') return read;
@@ -87,6 +88,7 @@ export async function admitProxiedRequest(
     maxOutputTokens: request.maxTokens,
     inputBoundTokens: bound.tokens,
     asked: `max_tokens ${request.maxTokens} plus an input bound of ${bound.tokens}${why}`,
+    priceEpoch,
   });
   return booked.kind === 'admitted' ? { ...booked, request } : booked;
 }
@@ -102,6 +104,8 @@ interface ProxiedBooking {
   inputBoundTokens: number;
   /** How the booking was reached, for a refusal's message. */
   asked: string;
+  /** The prices' epoch the caller's read found (`ModelCaller`), if any. */
+  priceEpoch?: number | undefined;
 }
 
 type ProxiedBooked =
@@ -129,6 +133,7 @@ export async function bookProxiedRequest(
     requestDigest: `sha256:${createHash('sha256').update(booking.forwarded).digest('hex')}`,
     via: 'proxy',
     worstCase: { inputTokens: booking.inputBoundTokens, outputTokens: booking.maxOutputTokens },
+    priceEpoch: booking.priceEpoch,
   });
   if (booked.kind === 'unpriced') return booked;
   if (booked.kind === 'exhausted') {

@@ -31,6 +31,11 @@ interface ModelBooking {
   requestDigest: string;
   via: ReservationMaker;
   worstCase: { inputTokens: number; outputTokens: number };
+  /**
+   * The prices' epoch as the request's first statement read it (`ModelCaller`): prices kept from
+   * a read at the same epoch are the table's, and are not read again. Unknown: read them.
+   */
+  priceEpoch?: number | undefined;
 }
 
 type BookingOutcome =
@@ -55,12 +60,35 @@ async function priceOfModel(
   return resolvePrice(providerKind, model, (_kind, name) => own.get(name), fallback)?.price;
 }
 
+/**
+ * Prices this process read, by provider kind, provider and model, each with the epoch it was
+ * read at. A price read after the epoch was read is at least as new as that epoch, so an entry
+ * whose epoch is the table's holds the table's price; one whose epoch moved is read again.
+ */
+const keptPrices = new Map<string, { epoch: number; price: ModelPrice | undefined }>();
+const keptPricesAtMost = 10_000;
+
+async function keptPriceOfModel(
+  pool: Pool,
+  booking: Pick<ModelBooking, 'providerKind' | 'providerId' | 'model' | 'priceEpoch'>,
+): Promise<ModelPrice | undefined> {
+  const { providerKind, providerId, model, priceEpoch: epoch } = booking;
+  if (epoch === undefined) return priceOfModel(pool, providerKind, providerId, model);
+  const key = JSON.stringify([providerKind, providerId, model]);
+  const kept = keptPrices.get(key);
+  if (kept?.epoch === epoch) return kept.price;
+  const price = await priceOfModel(pool, providerKind, providerId, model);
+  if (keptPrices.size >= keptPricesAtMost) keptPrices.clear();
+  keptPrices.set(key, { epoch, price });
+  return price;
+}
+
 function unpricedMessage(providerKind: ProviderKind, model: string): string {
   return `model ${JSON.stringify(model)} has no price in the gate's price table for ${providerKind}, and its provider names no fallback price: the operator sets one with PUT /v1/model-prices/${providerKind}/{model} or PUT /v1/model-providers/{id}/fallback-price`;
 }
 
 export async function bookModelRequest(pool: Pool, booking: ModelBooking): Promise<BookingOutcome> {
-  const price = await priceOfModel(pool, booking.providerKind, booking.providerId, booking.model);
+  const price = await keptPriceOfModel(pool, booking);
   if (!price)
     return { kind: 'unpriced', message: unpricedMessage(booking.providerKind, booking.model) };
   const bookedNanos = worstCaseCost(price, {
