@@ -58,3 +58,15 @@ test('a payload written before encryption passes through decoding unchanged', as
   const plain = payload();
   assert.deepEqual(await new EncryptionCodec([key('k1')]).decode([plain]), [plain]);
 });
+
+test('each sealed payload has a nonce of its own, across the draws of the nonce pool, and opens', async () => {
+  const codec = new EncryptionCodec([key('k1')]);
+  const sealed = await codec.encode(Array.from({ length: 1_200 }, payload));
+  const nonces = new Set(sealed.map((p) => Buffer.from(p.data!.subarray(0, 12)).toString('hex')));
+  assert.equal(nonces.size, 1_200);
+  const opened = await codec.decode(sealed);
+  assert.ok(opened.every((p) => defaultPayloadConverter.fromPayload(p) !== undefined));
+  assert.deepEqual(defaultPayloadConverter.fromPayload(opened[1_199]!), {
+    command: `echo ${canary}`,
+  });
+});
