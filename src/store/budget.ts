@@ -20,14 +20,7 @@ import {
 } from './spend-levels.js';
 
 export type { BudgetFigures } from './spend-levels.js';
-import {
-  one,
-  prepared,
-  withTransaction,
-  withTransactionOn,
-  type Pool,
-  type Queryable,
-} from './pool.js';
+import { one, prepared, withTransaction, type Pool, type Queryable } from './pool.js';
 
 /**
  * A run's token budget: durable, request-keyed reservations and the usage that settles them.
@@ -156,8 +149,7 @@ interface Admission {
  * row and reads the head under it. Anything else (a level above the run, a refusal, a request id
  * answered before, a head another process moved) takes the transaction: begin; the run's budget
  * row locked, with the ids of the levels above it; the levels' windows opened and locked; the
- * reservation, the holds and model.reserved in one statement; commit. Both are writes of the
- * session, a few at once in the process (`inTurnOn`).
+ * reservation, the holds and model.reserved in one statement; commit.
  */
 export async function admitModelRequest(pool: Pool, request: AdmissionRequest): Promise<Admission> {
   const booking = {
@@ -172,7 +164,7 @@ export async function admitModelRequest(pool: Pool, request: AdmissionRequest): 
       const admitted = await admitWithinRun(pool, request, booking);
       if (admitted) return admitted;
     }
-    return await withTransactionOn(pool, request.sessionId, async (tx) => {
+    return await withTransaction(pool, async (tx) => {
       const { budget, spendBudgetIds } = await lockRunBudget(tx, request);
       sawLevels(runId, spendBudgetIds.length > 0);
       const levels = await lockSpendLevels(tx, spendBudgetIds);
@@ -449,7 +441,7 @@ export async function reconcileModelRequest(
   pool: Pool,
   report: UsageReport,
 ): Promise<Reconciliation> {
-  return withTransactionOn(pool, report.sessionId, async (tx) => {
+  return withTransaction(pool, async (tx) => {
     const id = reservationKey(report.sessionId, report.requestId);
     const reservation = await lockReservation(tx, id);
     if (!reservation) return { kind: 'unknown' };

@@ -4,7 +4,7 @@ import type { DecidedAnswer, GateDecision } from '../domain/gate/vocabulary.js';
 import { settleAndRecord } from './approval-settlement.js';
 import { appendEvent, appendGuarded } from './ledger.js';
 import type pg from 'pg';
-import { withTransactionOn, type Pool } from './pool.js';
+import { withTransaction, type Pool } from './pool.js';
 import { guardedDecision, recordToolCallDecision } from './tool-calls.js';
 
 /** The call a decision is recorded for. */
@@ -37,9 +37,7 @@ export async function recordDecision(
   abandoned?: AbortSignal,
   { oneStatement = true }: { oneStatement?: boolean } = {},
 ): Promise<DecidedAnswer> {
-  return withTransactionOn(pool, call.session_id, async (tx) => {
-    // Its turn came after the window: nothing to try.
-    abandoned?.throwIfAborted();
+  return withTransaction(pool, async (tx) => {
     if (deniesAtApproval(decision)) {
       const settled = await settleAndRecord(tx, call.session_id, call.tool_call_id, {
         by: 'gate',

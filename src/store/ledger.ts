@@ -1,7 +1,7 @@
 import pg from 'pg';
 import { genesisHash, eventHash, type StreamHead } from '../domain/ledger/hash-chain.js';
 import type { Redacted } from '../domain/ledger/redaction.js';
-import { inTurnOn, prepared, retryingConflicts, type Queryable } from './pool.js';
+import { prepared, retryingConflicts, type Queryable } from './pool.js';
 
 export interface LedgerEvent {
   seq: number;
@@ -195,10 +195,9 @@ export async function appendGuarded<Row extends object>(
     if (guesses > 1) seenHeads.delete(streamId);
     return { outcome: 'head unknown' };
   };
-  // On the pool the statement is its own transaction, tried again after a deadlock, in its turn
-  // among the process's writes of the session; inside the caller's transaction, that
-  // transaction is, and took its turn (withTransactionOn).
-  return db instanceof pg.Pool ? inTurnOn(streamId, () => retryingConflicts(guessing)) : guessing();
+  // On the pool the statement is its own transaction, tried again after a deadlock; inside the
+  // caller's transaction, that transaction is (withTransaction).
+  return db instanceof pg.Pool ? retryingConflicts(guessing) : guessing();
 }
 
 async function tryGuarded<Row extends object>(

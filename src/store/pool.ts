@@ -3,7 +3,6 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { tracingOn } from '../telemetry/tracing.js';
 import { tracePool } from './pool-tracing.js';
-import { inTurn, TurnWaitExceeded } from './row-turns.js';
 
 export type Pool = pg.Pool;
 export type Queryable = pg.Pool | pg.PoolClient;
@@ -126,23 +125,6 @@ export function withTransaction<T>(
   return retryingConflicts(() => inTransaction(pool, work));
 }
 
-/** `withTransaction` for a write of the session `streamId` names, in its turn (`inTurnOn`). */
-export function withTransactionOn<T>(
-  pool: Pool,
-  streamId: string,
-  work: (client: pg.PoolClient) => Promise<T>,
-): Promise<T> {
-  return inTurnOn(streamId, () => withTransaction(pool, work));
-}
-
-/**
- * `work` in its turn among this process's writes of the session `streamId` names, which all take
- * its ledger head's lock: only a few of them hold a connection at once (see row-turns.ts).
- */
-export function inTurnOn<T>(streamId: string, work: () => Promise<T>): Promise<T> {
-  return inTurn(`ledger:${streamId}`, work, isUnavailableError);
-}
-
 async function inTransaction<T>(
   pool: Pool,
   work: (client: pg.PoolClient) => Promise<T>,
@@ -211,8 +193,6 @@ export function inOneSnapshot<T>(
 /** Errors that mean "PostgreSQL is not reachable right now" rather than "this query is wrong". */
 export function isUnavailableError(err: unknown): boolean {
   if (!(err instanceof Error)) return false;
-  // No turn on a hot row within its bound: as no connection within the pool's.
-  if (err instanceof TurnWaitExceeded) return true;
   const { code, syscall } = err as Error & { code?: unknown; syscall?: unknown };
   if (typeof code === 'string') {
     // EAGAIN: a Unix socket's backlog is full (a server that stopped accepting).

@@ -8,7 +8,7 @@ import type {
 import type { RunId, SessionId, ToolCallId } from '../domain/gate/ids.js';
 import { foreign, payload, redact } from '../domain/ledger/redaction.js';
 import { appendEvent, appendGuarded, lockStreamHead, type GuardedChange } from './ledger.js';
-import { withTransactionOn, type Pool, type Queryable } from './pool.js';
+import { withTransaction, type Pool, type Queryable } from './pool.js';
 
 export interface ToolCallRow {
   session_id: SessionId;
@@ -83,7 +83,7 @@ export async function recordToolCallRequest(pool: Pool, call: RequestedCall): Pr
   if (guarded.outcome === 'changed') return guarded.row;
   const recorded = await findToolCall(pool, call.sessionId, call.toolCallId);
   if (recorded) return recorded;
-  return withTransactionOn(pool, call.sessionId, async (tx) => {
+  return withTransaction(pool, async (tx) => {
     // The run, then the head, then the row, as the one statement takes them (and a revocation
     // the run before the head): two requests of one call, or a request and a revocation, never
     // wait on each other in a cycle.
