@@ -40,7 +40,8 @@ export async function findModelCallerBySessionTokenHash(
   );
   const [found] = rows;
   if (!found) {
-    if (known) known.confirm(tokenHash, kept, undefined);
+    // A kept run whose token now finds nothing is forgotten.
+    known?.confirm(tokenHash, kept, undefined);
     return undefined;
   }
   const { price_epoch: priceEpoch, ...row } = found;
