@@ -142,13 +142,11 @@ interface Admission {
  * within each cap (money and tokens), booking a hold at all of them; records the answer either
  * way (a refusal with the level that refused) so the same request id always gets it back.
  *
- * A request of a run that falls under no budget above its own, that fits, and whose session's
- * ledger head this process knows, is admitted in one statement (`admitWithinRun`), unless
- * another admission of the run is under way in this process: that one moves the head the
- * statement guesses, so racing requests go to the transaction, which queues them on the run's
- * row and reads the head under it. Anything else (a level above the run, a refusal, a request id
- * answered before, a head another process moved) takes the transaction: begin; the run's budget
- * row locked, with the ids of the levels above it; the levels' windows opened and locked; the
+ * A request of a run that falls under no budget above its own and that fits is admitted in one
+ * statement (`admitWithinRun`): requests of one run racing queue on the run's budget row inside
+ * it, each holding the row only while its statement runs. Anything else (a level above the run,
+ * a refusal, a request id answered before) takes the transaction: begin; the run's budget row
+ * locked, with the ids of the levels above it; the levels' windows opened and locked; the
  * reservation, the holds and model.reserved in one statement; commit.
  */
 export async function admitModelRequest(pool: Pool, request: AdmissionRequest): Promise<Admission> {
@@ -157,29 +155,18 @@ export async function admitModelRequest(pool: Pool, request: AdmissionRequest): 
     nanos: request.bookedNanos,
   };
   const { runId } = request;
-  const racing = admitting.get(runId) ?? 0;
-  admitting.set(runId, racing + 1);
-  try {
-    if (racing === 0 && !runsWithLevels.has(runId)) {
-      const admitted = await admitWithinRun(pool, request, booking);
-      if (admitted) return admitted;
-    }
-    return await withTransaction(pool, async (tx) => {
-      const { budget, spendBudgetIds } = await lockRunBudget(tx, request);
-      sawLevels(runId, spendBudgetIds.length > 0);
-      const levels = await lockSpendLevels(tx, spendBudgetIds);
-      const exhausted = firstExhausted([runAllowance(budget), ...levels], booking);
-      return bookReservation(tx, request, booking, levels, exhausted);
-    });
-  } finally {
-    const left = (admitting.get(runId) ?? 1) - 1;
-    if (left === 0) admitting.delete(runId);
-    else admitting.set(runId, left);
+  if (!runsWithLevels.has(runId)) {
+    const admitted = await admitWithinRun(pool, request, booking);
+    if (admitted) return admitted;
   }
+  return withTransaction(pool, async (tx) => {
+    const { budget, spendBudgetIds } = await lockRunBudget(tx, request);
+    sawLevels(runId, spendBudgetIds.length > 0);
+    const levels = await lockSpendLevels(tx, spendBudgetIds);
+    const exhausted = firstExhausted([runAllowance(budget), ...levels], booking);
+    return bookReservation(tx, request, booking, levels, exhausted);
+  });
 }
-
-/** Admissions under way in this process, by run. */
-const admitting = new Map<string, number>();
 
 /**
  * Runs this process saw fall under a budget above their own: their admissions go straight to
@@ -201,10 +188,10 @@ function sawLevels(runId: string, any: boolean): void {
  * The common admission as one statement, its own transaction: the run's budget row locked, then
  * its run, then the session's ledger head (the order the transaction takes them in); the
  * reservation inserted, the run's hold raised and model.reserved appended only when no budget
- * above the run applies, the head is where this process last saw it, and the booking fits the
- * run's allowance as the lock found it (the run level of `levelFits`: tokens only, the run has
- * no money cap). Undefined when any of that fails: nothing was written, and the transaction
- * decides, a refusal or a request id answered before included.
+ * above the run applies and the booking fits the run's allowance as the lock found it (the run
+ * level of `levelFits`: tokens only, the run has no money cap). Undefined when any of that fails:
+ * nothing was written, and the transaction decides, a refusal or a request id answered before
+ * included.
  */
 async function admitWithinRun(
   pool: Pool,
@@ -238,7 +225,6 @@ async function admitWithinRun(
       followedBy: holdsSql,
     },
     reservedEvent(request, booking),
-    { guesses: 1 },
   );
   return guarded.outcome === 'changed' ? { reservation: guarded.row, created: true } : undefined;
 }
@@ -310,8 +296,8 @@ async function bookReservation(
     if (guarded.outcome === 'unchanged')
       return { reservation: await firstAnswer(tx, id), created: false };
   }
-  // A refusal appends nothing; a hold whose session head this process could not guess appends
-  // its event after the insert, which locks the run before the head all the same.
+  // A refusal appends nothing; a hold of a session with no head yet appends its event after the
+  // insert, which locks the run before the head all the same.
   const { rows } = await tx.query<ReservationRow>(
     `with changed as (${reservationInsertSql('')}), ${holdsSql}
      select ${reservationColumns} from changed`,

@@ -56,11 +56,10 @@ export async function recordDecision(
 
 /**
  * The call's decision and its tool.decision, inside the caller's transaction: in one statement
- * when the call is still undecided and this process knows where the session's ledger ends; else
- * (a retry finding it decided, a head that moved) by the locked path, which appends nothing
- * twice. Both take the call's row before the session's head, as every writer of a call does. An
- * approval-stage decision may race a person's and settles the approval first, so it goes the
- * locked path, as does any writer but the call's own workflow (`oneStatement: false`).
+ * when the call is still undecided; else (a retry finding it decided) by the locked path, which
+ * appends nothing twice. Both take the call's row before the session's head, as every writer of a
+ * call does. An approval-stage decision may race a person's and settles the approval first, so it
+ * goes the locked path, as does any writer but the call's own workflow (`oneStatement: false`).
  */
 async function recordCallDecision(
   tx: pg.PoolClient,

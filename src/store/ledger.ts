@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { genesisHash, eventHash, type StreamHead } from '../domain/ledger/hash-chain.js';
+import { chainedAround, genesisHash, type StreamHead } from '../domain/ledger/hash-chain.js';
 import type { Redacted } from '../domain/ledger/redaction.js';
 import { prepared, retryingConflicts, type Queryable } from './pool.js';
 
@@ -44,81 +44,96 @@ interface StreamHeadRow {
   head_hash: string;
 }
 
-/** The event as the chain holds it after `head`, and its hash. */
-function chainedAfter(head: StreamHeadRow, streamId: string, event: Redacted) {
-  const chained = {
+/**
+ * The event's values for a statement that chains it itself, eight after the statement's own (see
+ * `appendedAfterLocked`): the stream, the event's type, time, data and key, its text around the
+ * seq (`chainedAround`) and the channel its notice goes to.
+ */
+function chainValues(streamId: string, event: Redacted): unknown[] {
+  const at = new Date().toISOString();
+  const { before, after } = chainedAround({
     stream_id: streamId,
-    seq: head.head_seq + 1,
     type: event.type,
-    at: new Date().toISOString(),
+    at,
     data: event.data,
     idempotency_key: event.idempotencyKey,
-  };
-  return { chained, hash: eventHash(head.head_hash, chained) };
+  });
+  return [
+    streamId,
+    event.type,
+    at,
+    JSON.stringify(event.data),
+    event.idempotencyKey,
+    before,
+    after,
+    ledgerChannel,
+  ];
 }
 
 /**
- * Appends one redacted event to a stream, inside the caller's transaction: the event commits or
- * rolls back with the state change it describes. The stream's head row is locked for the rest of
- * the transaction, so seq is gapless and commit order is seq order. Only `Redacted` envelopes
- * are accepted; the redactor is the only maker of those. Two round trips: the head locked, then
- * the event, the head's move and the notice in one statement (an event already appended under
- * the same idempotency key adds nothing and is read back instead).
+ * The event appended after the head in `locked` (its stream_id, head_seq and head_hash, locked
+ * by the statement) where `condition` holds, the head moved to it and the notice sent, as CTEs
+ * named appended, moved and noticed. The seq and hash come from the head as the lock found it,
+ * so the statement needs nothing read before it, and holds the head only while it runs.
  */
-export async function appendEvent(
-  tx: pg.PoolClient,
-  streamId: string,
-  event: Redacted,
-): Promise<AppendResult> {
-  const head = await lockStreamHead(tx, streamId);
-  const { chained, hash } = chainedAfter(head, streamId, event);
-  const appended = await tx.query(
-    `with appended as (
+function appendedAfterLocked($: (i: number) => string, condition: string): string {
+  return `appended as (
        insert into ledger_events (stream_id, seq, type, at, data, idempotency_key, prev_hash, hash)
-       values ($1, $2, $3, $4, $5, $6, $7, $8)
+       select l.stream_id, l.head_seq + 1, ${$(2)}::text, ${$(3)}::timestamptz, ${$(4)}::jsonb,
+         ${$(5)}::text, l.head_hash,
+         encode(sha256(convert_to(
+           l.head_hash || ${$(6)}::text || (l.head_seq + 1)::text || ${$(7)}::text, 'UTF8')), 'hex')
+       from locked l where ${condition}
        on conflict (stream_id, idempotency_key) do nothing
        returning stream_id, seq, hash
      ), moved as (
        update ledger_streams s set head_seq = a.seq, head_hash = a.hash
        from appended a where s.stream_id = a.stream_id
        returning s.stream_id
-     )
-     select pg_notify($9, stream_id) from moved`,
-    [
-      streamId,
-      chained.seq,
-      chained.type,
-      chained.at,
-      JSON.stringify(chained.data),
-      chained.idempotency_key,
-      head.head_hash,
-      hash,
-      ledgerChannel,
-    ],
-  );
-  if (appended.rowCount === 1) {
-    sawHead(streamId, { head_seq: chained.seq, head_hash: hash });
-    return { seq: chained.seq, hash, appended: true };
+     ), noticed as (
+       select pg_notify(${$(8)}::text, stream_id) from moved
+     )`;
+}
+
+const appendSql = `with locked as materialized (
+       select stream_id, head_seq, head_hash from ledger_streams where stream_id = $1::text
+       for update
+     ), ${appendedAfterLocked((i) => `$${String(i)}`, 'true')}
+     select (select count(*) from locked)::int as locked, a.seq, a.hash
+     from (select 1) as one left join appended a on true
+     left join noticed n on true`;
+
+/**
+ * Appends one redacted event to a stream, inside the caller's transaction: the event commits or
+ * rolls back with the state change it describes. The stream's head row is locked for the rest of
+ * the transaction, so seq is gapless and commit order is seq order. Only `Redacted` envelopes
+ * are accepted; the redactor is the only maker of those. One round trip: the head locked, the
+ * event chained after it, the head's move and the notice in one statement (a stream's first event
+ * creates its head first; an event already appended under the same idempotency key adds nothing
+ * and is read back instead).
+ */
+export async function appendEvent(
+  tx: pg.PoolClient,
+  streamId: string,
+  event: Redacted,
+): Promise<AppendResult> {
+  const values = chainValues(streamId, event);
+  const append = () =>
+    tx.query<{ locked: number; seq: number | null; hash: string | null }>(
+      prepared(appendSql, values),
+    );
+  let [row] = (await append()).rows;
+  if (row?.locked === 0) {
+    await lockStreamHead(tx, streamId);
+    [row] = (await append()).rows;
   }
+  if (row?.seq != null && row.hash != null) return { seq: row.seq, hash: row.hash, appended: true };
   const existing = await tx.query<{ seq: number; hash: string }>(
     'select seq, hash from ledger_events where stream_id = $1 and idempotency_key = $2',
     [streamId, event.idempotencyKey],
   );
   if (!existing.rows[0]) throw new Error(`ledger event ${event.idempotencyKey} was not appended`);
   return { ...existing.rows[0], appended: false };
-}
-
-/**
- * Where this process last saw each stream's head. Only a guess: a guarded append checks it under
- * the head's lock and changes nothing when the head has moved (another writer, a transaction that
- * rolled back), so a wrong guess costs one statement and never an event.
- */
-const seenHeads = new Map<string, StreamHeadRow>();
-const seenHeadsLimit = 10_000;
-
-function sawHead(streamId: string, head: StreamHeadRow): void {
-  if (seenHeads.size >= seenHeadsLimit && !seenHeads.has(streamId)) seenHeads.clear();
-  seenHeads.set(streamId, head);
 }
 
 /**
@@ -146,71 +161,46 @@ export interface GuardedChange {
 export type GuardedOutcome<Row> =
   /** The change was made and its event appended (or found already there), in one statement. */
   | { outcome: 'changed'; row: Row }
-  /** The head was as seen, but the change matched nothing: nothing was appended. */
+  /** The head was locked, but the change matched nothing: nothing was appended. */
   | { outcome: 'unchanged' }
   /**
-   * The head moved under each guess, or none was locked (the stream has none yet, or the lock
-   * taken first found no row): nothing was done.
+   * No head was locked (the stream has none yet, or the lock taken first found no row): nothing
+   * was done.
    */
   | { outcome: 'head unknown' };
 
 interface GuardColumns {
-  ledger_head_seq: number | null;
-  ledger_head_hash: string | null;
+  ledger_locked: number;
   ledger_changed: number;
   ledger_appended: number;
 }
 
-/** A guess no head matches: a stream this process has not seen is learnt from the first try. */
-const unseenHead: StreamHeadRow = { head_seq: -1, head_hash: '' };
-
 /**
  * A state change and the event that describes it in one statement, without a transaction of its
- * own when `db` is the pool: the stream's head is locked, the change is made only if the head is
- * where this process last saw it, and the event, the head's move and the notice follow from the
- * change. All of it commits together or not at all, and seq stays gapless with commit order seq
- * order, as with `appendEvent`. A head that moved changes nothing and is read back; the statement
- * is tried once more with it (unless told `guesses: 1`), and a head that moved again is left to
- * `appendEvent`'s path.
+ * own when `db` is the pool: the stream's head is locked, the change made, and the event (chained
+ * after the head as the lock found it), the head's move and the notice follow from the change.
+ * All of it commits together or not at all, and seq stays gapless with commit order seq order, as
+ * with `appendEvent`. Nothing is read before the statement, so writers of one stream queue on its
+ * head inside PostgreSQL, each holding it only while its statement runs.
  */
 export async function appendGuarded<Row extends object>(
   db: Queryable,
   streamId: string,
   change: GuardedChange,
   event: Redacted,
-  { guesses = 2 }: { guesses?: 1 | 2 } = {},
 ): Promise<GuardedOutcome<Row>> {
-  const guessing = async (): Promise<GuardedOutcome<Row>> => {
-    for (let guess = 0; guess < guesses; guess += 1) {
-      const head = seenHeads.get(streamId) ?? unseenHead;
-      const tried = await tryGuarded<Row>(db, streamId, head, change, event);
-      if (tried.outcome !== 'head moved') return tried;
-      // No head was locked (the stream has none yet, or the change's own first lock found
-      // nothing to do): the guess was not tried, and is kept.
-      if (!tried.head) return { outcome: 'head unknown' };
-      sawHead(streamId, tried.head);
-    }
-    // A head that moved under a second guess moves fast: the next writer reads it under lock.
-    // After a single guess, the head it found is the one to guess next.
-    if (guesses > 1) seenHeads.delete(streamId);
-    return { outcome: 'head unknown' };
-  };
+  const once = () => tryGuarded<Row>(db, streamId, change, event);
   // On the pool the statement is its own transaction, tried again after a deadlock; inside the
   // caller's transaction, that transaction is (withTransaction).
-  return db instanceof pg.Pool ? retryingConflicts(guessing) : guessing();
+  return db instanceof pg.Pool ? retryingConflicts(once) : once();
 }
 
 async function tryGuarded<Row extends object>(
   db: Queryable,
   streamId: string,
-  head: StreamHeadRow,
   change: GuardedChange,
   event: Redacted,
-): Promise<
-  | Exclude<GuardedOutcome<Row>, { outcome: 'head unknown' }>
-  | { outcome: 'head moved'; head: StreamHeadRow | undefined }
-> {
-  const { chained, hash } = chainedAfter(head, streamId, event);
+): Promise<GuardedOutcome<Row>> {
   const n = change.values.length;
   const $ = (i: number) => `$${String(n + i)}`;
   const { rows } = await db.query<GuardColumns & Row>(
@@ -222,60 +212,30 @@ async function tryGuarded<Row extends object>(
        where stream_id = ${$(1)}::text and exists (select 1 from first)
        for update
      ), head as materialized (
-       select stream_id from locked where head_seq = ${$(2)}::bigint and head_hash = ${$(3)}::text
+       select stream_id from locked
      ), changed as (
        ${change.sql}
-     ),${change.followedBy ? ` ${change.followedBy},` : ''} appended as (
-       insert into ledger_events (stream_id, seq, type, at, data, idempotency_key, prev_hash, hash)
-       select ${$(1)}::text, ${$(4)}::bigint, ${$(5)}::text, ${$(6)}::timestamptz, ${$(7)}::jsonb,
-         ${$(8)}::text, ${$(3)}::text, ${$(9)}::text
-       where exists (select 1 from changed)
-       on conflict (stream_id, idempotency_key) do nothing
-       returning stream_id, seq, hash
-     ), moved as (
-       update ledger_streams s set head_seq = a.seq, head_hash = a.hash
-       from appended a where s.stream_id = a.stream_id
-       returning s.stream_id
-     ), noticed as (
-       select pg_notify(${$(10)}::text, stream_id) from moved
-     )
-     select (select head_seq from locked) as ledger_head_seq,
-       (select head_hash from locked) as ledger_head_hash,
+     ),${change.followedBy ? ` ${change.followedBy},` : ''} ${appendedAfterLocked(
+       $,
+       'exists (select 1 from changed)',
+     )}
+     select (select count(*) from locked)::int as ledger_locked,
        (select count(*) from changed)::int as ledger_changed,
        (select count(*) from noticed)::int as ledger_appended, c.*
      from (select 1) as one left join changed c on true`,
-      [
-        ...change.values,
-        streamId,
-        head.head_seq,
-        head.head_hash,
-        chained.seq,
-        chained.type,
-        chained.at,
-        JSON.stringify(chained.data),
-        chained.idempotency_key,
-        hash,
-        ledgerChannel,
-      ],
+      [...change.values, ...chainValues(streamId, event)],
     ),
   );
   const [first] = rows;
   if (!first)
     throw new Error(`ledger event ${event.idempotencyKey}: the guarded append said nothing`);
-  const { ledger_head_seq, ledger_head_hash, ledger_changed, ledger_appended, ...row } = first;
-  if (ledger_head_seq !== head.head_seq || ledger_head_hash !== head.head_hash) {
-    const found =
-      ledger_head_seq === null || ledger_head_hash === null
-        ? undefined
-        : { head_seq: ledger_head_seq, head_hash: ledger_head_hash };
-    return { outcome: 'head moved', head: found };
-  }
+  const { ledger_locked, ledger_changed, ledger_appended, ...row } = first;
+  if (ledger_locked === 0) return { outcome: 'head unknown' };
   if (ledger_changed === 0) return { outcome: 'unchanged' };
   // A change whose event was already there: the key says this fact was recorded, so a second
   // change of the same fact must not commit without it.
   if (ledger_appended === 0)
     throw new Error(`ledger event ${event.idempotencyKey} was already appended for another change`);
-  if (ledger_appended === 1) sawHead(streamId, { head_seq: chained.seq, head_hash: hash });
   return { outcome: 'changed', row: row as unknown as Row };
 }
 

@@ -52,11 +52,11 @@ interface RequestedCall {
 
 /**
  * Records a call the first time it is seen, with tool.requested, all or nothing: in one
- * statement when this process knows where the session's ledger ends, else in one transaction. A
- * retry, or a concurrent request, gets the first record back and appends nothing. A call already
- * recorded is read without taking the session's head: its row may be changing under another
- * writer (its decision, its brokered result), which takes the row before the head, and a request
- * holding the head while waiting on that row would close a cycle.
+ * statement once the session's ledger has a head, else in one transaction. A retry, or a
+ * concurrent request, gets the first record back and appends nothing. A call already recorded is
+ * read without taking the session's head: its row may be changing under another writer (its
+ * decision, its brokered result), which takes the row before the head, and a request holding the
+ * head while waiting on that row would close a cycle.
  */
 export async function recordToolCallRequest(pool: Pool, call: RequestedCall): Promise<ToolCallRow> {
   const event = requestedEvent(call);

@@ -8,10 +8,9 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'vitest';
 import { defaultPrices } from '../../src/domain/budget/pricing.js';
 import { admitModelRequest } from '../../src/store/budget.js';
-import type { PoolClient } from 'pg';
-import type { Pool } from '../../src/store/pool.js';
 import { useHarness } from '../support/harness.js';
 import { createRun, expectStatus, type CreatedRun } from '../support/seed.js';
+import { watchStatements } from '../support/statements.js';
 import { useStorePool } from '../support/store-pool.js';
 import { budgetOf, eventsOf, reservationsOf } from './support.js';
 
@@ -19,30 +18,6 @@ const h = useHarness();
 const store = useStorePool();
 
 const price = defaultPrices.prices.find((p) => p.model === 'claude-haiku-4-5')!.price;
-
-/** The statements the pool sends from now on, in order: through `pool.query` and transactions. */
-function watchStatements(pool: Pool): string[] {
-  const sent: string[] = [];
-  const watched = new WeakSet<object>();
-  const watch = <C extends { query: (...args: never[]) => unknown }>(client: C): C => {
-    if (watched.has(client)) return client;
-    watched.add(client);
-    const query = client.query.bind(client) as (...args: unknown[]) => unknown;
-    (client as { query: unknown }).query = (config: unknown, ...rest: unknown[]) => {
-      sent.push(typeof config === 'string' ? config : (config as { text: string }).text);
-      return query(config, ...rest);
-    };
-    return client;
-  };
-  const connect = pool.connect.bind(pool) as (...args: unknown[]) => unknown;
-  (pool as { connect: unknown }).connect = (callback?: (...args: unknown[]) => void) =>
-    callback
-      ? connect((err: unknown, client: PoolClient | undefined, release: unknown) => {
-          callback(err, client ? watch(client) : client, release);
-        })
-      : (connect() as Promise<PoolClient>).then(watch);
-  return sent;
-}
 
 async function runSubject(runId: string) {
   const { rows } = await store.pool.query<{ workspace_id: string; invoked_by: string }>(
@@ -212,7 +187,7 @@ describe('a run under a budget above its own is booked there, whatever the proce
   });
 });
 
-test('requests of one run racing in one process never hold past the allowance, and take the transaction rather than guess a head the others move', async () => {
+test('requests of one run racing in one process never hold past the allowance: each fitting one admitted by its one statement, queued on the run inside PostgreSQL, the rest refused by the transaction', async () => {
   const run = await createRun(h.api, h.seed, { budget: { max_tokens: 5_000 } });
   await admitTokens(run, 'learns-the-head', 200);
   const requests = await Promise.all(
@@ -223,11 +198,12 @@ test('requests of one run racing in one process never hold past the allowance, a
   const held = answers.filter((a) => a.reservation.status === 'held').length;
   assert.equal(held, 16);
   assert.equal((await budgetOf(store.pool, run.run_id)).held_tokens, 200 + held * 300);
-  // One statement at most (the first request's), then each a transaction: begin, the lock, the
-  // booking, commit. A statement per request that guessed the head and lost would add 40 or more.
+  // One statement each; the 24 it could not admit each a transaction: begin, the lock, the
+  // refusal, commit.
   const oneStatements = sent.filter((s) =>
     s.includes('select used_tokens, held_tokens, max_tokens'),
   );
-  assert.ok(oneStatements.length <= 1, `${String(oneStatements.length)} one-statement attempts`);
-  assert.ok(sent.length <= 1 + 40 * 4 + 5, `${String(sent.length)} statements for 40 requests`);
+  assert.equal(oneStatements.length, 40);
+  assert.equal(sent.filter((s) => /^\s*begin\b/i.test(s)).length, 24);
+  assert.ok(sent.length <= 40 + 24 * 4 + 5, `${String(sent.length)} statements for 40 requests`);
 });

@@ -9,7 +9,10 @@ import {
   readStreamHead,
   type GuardedChange,
 } from '../../src/store/ledger.js';
-import { withTransaction } from '../../src/store/pool.js';
+import { payload, redact } from '../../src/domain/ledger/redaction.js';
+import { createPool, withTransaction } from '../../src/store/pool.js';
+import { watchStatements } from '../support/statements.js';
+import { testConfig } from '../support/env.js';
 import { useStorePool } from '../support/store-pool.js';
 import { requested } from './support.js';
 
@@ -46,7 +49,7 @@ describe('guarded appends: a state change and its event in one statement', () =>
     assert.equal(verdict.events, 3);
   });
 
-  test('a head guessed wrong (an append rolled back) changes nothing; it is read back and the event lands once', async () => {
+  test('an append rolled back leaves the head as it was: the next one chains from it, and the event lands once', async () => {
     const stream = `stream-${randomUUID()}`;
     await withTransaction(store.pool, (tx) => appendEvent(tx, stream, requested(1)));
     await assert.rejects(
@@ -60,6 +63,36 @@ describe('guarded appends: a state change and its event in one statement', () =>
     const verdict = await verified(stream);
     assert.ok(verdict.ok);
     assert.equal(verdict.events, 2);
+  });
+
+  test('each append is one statement that chains after the head the lock finds, whoever moved it; text of any script hashes as the verifier reads it', async () => {
+    const stream = `stream-${randomUUID()}`;
+    const other = createPool(testConfig().databaseUrl, { max: 1 });
+    try {
+      await withTransaction(store.pool, (tx) => appendEvent(tx, stream, requested(1)));
+      const sent = watchStatements(store.pool);
+      for (const n of [2, 3, 4]) {
+        // Another process moves the head between this one's appends.
+        await withTransaction(other, (tx) => appendEvent(tx, stream, requested(n * 10)));
+        assert.equal(
+          (await appendGuarded(store.pool, stream, noOp, requested(n))).outcome,
+          'changed',
+        );
+      }
+      assert.equal(sent.length, 3, sent.join('\n---\n'));
+      const withText = redact('tool.requested', {
+        tool_call_id: 'call-é€😀',
+        tool: 'Lire «ceci»',
+        execute: false,
+        arguments: payload({ note: 'ß ∑ 日本 \u0000 "quoted" \\ back' }),
+      });
+      assert.equal((await appendGuarded(store.pool, stream, noOp, withText)).outcome, 'changed');
+      const verdict = await verified(stream);
+      assert.ok(verdict.ok, JSON.stringify(verdict));
+      assert.equal(verdict.events, 8);
+    } finally {
+      await other.end();
+    }
   });
 
   test('a change that matches nothing appends nothing', async () => {
@@ -77,25 +110,25 @@ describe('guarded appends: a state change and its event in one statement', () =>
     assert.equal(await readStreamHead(store.pool, stream), undefined);
   });
 
-  test('guarded and locked appends racing on one stream: each event lands once, seq gapless', async () => {
+  test('guarded and locked appends racing on one stream: each guarded one in its one statement, each event once, seq gapless', async () => {
     const stream = `stream-${randomUUID()}`;
     await withTransaction(store.pool, (tx) => appendEvent(tx, stream, requested(0)));
     const outcomes = await Promise.all(
-      Array.from({ length: 12 }, async (_, i) => {
+      Array.from({ length: 24 }, async (_, i) => {
         const event = requested(i + 1);
         if (i % 3 === 0) {
           await withTransaction(store.pool, (tx) => appendEvent(tx, stream, event));
           return 'locked';
         }
-        const guarded = await appendGuarded(store.pool, stream, noOp, event);
-        if (guarded.outcome === 'head unknown')
-          await withTransaction(store.pool, (tx) => appendEvent(tx, stream, event));
-        return guarded.outcome;
+        return (await appendGuarded(store.pool, stream, noOp, event)).outcome;
       }),
     );
-    assert.ok(outcomes.every((outcome) => outcome !== 'unchanged'));
+    assert.deepEqual(
+      outcomes.filter((outcome) => outcome !== 'locked'),
+      Array.from({ length: 16 }, () => 'changed'),
+    );
     const verdict = await verified(stream);
     assert.ok(verdict.ok);
-    assert.equal(verdict.events, 13);
+    assert.equal(verdict.events, 25);
   });
 });

@@ -26,6 +26,19 @@ export function eventHash(prevHash: string, event: ChainedEvent): string {
   );
 }
 
+/**
+ * What `eventHash` hashes for an event, split around its seq: the hash of the event at seq `n`
+ * after `prevHash` is sha256 of `prevHash + before + n + after`. So a statement that finds the
+ * stream's head under its lock can chain the event itself, with no seq or hash known before.
+ * Canonical JSON sorts the keys: at, data, idempotency_key, seq, stream_id, type.
+ */
+export function chainedAround(event: Omit<ChainedEvent, 'seq'>): { before: string; after: string } {
+  return {
+    before: `\n{"at":${canonicalJson(event.at)},"data":${canonicalJson(event.data)},"idempotency_key":${canonicalJson(event.idempotency_key)},"seq":`,
+    after: `,"stream_id":${canonicalJson(event.stream_id)},"type":${canonicalJson(event.type)}}`,
+  };
+}
+
 /** Where a stream's head row says its chain ends. */
 export interface StreamHead {
   seq: number;
