@@ -18,6 +18,7 @@
  * API's memory; `--heap` adds what grew on its heap from the second minute to the end.
  * `--model` measures only the model proxy's time to first byte, on a fresh stack.
  * `--mcp` measures only the remote MCP endpoint against the REST route, on a fresh stack.
+ * `--ledger` measures only ledger appends to one stream, 20 writers at once, on a fresh stack.
  * `--simulation` measures only policy simulation's throughput, in this process (no stack).
  */
 import { existsSync, mkdirSync } from 'node:fs';
@@ -330,6 +331,8 @@ else if (process.argv.includes('--model'))
   await onBenchStack((_config, base, key) => modelProxyFigures(base, key));
 else if (process.argv.includes('--mcp'))
   await onBenchStack((_config, base, key) => remoteMcpFigures(base, key));
+else if (process.argv.includes('--ledger'))
+  await onBenchStack((config) => benchLedgerAppends(config.databaseUrl));
 else if (pendingAt > 0) await pending(Number(process.argv[pendingAt + 1] ?? 10_000));
 else if (soakAt > 0)
   await soak(/^\d+$/.test(process.argv[soakAt + 1] ?? '') ? numberAfter('--soak', 600) : 600);

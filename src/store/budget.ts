@@ -207,16 +207,22 @@ async function admitWithinRun(
     pool,
     request.sessionId,
     {
+      // What the statement cannot admit is known before the run's row is waited on: a budget
+      // above the run, or an allowance already spent as the statement's snapshot shows it. Such
+      // a request goes to the transaction at once, so that a burst of them holds no connection
+      // waiting on the row twice. A row that changed while waited on is checked again, as locked.
       lockFirst: `with budget as materialized (
           select used_tokens, held_tokens, max_tokens from run_budgets
-          where run_id = $4::uuid for update
+          where run_id = $4::uuid and used_tokens + held_tokens + $9::bigint <= max_tokens
+            and not exists (
+              select 1 from spend_budgets b
+              where ${budgetsOfSubject('$18::uuid', '$4::uuid', '$19::uuid')})
+          for update
         ), run as materialized (
           select 1 from runs
           where session_id = $2::text and exists (select 1 from budget) for key share
         )
-        select budget.* from budget, run
-        where not exists (
-          select 1 from spend_budgets b where ${budgetsOfSubject('$18::uuid', '$4::uuid', '$19::uuid')})`,
+        select budget.* from budget, run`,
       sql: reservationInsertSql(
         `from first where exists (select 1 from head)
            and first.used_tokens + first.held_tokens + $9::bigint <= first.max_tokens`,

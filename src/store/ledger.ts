@@ -46,25 +46,23 @@ interface StreamHeadRow {
 
 /**
  * The event's values for a statement that chains it itself, eight after the statement's own (see
- * `appendedAfterLocked`): the stream, the event's type, time, data and key, its text around the
+ * `appendedAfterLocked`): the stream, the event's type, data and key, its text around its time and
  * seq (`chainedAround`) and the channel its notice goes to.
  */
 function chainValues(streamId: string, event: Redacted): unknown[] {
-  const at = new Date().toISOString();
-  const { before, after } = chainedAround({
+  const { open, beforeSeq, after } = chainedAround({
     stream_id: streamId,
     type: event.type,
-    at,
     data: event.data,
     idempotency_key: event.idempotencyKey,
   });
   return [
     streamId,
     event.type,
-    at,
     JSON.stringify(event.data),
     event.idempotencyKey,
-    before,
+    open,
+    beforeSeq,
     after,
     ledgerChannel,
   ];
@@ -73,17 +71,24 @@ function chainValues(streamId: string, event: Redacted): unknown[] {
 /**
  * The event appended after the head in `locked` (its stream_id, head_seq and head_hash, locked
  * by the statement) where `condition` holds, the head moved to it and the notice sent, as CTEs
- * named appended, moved and noticed. The seq and hash come from the head as the lock found it,
- * so the statement needs nothing read before it, and holds the head only while it runs.
+ * named stamped, appended, moved and noticed. The time, seq and hash come from the head as the
+ * lock found it (the time read once the lock is held, to the millisecond, as an event's time is
+ * read back), so the statement needs nothing read before it, holds the head only while it runs,
+ * and a stream's times follow its seq.
  */
 function appendedAfterLocked($: (i: number) => string, condition: string): string {
-  return `appended as (
-       insert into ledger_events (stream_id, seq, type, at, data, idempotency_key, prev_hash, hash)
-       select l.stream_id, l.head_seq + 1, ${$(2)}::text, ${$(3)}::timestamptz, ${$(4)}::jsonb,
-         ${$(5)}::text, l.head_hash,
-         encode(sha256(convert_to(
-           l.head_hash || ${$(6)}::text || (l.head_seq + 1)::text || ${$(7)}::text, 'UTF8')), 'hex')
+  return `stamped as materialized (
+       select l.stream_id, l.head_seq + 1 as seq, l.head_hash,
+         to_char(date_trunc('milliseconds', clock_timestamp()) at time zone 'UTC',
+           'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as at
        from locked l where ${condition}
+     ), appended as (
+       insert into ledger_events (stream_id, seq, type, at, data, idempotency_key, prev_hash, hash)
+       select s.stream_id, s.seq, ${$(2)}::text, s.at::timestamptz, ${$(3)}::jsonb, ${$(4)}::text,
+         s.head_hash,
+         encode(sha256(convert_to(s.head_hash || ${$(5)}::text || '"' || s.at || '"'
+           || ${$(6)}::text || s.seq::text || ${$(7)}::text, 'UTF8')), 'hex')
+       from stamped s
        on conflict (stream_id, idempotency_key) do nothing
        returning stream_id, seq, hash
      ), moved as (

@@ -1,6 +1,6 @@
 /**
- * An admission's reservation, its holds and model.reserved are written in one statement when the
- * process knows where the session's ledger ends, and a request id answered before is read back
+ * An admission's reservation, its holds and model.reserved are written in one statement once the
+ * session's ledger has a head, and a request id answered before is read back
  * only when its insert adds nothing: however many attempts race, and whatever else moves the
  * session's ledger, one reservation, one hold, one event, and every attempt told the first answer.
  */
@@ -61,7 +61,7 @@ describe('a model request admitted once, whichever path each attempt takes', () 
     const run = await createRun(h.api, h.seed, { budget: { max_tokens: 10_000 } });
     for (const n of [1, 2, 3]) {
       assert.equal((await admission(run, `r-${String(n)}`)).created, true);
-      // The API appends tool.requested and its decision: the head this process saw has moved.
+      // The API appends tool.requested and its decision between the admissions.
       await toolCall(h.api, run, `c-${String(n)}`, { tool: 'Read', arguments: { file_path: 'a' } });
     }
     assert.equal((await admission(run, 'r-1')).created, false);
@@ -73,7 +73,7 @@ describe('a model request admitted once, whichever path each attempt takes', () 
 
   test('admissions of a run at once with its revocation: the run is locked before the ledger head by both, so neither waits on the other in a cycle', async () => {
     const run = await createRun(h.api, h.seed, { budget: { max_tokens: 10_000 } });
-    // Seen once, so this process knows where the session's ledger ends: the one-statement path.
+    // The session's ledger has its head: the one-statement path.
     await admission(run, 'r-first');
     // As a revocation takes them: the run's row, then (the admissions queued meanwhile) the head.
     const revocation = await store.pool.connect();

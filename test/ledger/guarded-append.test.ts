@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, test } from 'vitest';
 import { ChainVerifier } from '../../src/domain/ledger/hash-chain.js';
 import {
@@ -18,7 +19,7 @@ import { requested } from './support.js';
 
 const store = useStorePool(60);
 
-/** A change that touches no table: it holds exactly when the head is as guessed. */
+/** A change that touches no table: it holds whenever the head is locked. */
 const noOp: GuardedChange = {
   sql: 'select 1 as done where exists (select 1 from head)',
   values: [],
@@ -110,14 +111,18 @@ describe('guarded appends: a state change and its event in one statement', () =>
     assert.equal(await readStreamHead(store.pool, stream), undefined);
   });
 
-  test('guarded and locked appends racing on one stream: each guarded one in its one statement, each event once, seq gapless', async () => {
+  test('guarded and locked appends racing on one stream: each guarded one in its one statement, each event once, seq gapless, and the times follow the seq', async () => {
     const stream = `stream-${randomUUID()}`;
     await withTransaction(store.pool, (tx) => appendEvent(tx, stream, requested(0)));
     const outcomes = await Promise.all(
       Array.from({ length: 24 }, async (_, i) => {
         const event = requested(i + 1);
         if (i % 3 === 0) {
-          await withTransaction(store.pool, (tx) => appendEvent(tx, stream, event));
+          // Holds the head a while after its append: the writers behind it wait on the lock.
+          await withTransaction(store.pool, async (tx) => {
+            await appendEvent(tx, stream, event);
+            await sleep(20);
+          });
           return 'locked';
         }
         return (await appendGuarded(store.pool, stream, noOp, event)).outcome;
@@ -130,5 +135,8 @@ describe('guarded appends: a state change and its event in one statement', () =>
     const verdict = await verified(stream);
     assert.ok(verdict.ok);
     assert.equal(verdict.events, 25);
+    // Each event is stamped once it holds the head: no event's time is before the one it follows.
+    const times = (await readChainedEvents(store.pool, stream, 0, 100)).map((e) => e.at);
+    assert.deepEqual(times, [...times].sort());
   });
 });

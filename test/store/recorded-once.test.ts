@@ -1,6 +1,6 @@
 /**
- * A call's record and its decision, each written with its ledger event in one statement when the
- * process knows where the session's ledger ends and by the locked path when it does not: however
+ * A call's record and its decision, each written with its ledger event in one statement once the
+ * session's ledger has a head, and by the locked path when a writer finds the call there: however
  * many writers race, the call is recorded once and decided once, with one event each, and the
  * session's chain verifies.
  */
@@ -83,7 +83,7 @@ describe('a call recorded once and decided once, whichever path each writer take
       frozen: true,
       awaitsResult: false,
     });
-    // Seen once, so this process knows where the session's ledger ends: the one-statement path.
+    // The session's ledger has its head: the one-statement path.
     await recordToolCallRequest(store.pool, request('c-first'));
     // As a revocation takes them: the run's row, then (the requests queued meanwhile) the head.
     const revocation = await store.pool.connect();

@@ -27,14 +27,20 @@ export function eventHash(prevHash: string, event: ChainedEvent): string {
 }
 
 /**
- * What `eventHash` hashes for an event, split around its seq: the hash of the event at seq `n`
- * after `prevHash` is sha256 of `prevHash + before + n + after`. So a statement that finds the
- * stream's head under its lock can chain the event itself, with no seq or hash known before.
- * Canonical JSON sorts the keys: at, data, idempotency_key, seq, stream_id, type.
+ * What `eventHash` hashes for an event, split where the head decides: the hash of the event at
+ * seq `n`, stamped `at`, after `prevHash`, is sha256 of `prevHash + open + JSON(at) + beforeSeq +
+ * n + after`. So a statement that finds the stream's head under its lock can stamp and chain the
+ * event itself, with no seq, time or hash known before. Canonical JSON sorts the keys: at, data,
+ * idempotency_key, seq, stream_id, type.
  */
-export function chainedAround(event: Omit<ChainedEvent, 'seq'>): { before: string; after: string } {
+export function chainedAround(event: Omit<ChainedEvent, 'seq' | 'at'>): {
+  open: string;
+  beforeSeq: string;
+  after: string;
+} {
   return {
-    before: `\n{"at":${canonicalJson(event.at)},"data":${canonicalJson(event.data)},"idempotency_key":${canonicalJson(event.idempotency_key)},"seq":`,
+    open: '\n{"at":',
+    beforeSeq: `,"data":${canonicalJson(event.data)},"idempotency_key":${canonicalJson(event.idempotency_key)},"seq":`,
     after: `,"stream_id":${canonicalJson(event.stream_id)},"type":${canonicalJson(event.type)}}`,
   };
 }

@@ -1,4 +1,4 @@
-/** The event's text split around its seq, as a statement chains it under the head's lock. */
+/** The event's text split around its time and seq, as a statement chains it under the head's lock. */
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { test } from 'vitest';
@@ -14,37 +14,40 @@ const event = fc.record({
   idempotency_key: fc.string({ unit: 'grapheme' }),
 });
 
-test("the previous hash, the text before the seq, the seq and the text after hash to the event's chained hash, whatever the event holds", () => {
+/** What the statement hashes: the previous hash, then the pieces with the time and seq it read. */
+const hashedAs = (
+  prevHash: string,
+  at: string,
+  seq: number,
+  around: ReturnType<typeof chainedAround>,
+) => sha256Hex(`${prevHash}${around.open}"${at}"${around.beforeSeq}${String(seq)}${around.after}`);
+
+test("the previous hash, the pieces, the time and the seq hash to the event's chained hash, whatever the event holds", () => {
   fc.assert(
     fc.property(event, fc.stringMatching(/^[0-9a-f]{64}$/), (chained, prevHash) => {
-      const { seq, ...rest } = chained;
-      const { before, after } = chainedAround(rest);
-      assert.equal(
-        sha256Hex(`${prevHash}${before}${String(seq)}${after}`),
-        eventHash(prevHash, chained),
-      );
+      const { seq, at, ...rest } = chained;
+      assert.equal(hashedAs(prevHash, at, seq, chainedAround(rest)), eventHash(prevHash, chained));
     }),
     { numRuns: 500 },
   );
 });
 
-test('neither side holds the seq: the same two texts chain the event at any seq', () => {
-  const around = chainedAround({
+test('no piece holds the time or the seq: the same pieces chain the event at any', () => {
+  const fixed = {
     stream_id: 's',
     type: 'tool.requested',
-    at: '2026-12-06T00:00:00.000Z',
-    data: { seq: 7, note: 'é €' },
+    data: { seq: 7, at: 'x', note: 'é €' },
     idempotency_key: 'tool.requested:c',
-  });
-  for (const seq of [1, 9, 123_456_789]) {
-    const hash = eventHash('0'.repeat(64), {
-      stream_id: 's',
-      seq,
-      type: 'tool.requested',
-      at: '2026-12-06T00:00:00.000Z',
-      data: { seq: 7, note: 'é €' },
-      idempotency_key: 'tool.requested:c',
-    });
-    assert.equal(sha256Hex(`${'0'.repeat(64)}${around.before}${String(seq)}${around.after}`), hash);
+  };
+  const around = chainedAround(fixed);
+  for (const [seq, at] of [
+    [1, '2026-12-06T00:00:00.000Z'],
+    [9, '2026-12-06T23:59:59.999Z'],
+    [123_456_789, '1999-01-01T12:00:00.010Z'],
+  ] as const) {
+    assert.equal(
+      hashedAs('0'.repeat(64), at, seq, around),
+      eventHash('0'.repeat(64), { ...fixed, seq, at }),
+    );
   }
 });
