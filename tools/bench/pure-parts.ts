@@ -72,14 +72,18 @@ const eventOnly: GuardedChange = {
   values: [],
 };
 
-/** `append` run 2,000 times on one stream, 20 at a time: its rate and latency. */
-async function appendSeries(label: string, append: (n: number) => Promise<unknown>) {
+/** `append` run `count` times on one stream, 20 at a time: its rate and latency, unless told not to print. */
+async function appendSeries(
+  label: string,
+  append: (n: number) => Promise<unknown>,
+  { count = appendsPerSeries, quiet = false } = {},
+) {
   const times: number[] = [];
   const t0 = performance.now();
   let next = 0;
   await Promise.all(
     Array.from({ length: appendersAtOnce }, async () => {
-      while (next < appendsPerSeries) {
+      while (next < count) {
         const n = next++;
         const s = performance.now();
         await append(n);
@@ -87,7 +91,8 @@ async function appendSeries(label: string, append: (n: number) => Promise<unknow
       }
     }),
   );
-  const rate = appendsPerSeries / ((performance.now() - t0) / 1000);
+  const rate = count / ((performance.now() - t0) / 1000);
+  if (quiet) return;
   process.stdout.write(`  ${label}: ${rate.toFixed(0)} appends/s\n`);
   show('  its latency', figures(times));
 }
@@ -102,15 +107,33 @@ export async function benchLedgerAppends(databaseUrl: string): Promise<void> {
   );
   const pool = createPool(databaseUrl, { max: appendersAtOnce + 5 });
   try {
+    // Warmed first: every connection opened, and each statement planned on it.
+    const warm = `bench-${randomUUID()}`;
+    await withTransaction(pool, (tx) => appendEvent(tx, warm, benchEvent(-1)));
+    await appendSeries(
+      'warming',
+      (n) =>
+        n % 2 === 0
+          ? withTransaction(pool, (tx) => appendEvent(tx, warm, benchEvent(n)))
+          : appendGuarded(pool, warm, eventOnly, benchEvent(n)),
+      { count: 400, quiet: true },
+    );
     const inTransactions = `bench-${randomUUID()}`;
     await appendSeries('each in a transaction (begin, the append, commit)', (n) =>
       withTransaction(pool, (tx) => appendEvent(tx, inTransactions, benchEvent(n))),
     );
     const alone = `bench-${randomUUID()}`;
     await withTransaction(pool, (tx) => appendEvent(tx, alone, benchEvent(-1)));
-    await appendSeries('each a change with its event, one statement (appendGuarded)', (n) =>
-      appendGuarded(pool, alone, eventOnly, benchEvent(n)),
-    );
+    let lockedPath = 0;
+    await appendSeries('each a change with its event, one statement (appendGuarded)', async (n) => {
+      const event = benchEvent(n);
+      const guarded = await appendGuarded(pool, alone, eventOnly, event);
+      if (guarded.outcome === 'changed') return;
+      // As the gate's writers do when the statement could not append: the locked path.
+      lockedPath += 1;
+      await withTransaction(pool, (tx) => appendEvent(tx, alone, event));
+    });
+    process.stdout.write(`    of them taken by the locked path: ${String(lockedPath)}\n`);
   } finally {
     await pool.end();
   }
