@@ -20,7 +20,7 @@ import {
 } from './spend-levels.js';
 
 export type { BudgetFigures } from './spend-levels.js';
-import { inTurnOn, one, prepared, withTransaction, type Pool, type Queryable } from './pool.js';
+import { one, prepared, withTransaction, type Pool, type Queryable } from './pool.js';
 
 /**
  * A run's token budget: durable, request-keyed reservations and the usage that settles them.
@@ -147,27 +147,24 @@ interface Admission {
  * it, each holding the row only while its statement runs. Anything else (a level above the run,
  * a refusal, a request id answered before) takes the transaction: begin; the run's budget row
  * locked, with the ids of the levels above it; the levels' windows opened and locked; the
- * reservation, the holds and model.reserved in one statement; commit. Either way in one turn
- * among the process's writes of the session (`inTurnOn`).
+ * reservation, the holds and model.reserved in one statement; commit.
  */
-export function admitModelRequest(pool: Pool, request: AdmissionRequest): Promise<Admission> {
+export async function admitModelRequest(pool: Pool, request: AdmissionRequest): Promise<Admission> {
   const booking = {
     tokens: request.maxOutputTokens + request.inputBoundTokens,
     nanos: request.bookedNanos,
   };
   const { runId } = request;
-  return inTurnOn(request.sessionId, async () => {
-    if (!runsWithLevels.has(runId)) {
-      const admitted = await admitWithinRun(pool, request, booking);
-      if (admitted) return admitted;
-    }
-    return withTransaction(pool, async (tx) => {
-      const { budget, spendBudgetIds } = await lockRunBudget(tx, request);
-      sawLevels(runId, spendBudgetIds.length > 0);
-      const levels = await lockSpendLevels(tx, spendBudgetIds);
-      const exhausted = firstExhausted([runAllowance(budget), ...levels], booking);
-      return bookReservation(tx, request, booking, levels, exhausted);
-    });
+  if (!runsWithLevels.has(runId)) {
+    const admitted = await admitWithinRun(pool, request, booking);
+    if (admitted) return admitted;
+  }
+  return withTransaction(pool, async (tx) => {
+    const { budget, spendBudgetIds } = await lockRunBudget(tx, request);
+    sawLevels(runId, spendBudgetIds.length > 0);
+    const levels = await lockSpendLevels(tx, spendBudgetIds);
+    const exhausted = firstExhausted([runAllowance(budget), ...levels], booking);
+    return bookReservation(tx, request, booking, levels, exhausted);
   });
 }
 

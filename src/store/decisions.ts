@@ -4,7 +4,7 @@ import type { DecidedAnswer, GateDecision } from '../domain/gate/vocabulary.js';
 import { settleAndRecord } from './approval-settlement.js';
 import { appendEvent, appendGuarded } from './ledger.js';
 import type pg from 'pg';
-import { inTurnOn, withTransaction, type Pool } from './pool.js';
+import { withTransaction, type Pool } from './pool.js';
 import { guardedDecision, recordToolCallDecision } from './tool-calls.js';
 
 /** The call a decision is recorded for. */
@@ -28,8 +28,7 @@ function deniesAtApproval(
  * terminated) settles a still-pending approval first, as `failed_closed` with approval.decided,
  * by the same compare-and-swap as a person's decision: whichever comes first decides, the other
  * finds it decided, and the approval never disagrees with the call's decision. With `abandoned`
- * aborted by then, nothing commits: a writer its caller stopped waiting for must not decide. In its
- * turn among the process's writes of the session (`inTurnOn`).
+ * aborted by then, nothing commits: a writer its caller stopped waiting for must not decide.
  */
 export async function recordDecision(
   pool: Pool,
@@ -38,24 +37,20 @@ export async function recordDecision(
   abandoned?: AbortSignal,
   { oneStatement = true }: { oneStatement?: boolean } = {},
 ): Promise<DecidedAnswer> {
-  return inTurnOn(call.session_id, () => {
-    // Its turn came after the window: nothing to try.
-    abandoned?.throwIfAborted();
-    return withTransaction(pool, async (tx) => {
-      if (deniesAtApproval(decision)) {
-        const settled = await settleAndRecord(tx, call.session_id, call.tool_call_id, {
-          by: 'gate',
-          decision,
-        });
-        if (settled.outcome === 'decided') {
-          abandoned?.throwIfAborted();
-          return settled.answer;
-        }
+  return withTransaction(pool, async (tx) => {
+    if (deniesAtApproval(decision)) {
+      const settled = await settleAndRecord(tx, call.session_id, call.tool_call_id, {
+        by: 'gate',
+        decision,
+      });
+      if (settled.outcome === 'decided') {
+        abandoned?.throwIfAborted();
+        return settled.answer;
       }
-      const recorded = await recordCallDecision(tx, call, decision, oneStatement);
-      abandoned?.throwIfAborted();
-      return recorded;
-    });
+    }
+    const recorded = await recordCallDecision(tx, call, decision, oneStatement);
+    abandoned?.throwIfAborted();
+    return recorded;
   });
 }
 

@@ -3,7 +3,6 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { tracingOn } from '../telemetry/tracing.js';
 import { tracePool } from './pool-tracing.js';
-import { inTurn, TurnWaitExceeded } from './row-turns.js';
 
 export type Pool = pg.Pool;
 export type Queryable = pg.Pool | pg.PoolClient;
@@ -126,17 +125,6 @@ export function withTransaction<T>(
   return retryingConflicts(() => inTransaction(pool, work));
 }
 
-/**
- * `work`, a write of the session `streamId` names (its record of a call, a decision, a model
- * request's admission), in its turn among this process's writes of that session: every one of
- * them takes the session's ledger head, so they run one at a time on the server whatever the
- * process does, and only a few hold a connection at once (see row-turns.ts). The whole write is
- * one turn, whatever path it takes: nothing it does may take another turn of the same session.
- */
-export function inTurnOn<T>(streamId: string, work: () => Promise<T>): Promise<T> {
-  return inTurn(`ledger:${streamId}`, work, isUnavailableError);
-}
-
 async function inTransaction<T>(
   pool: Pool,
   work: (client: pg.PoolClient) => Promise<T>,
@@ -205,8 +193,6 @@ export function inOneSnapshot<T>(
 /** Errors that mean "PostgreSQL is not reachable right now" rather than "this query is wrong". */
 export function isUnavailableError(err: unknown): boolean {
   if (!(err instanceof Error)) return false;
-  // No turn on a hot row within its bound: as no connection within the pool's.
-  if (err instanceof TurnWaitExceeded) return true;
   const { code, syscall } = err as Error & { code?: unknown; syscall?: unknown };
   if (typeof code === 'string') {
     // EAGAIN: a Unix socket's backlog is full (a server that stopped accepting).

@@ -8,7 +8,7 @@ import type {
 import type { RunId, SessionId, ToolCallId } from '../domain/gate/ids.js';
 import { foreign, payload, redact } from '../domain/ledger/redaction.js';
 import { appendEvent, appendGuarded, lockStreamHead, type GuardedChange } from './ledger.js';
-import { inTurnOn, withTransaction, type Pool, type Queryable } from './pool.js';
+import { withTransaction, type Pool, type Queryable } from './pool.js';
 
 export interface ToolCallRow {
   session_id: SessionId;
@@ -56,14 +56,9 @@ interface RequestedCall {
  * concurrent request, gets the first record back and appends nothing. A call already recorded is
  * read without taking the session's head: its row may be changing under another writer (its
  * decision, its brokered result), which takes the row before the head, and a request holding the
- * head while waiting on that row would close a cycle. In its turn among the process's writes of
- * the session (`inTurnOn`): a burst of one session holds a few of the pool's connections.
+ * head while waiting on that row would close a cycle.
  */
-export function recordToolCallRequest(pool: Pool, call: RequestedCall): Promise<ToolCallRow> {
-  return inTurnOn(call.sessionId, () => recordOnce(pool, call));
-}
-
-async function recordOnce(pool: Pool, call: RequestedCall): Promise<ToolCallRow> {
+export async function recordToolCallRequest(pool: Pool, call: RequestedCall): Promise<ToolCallRow> {
   const event = requestedEvent(call);
   const guarded = await appendGuarded<ToolCallRow>(
     pool,
