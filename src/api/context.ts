@@ -16,6 +16,12 @@ import type { OidcRelyingParty } from './web/oidc-relying-party.js';
 /** What every route needs. One per API process. */
 export interface ApiContext {
   pool: Pool;
+  /**
+   * Connections of their own for settling proxied model requests. A burst of admissions, each
+   * waiting on its levels' rows, can hold every connection of `pool`; a settlement releases a
+   * hold (and ends its client's answer), so it never queues behind them.
+   */
+  settlements: Pool;
   gate: GateWorkflowClient;
   /** A tool call's one door: its request, its wait and its answer, for every entrance. */
   toolCalls: ToolCalls;

@@ -19,6 +19,9 @@ import { buildApi, type ApiLogger } from './server.js';
 import { WaitNotifications } from './wait-notifications.js';
 import { OidcRelyingParty } from './web/oidc-relying-party.js';
 
+/** The connections an API process keeps for settling proxied model requests (`ApiContext`). */
+const settlementConnections = 4;
+
 /** Builds the API with its own pool and a lazy Temporal connection (it starts with Temporal down). */
 export function createApi(
   config: GateConfig,
@@ -26,6 +29,10 @@ export function createApi(
   { logger = false, gateWaitMs = 30_000 }: { logger?: ApiLogger; gateWaitMs?: number } = {},
 ) {
   const pool = createPool(config.databaseUrl, config.postgresBounds);
+  const settlements = createPool(config.databaseUrl, {
+    ...config.postgresBounds,
+    max: settlementConnections,
+  });
   // The API hosts a gate worker so that each call's workflow starts on it eagerly; its stages
   // read through a pool of their own, so a burst of calls never starves the API's requests.
   const workerPool = config.eagerStart
@@ -54,6 +61,7 @@ export function createApi(
   const app = buildApi(
     {
       pool,
+      settlements,
       gate,
       publicUrl: config.api.publicUrl,
       auth: new Authenticator(pool, operatorKey),
@@ -90,6 +98,7 @@ export function createApi(
     await gate.close();
     await notifications.close();
     await workerPool?.end();
+    await settlements.end();
     await pool.end();
   });
   return app;

@@ -39,8 +39,9 @@ export function providerCall(
 
 /**
  * How long a settlement is tried before the expiry sweep is left to charge the booking: long
- * enough for a pool a burst of admissions holds (each waiting on its run's row) to free a
- * connection; the hold stands meanwhile, and a client still reading waits for its end.
+ * enough for the levels' rows to be free of a burst of admissions queued on them (the settlement
+ * has connections of its own: `ApiContext.settlements`); the hold stands meanwhile, and a client
+ * still reading waits for its end.
  */
 const settleForMs = 30_000;
 const settleBackoffMs = (attempt: number) => Math.min(250 * attempt, 2_000);
@@ -51,7 +52,7 @@ const settleBackoffMs = (attempt: number) => Math.min(250 * attempt, 2_000);
  * settled already is an error to see.
  */
 export async function settleExchange(
-  ctx: Pick<ApiContext, 'pool' | 'metrics'>,
+  ctx: Pick<ApiContext, 'settlements' | 'metrics'>,
   request: Pick<FastifyRequest, 'log'>,
   workspaceId: string,
   reservation: ReservationRow,
@@ -60,7 +61,12 @@ export async function settleExchange(
   const started = Date.now();
   for (let attempt = 1; ; attempt += 1) {
     try {
-      const { costNanos } = await settleProxiedRequest(ctx.pool, workspaceId, reservation, end);
+      const { costNanos } = await settleProxiedRequest(
+        ctx.settlements,
+        workspaceId,
+        reservation,
+        end,
+      );
       if (costNanos) {
         ctx.metrics.modelSpend.inc(
           { provider_kind: reservation.provider_kind ?? 'anthropic', via: 'proxy' },

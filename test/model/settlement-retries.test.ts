@@ -57,7 +57,7 @@ test('a settlement whose pool has no free connection for seconds settles once on
     const started = Date.now();
     await settleExchange(
       {
-        pool,
+        settlements: pool,
         metrics: {
           modelSpend: { inc: () => undefined },
           modelSettlementFailures: { inc: (labels: unknown) => failures.push(labels) },
