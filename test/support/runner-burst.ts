@@ -35,8 +35,8 @@ const runnerCode = `
 /**
  * A burst of one run's tool calls sent from another process, as a runner's are: the client's own
  * work (its connections, its answers read) is not the API's, as it would be if the test sent them
- * from the process the API runs in. Resolves `sent` once `server` has received `arrived` of them,
- * and `answers` with every status.
+ * from the process the API runs in. `sent` resolves once `server` has received `arrived` of them
+ * (and fails if the runner ended first); `answers`, with every status once all are answered.
  */
 export function burstFromAnotherProcess(
   server: Server,
@@ -46,14 +46,17 @@ export function burstFromAnotherProcess(
   const pathOf = (i: number) => `/v1/sessions/${burst.sessionId}/tool-calls/${burst.prefix}${i}`;
   const paths = new Set(Array.from({ length: burst.count }, (_, i) => pathOf(i)));
   let seen = 0;
-  let onArrived: () => void = () => undefined;
-  const sent = new Promise<void>((resolve) => {
-    onArrived = resolve;
+  const arrival: { resolve: () => void; reject: (err: Error) => void } = {
+    resolve: () => undefined,
+    reject: () => undefined,
+  };
+  const sent = new Promise<void>((resolve, reject) => {
+    Object.assign(arrival, { resolve, reject });
   });
   const count = (request: { url?: string }) => {
     if (request.url !== undefined && paths.has(request.url) && ++seen >= arrived) {
       server.off('request', count);
-      onArrived();
+      arrival.resolve();
     }
   };
   server.on('request', count);
@@ -67,18 +70,37 @@ export function burstFromAnotherProcess(
     GATE_BURST: JSON.stringify({ url: burst.url, token: burst.sessionToken, calls }),
   };
   const answers = new Promise<BurstAnswers>((resolve, reject) => {
+    // Bounded under the test's own timeout, so that a stuck runner fails with its own error.
     execFile(
       process.execPath,
       ['--input-type=module', '-e', runnerCode],
-      { env, timeout: 120_000 },
+      { env, timeout: 90_000 },
       (err, stdout) => {
         server.off('request', count);
-        if (err) reject(new Error(`the burst's runner failed: ${err.message}`, { cause: err }));
-        else resolve(JSON.parse(stdout) as BurstAnswers);
+        const failed = (cause: unknown) => {
+          reject(new Error(`the burst's runner failed: ${String(cause)}`, { cause }));
+        };
+        if (err) {
+          failed(err);
+          return;
+        }
+        try {
+          resolve(JSON.parse(stdout) as BurstAnswers);
+        } catch (parseError) {
+          failed(parseError);
+        }
       },
     );
   });
-  // A runner that failed before its calls arrived ends the wait for them too.
-  answers.then(onArrived, onArrived);
+  // A runner that ended before enough of its calls arrived ends the wait for them, failing it
+  // (once they arrived, `sent` is settled and this changes nothing).
+  answers.then(
+    () => {
+      arrival.reject(new Error(`only ${seen} of the burst's calls arrived before it ended`));
+    },
+    (err: unknown) => {
+      arrival.reject(err as Error);
+    },
+  );
   return { sent, answers };
 }
