@@ -267,8 +267,11 @@ export interface ModelProxyLimits {
   concurrentPerRun: number;
 }
 
-/** What a reservation outlives beyond the longest request: the settlement's own retries. */
-const reservationSettleMarginS = 60;
+/**
+ * What a reservation outlives beyond the longest request: the settlement's own retries (90 s,
+ * `src/api/model-exchange.ts`) and half a minute more.
+ */
+const reservationSettleMarginS = 120;
 
 /**
  * What the API's HTTP server allows a client, so that a slow or stalled one holds a connection

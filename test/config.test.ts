@@ -45,7 +45,7 @@ describe('configuration from the environment', () => {
       eagerStart: true,
       heapGrowthPercent: 25,
       sealingKey: undefined,
-      reservationTtlS: 990,
+      reservationTtlS: 1050,
       workflowBundlePath: undefined,
       http: {
         headersTimeoutMs: 10_000,
@@ -106,7 +106,7 @@ describe('configuration from the environment', () => {
       GATE_APPROVAL_RECHECK_MAX_S: '120',
       GATE_WORKER_CACHED_WORKFLOWS: '64',
       GATE_EAGER_START: 'off',
-      GATE_RESERVATION_TTL_S: '700',
+      GATE_RESERVATION_TTL_S: '800',
       LOG_LEVEL: 'warn',
       GATE_WORKFLOW_BUNDLE: '/srv/gate/workflow-bundle.js',
       GATE_MODEL_IDLE_TIMEOUT_S: '30',
@@ -146,7 +146,7 @@ describe('configuration from the environment', () => {
     assert.equal(config.workerCachedWorkflows, 64);
     assert.equal(config.eagerStart, false);
     assert.equal(config.sealingKey, 'c2VhbGluZw==');
-    assert.equal(config.reservationTtlS, 700);
+    assert.equal(config.reservationTtlS, 800);
     assert.equal(config.workflowBundlePath, '/srv/gate/workflow-bundle.js');
     assert.deepEqual(config.modelProxy, {
       idleTimeoutMs: 30_000,
@@ -182,9 +182,9 @@ describe('configuration from the environment', () => {
   test('a reservation lives past the longest model request: a TTL shorter than the model timeout, one write deadline and the settlement margin stops start-up', () => {
     assert.throws(
       () => loadConfig({ ...required, GATE_MODEL_TIMEOUT_S: '600', GATE_RESERVATION_TTL_S: '680' }),
-      /GATE_RESERVATION_TTL_S: must be at least GATE_MODEL_TIMEOUT_S \+ GATE_MODEL_WRITE_DEADLINE_S \+ 60 \(690\)/,
+      /GATE_RESERVATION_TTL_S: must be at least GATE_MODEL_TIMEOUT_S \+ GATE_MODEL_WRITE_DEADLINE_S \+ 120 \(750\)/,
     );
-    assert.equal(loadConfig({ ...required, GATE_MODEL_TIMEOUT_S: '60' }).reservationTtlS, 150);
+    assert.equal(loadConfig({ ...required, GATE_MODEL_TIMEOUT_S: '60' }).reservationTtlS, 210);
   });
 
   test('a client write deadline at or past the idle bound stops start-up: a relay waiting on its client would cut the provider off', () => {
