@@ -219,12 +219,13 @@ test(
     assert.equal(mostAtOnce, 1, 'one refresh at a time: the lease has one holder');
     // The stalled connection's own calls fail closed, each with an error result: past the
     // workspace's share of brokered calls at once, or the refresh failed; on a starved machine an
-    // attempt may time out and its retry not repeat it.
+    // attempt may time out and its retry not repeat it, or the call's workflow reach its own
+    // bound before the broker's result (beside another suite: "the gate ended before the result").
     for (const answer of answers.filter((each) => each.status === 200)) {
       assert.equal(answer.body.result.isError, true, JSON.stringify(answer.body));
       assert.match(
         answer.body.result.content[0].text,
-        /could not be refreshed|did not finish; it is not repeated|as many as it may at once|could not be carried out \(the broker (timed out|failed)\)$/,
+        /could not be refreshed|did not finish; it is not repeated|as many as it may at once|could not be carried out \(the (broker (timed out|failed)|gate ended before the result)\)$/,
       );
     }
     const odd = answers.filter((answer) => answer.status !== 200 && answer.status !== 202);
