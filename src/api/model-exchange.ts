@@ -39,7 +39,7 @@ export function providerCall(
 
 /**
  * How long a settlement is tried before the expiry sweep is left to charge the booking (the
- * worst case, where the usage is known): long enough for the levels' rows to be free of a burst
+ * worst case, though the usage is known here): long enough for the levels' rows to be free of a burst
  * of admissions queued on them. Beside another suite, 200 requests of one workspace under four
  * levels kept some settlements from those rows for over 30 s. The settlement has connections of
  * its own (`ApiContext.settlements`); the hold stands meanwhile, and a client still reading
