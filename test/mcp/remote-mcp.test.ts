@@ -258,29 +258,7 @@ describe('the remote MCP endpoint, with a session token', () => {
       const client = await connect(run, 'retrying-task', quick.url);
       const query = `once ${randomUUID()}`;
       const release = upstream.holdCalls();
-      // As a client told "make the same call again" does: the same request, until it is created.
-      const createTask = async () => {
-        for (let tries = 0; ; tries += 1) {
-          try {
-            return await client.request(
-              {
-                method: 'tools/call',
-                params: {
-                  name: 'mcp__notes__search_notes',
-                  arguments: { query },
-                  task: { ttl: 60_000 },
-                },
-              },
-              CreateTaskResultSchema,
-              { timeout: 90_000 },
-            );
-          } catch (err) {
-            if (tries > 100 || !/make the same call again/.test(String(err))) throw err;
-            await new Promise((resolve) => setTimeout(resolve, 250));
-          }
-        }
-      };
-      const created = createTask();
+      const created = startTask(client, { query }, 'mcp__notes__search_notes');
       created.catch(() => undefined);
       const received = () => upstream.calls.filter((c) => c.arguments.query === query).length;
       try {
@@ -622,14 +600,28 @@ describe('the remote MCP endpoint, with a session token', () => {
   });
 });
 
-function startTask(client: Client, args: Record<string, unknown>) {
-  return client.request(
-    {
-      method: 'tools/call',
-      params: { name: 'mcp__notes__create_note', arguments: args, task: { ttl: 60_000 } },
-    },
-    CreateTaskResultSchema,
-  );
+/**
+ * A task-augmented `tools/call`, sent again as a client told "make the same call again" does (the
+ * gate busy, or still evaluating past its wait), until the task is created: the same tool and
+ * arguments are the same task.
+ */
+async function startTask(
+  client: Client,
+  args: Record<string, unknown>,
+  name = 'mcp__notes__create_note',
+) {
+  for (let tries = 0; ; tries += 1) {
+    try {
+      return await client.request(
+        { method: 'tools/call', params: { name, arguments: args, task: { ttl: 60_000 } } },
+        CreateTaskResultSchema,
+        { timeout: 90_000 },
+      );
+    } catch (err) {
+      if (tries > 100 || !/make the same call again/.test(String(err))) throw err;
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+  }
 }
 
 function taskResult(client: Client, taskId: string) {
