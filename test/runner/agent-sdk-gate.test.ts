@@ -36,6 +36,8 @@ const h = useHarness({
 const token = `secret-${randomBytes(12).toString('hex')}`;
 const offered = ['Bash', 'Read', 'Write', 'Edit', 'Glob', 'Grep'];
 let root: string;
+/** The configuration folders of runners started as processes (a killed one leaves its own). */
+let runnerConfigs: string;
 let upstream: RugpullUpstream;
 let builtins: string;
 let fs: string;
@@ -111,6 +113,7 @@ const ofType = (events: { type: string; data: Record<string, any> }[], type: str
 describe('a real agent SDK agent, wired through the gate', () => {
   beforeAll(async () => {
     root = mkdtempSync(path.join(tmpdir(), 'gate-agent-'));
+    runnerConfigs = mkdtempSync(path.join(tmpdir(), 'gate-agent-configs-'));
     upstream = await startRugpullUpstream({ token });
     const bundle = async (body: Record<string, unknown>) =>
       (
@@ -146,6 +149,7 @@ describe('a real agent SDK agent, wired through the gate', () => {
     for (const fake of fakes) await fake.close();
     await upstream.close();
     rmSync(root, { recursive: true, force: true });
+    rmSync(runnerConfigs, { recursive: true, force: true });
   });
 
   test('under a deny-all policy every call reaches the gate under its tool-use id, none runs, and the model reads each reason', async () => {
@@ -463,6 +467,8 @@ function startRunner(
         GATE_SESSION_TOKEN: run.session_token,
         FAKE_MODEL_URL: fake.url,
         AGENT_CWD: cwd,
+        // A killed runner cannot remove its agent's configuration: the file's cleanup does.
+        AGENT_CONFIG_DIR: mkdtempSync(path.join(runnerConfigs, 'runner-')),
         ...env,
       },
     },

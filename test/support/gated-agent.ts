@@ -22,6 +22,11 @@ export interface GatedAgentConfig {
   hookTimeoutS?: number;
   /** Plugins the runner adds (skills, commands of its own). */
   plugins?: Options['plugins'];
+  /**
+   * The agent's configuration folder, kept by whoever made it (a runner that may be killed leaves
+   * it to its test); by default a folder of its own, removed once the agent has exited.
+   */
+  configDir?: string;
   /** Called when the SDK asks the second line (canUseTool), with the tool-use id. */
   onCanUseTool?: (toolUseId: string) => void;
 }
@@ -36,7 +41,7 @@ export async function runGatedAgent(config: GatedAgentConfig): Promise<SDKResult
   const gated = await gateQueryOptions(client, {
     ...(config.hookTimeoutS !== undefined && { hookTimeoutS: config.hookTimeoutS }),
   });
-  const configDir = mkdtempSync(path.join(tmpdir(), 'gated-agent-config-'));
+  const configDir = config.configDir ?? mkdtempSync(path.join(tmpdir(), 'gated-agent-config-'));
   const options: Options = {
     ...gated,
     canUseTool: (tool, input, context) => {
@@ -55,12 +60,16 @@ export async function runGatedAgent(config: GatedAgentConfig): Promise<SDKResult
     },
   };
   try {
+    // Read to the end, not only to the result: the agent's process writes its session into the
+    // configuration folder until it exits, and the folder goes once it has.
+    let result: SDKResultMessage | undefined;
     for await (const message of query({ prompt: 'Do the task.', options })) {
-      if (message.type === 'result') return message;
+      if (message.type === 'result') result = message;
     }
-    throw new Error('the agent ended without a result');
+    if (!result) throw new Error('the agent ended without a result');
+    return result;
   } finally {
-    rmSync(configDir, { recursive: true, force: true });
+    if (config.configDir === undefined) rmSync(configDir, { recursive: true, force: true });
   }
 }
 
@@ -73,6 +82,7 @@ if (process.argv[1]?.endsWith('gated-agent.ts')) {
     sessionToken: env.GATE_SESSION_TOKEN ?? '',
     modelUrl: env.FAKE_MODEL_URL ?? '',
     cwd: env.AGENT_CWD ?? process.cwd(),
+    ...(env.AGENT_CONFIG_DIR && { configDir: env.AGENT_CONFIG_DIR }),
     ...(env.HOOK_TIMEOUT_S && { hookTimeoutS: Number(env.HOOK_TIMEOUT_S) }),
     onCanUseTool: (id) => {
       process.stderr.write(`canUseTool ${id}\n`);
