@@ -30,7 +30,8 @@ import { loadConfig, type GateConfig } from '../src/config.js';
 import { startProcess, type ManagedProcess } from './devstack/child-process.js';
 import { projectRoot } from './devstack/stack-config.js';
 import { startNodeProcess, startStack, type Stack } from './devstack/stack.js';
-import { benchModelProxy } from './bench/model-proxy.js';
+import { benchModelProxy, type ModelProxyFigures } from './bench/model-proxy.js';
+import { shortText, type StatementFigures } from './bench/pg-statements.js';
 import { benchRemoteMcp, printRemoteMcp } from './bench/remote-mcp.js';
 import { figures, ms, show } from './bench/figures.js';
 import { startFloor } from './bench/floor.js';
@@ -255,7 +256,7 @@ function full(): Promise<void> {
     await benchSimulation();
     await benchLedgerAppends(config.databaseUrl);
     await benchApprovalList(await gateCalls(base, key), base, config.databaseUrl);
-    await modelProxyFigures(base, key);
+    await modelProxyFigures(base, key, config.databaseUrl);
     await remoteMcpFigures(base, key);
   });
 }
@@ -266,19 +267,42 @@ async function remoteMcpFigures(base: string, key: string): Promise<void> {
   printRemoteMcp(await benchRemoteMcp(await gateCalls(base, key), base, key, count), count);
 }
 
-async function modelProxyFigures(base: string, key: string): Promise<void> {
+async function modelProxyFigures(base: string, key: string, databaseUrl: string): Promise<void> {
   const { demo } = await gateCalls(base, key);
   for (const api of ['anthropic', 'openai'] as const) {
     process.stdout.write(
       `\nModel proxy (${api === 'anthropic' ? 'Anthropic Messages' : 'OpenAI Chat Completions'}), time to first byte of a streamed answer, 200 requests each, interleaved:\n`,
     );
-    const proxy = await benchModelProxy(base, key, demo, api);
+    const proxy = await benchModelProxy(base, key, demo, databaseUrl, api);
     const direct = figures(proxy.direct);
     const proxied = figures(proxy.proxied);
     show('stub upstream, directly', direct);
     show('through the gate (admit, forward, meter)', proxied);
-    process.stdout.write(`  added latency to first byte, p50: ${ms(proxied.p50 - direct.p50)}\n\n`);
+    process.stdout.write(`  added latency to first byte, p50: ${ms(proxied.p50 - direct.p50)}\n`);
+    printServerTime(proxy.statements, proxy.proxied.length);
+    process.stdout.write('\n');
   }
+}
+
+/**
+ * PostgreSQL's own time per proxied request, by statement (the admission before the first byte,
+ * the settlement after the last, and whatever else ran meanwhile): the server's share of the
+ * added latency, apart from the round trips' travel and the client's work.
+ */
+function printServerTime(statements: ModelProxyFigures['statements'], requests: number): void {
+  if (typeof statements === 'string') {
+    process.stdout.write(`  PostgreSQL's statements not counted: ${statements}\n`);
+    return;
+  }
+  const rows = [...statements.entries()].sort((a, b) => b[1].ms - a[1].ms);
+  const sum = (pick: (f: StatementFigures) => number) =>
+    rows.reduce((total, [, f]) => total + pick(f), 0);
+  const per = (n: number) => (n / requests).toFixed(2).padStart(6);
+  process.stdout.write(
+    `  PostgreSQL per proxied request (pg_stat_statements): ${per(sum((f) => f.calls)).trim()} statements, ${per(sum((f) => f.ms)).trim()} ms on the server; by time:\n`,
+  );
+  for (const [text, f] of rows.slice(0, 8))
+    process.stdout.write(`    ${per(f.ms)} ms  ${per(f.calls)} runs  ${shortText(text, 90)}\n`);
 }
 
 /** The ratios past their thresholds, as sentences. */
@@ -328,7 +352,7 @@ if (process.argv.includes('--check')) process.exitCode = await check();
 else if (process.argv.includes('--simulation')) await benchSimulation();
 else if (process.argv.includes('--cpu')) await cpuFigures(() => Promise.resolve());
 else if (process.argv.includes('--model'))
-  await onBenchStack((_config, base, key) => modelProxyFigures(base, key));
+  await onBenchStack((config, base, key) => modelProxyFigures(base, key, config.databaseUrl));
 else if (process.argv.includes('--mcp'))
   await onBenchStack((_config, base, key) => remoteMcpFigures(base, key));
 else if (process.argv.includes('--ledger'))

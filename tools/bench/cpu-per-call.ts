@@ -27,6 +27,7 @@ import {
   type GateCalls,
 } from './gate-calls.js';
 import { parseCountsLine, type PgQueryCounts } from './pg-query-counts.js';
+import { countingStatements, shortText, statementsSinceReset } from './pg-statements.js';
 import { clusterCpuSeconds, cpuSeconds, postmasterPid } from './process-cpu.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -136,31 +137,6 @@ async function startFloorProcess(stack: Stack) {
       await exited;
     },
   };
-}
-
-/** Statements PostgreSQL ran in this database since the last reset, by normalised text. */
-async function statements(db: pg.Client): Promise<Map<string, number>> {
-  const { rows: found } = await db.query<{ query: string; calls: string }>(
-    `select query, calls from pg_stat_statements
-      where dbid = (select oid from pg_database where datname = current_database())
-        and query not like '%pg_stat_statements%'`,
-  );
-  const byText = new Map<string, number>();
-  for (const { query, calls } of found) {
-    const text = query.replace(/\s+/g, ' ').trim();
-    byText.set(text, (byText.get(text) ?? 0) + Number(calls));
-  }
-  return byText;
-}
-
-async function countingStatements(db: pg.Client): Promise<string | undefined> {
-  try {
-    await db.query('create extension if not exists pg_stat_statements');
-    await db.query('select pg_stat_statements_reset()');
-    return undefined;
-  } catch (err) {
-    return (err as Error).message;
-  }
 }
 
 /**
@@ -276,7 +252,7 @@ export async function benchCpuPerCall(
             roundTrips.pipelined += counts.pipelined - (queriesBefore[i]?.pipelined ?? 0);
           });
           if (notCounted === undefined)
-            for (const [text, n] of await statements(db))
+            for (const [text, { calls: n }] of await statementsSinceReset(db))
               byText.set(text, (byText.get(text) ?? 0) + n);
         }
         const total = totals[kind];
@@ -368,5 +344,5 @@ function printStatements(
   process.stdout.write(`  ${per(control)}  of them BEGIN, COMMIT or ROLLBACK\n`);
   process.stdout.write('  by statement, most run first:\n');
   for (const [text, n] of [...byText.entries()].sort((a, b) => b[1] - a[1]).slice(0, 20))
-    process.stdout.write(`  ${per(n)}  ${text.length > 110 ? `${text.slice(0, 107)}...` : text}\n`);
+    process.stdout.write(`  ${per(n)}  ${shortText(text)}\n`);
 }

@@ -6,7 +6,13 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
+import pg from 'pg';
 import { createDemoRun, type DemoWorkspace } from '../seed.js';
+import {
+  countingStatements,
+  statementsSinceReset,
+  type StatementFigures,
+} from './pg-statements.js';
 
 const chatChunk = (delta: unknown, finish: string | null) => ({
   id: 'chatcmpl-bench',
@@ -108,16 +114,32 @@ const apis = {
   },
 } as const;
 
-/** Time to first byte, direct and through the gate's endpoint for `api`, `rounds` requests each. */
+export interface ModelProxyFigures {
+  direct: number[];
+  proxied: number[];
+  /**
+   * What PostgreSQL ran over the measured rounds (the direct requests run none), by statement,
+   * or why it was not counted.
+   */
+  statements: Map<string, StatementFigures> | string;
+}
+
+/**
+ * Time to first byte, direct and through the gate's endpoint for `api`, `rounds` requests each;
+ * PostgreSQL's statements over the measured rounds, counted by the server.
+ */
 export async function benchModelProxy(
   apiUrl: string,
   operatorKey: string,
   demo: DemoWorkspace,
+  databaseUrl: string,
   api: keyof typeof apis = 'anthropic',
   rounds = 200,
-): Promise<{ direct: number[]; proxied: number[] }> {
+): Promise<ModelProxyFigures> {
   const shape = apis[api];
   const stub = await startStubUpstream();
+  const db = new pg.Client({ connectionString: databaseUrl });
+  await db.connect();
   try {
     const provider = await fetch(`${apiUrl}/v1/model-providers`, {
       method: 'POST',
@@ -141,7 +163,9 @@ export async function benchModelProxy(
     });
     const direct: number[] = [];
     const proxied: number[] = [];
+    let notCounted: string | undefined;
     for (let i = 0; i < rounds + 20; i += 1) {
+      if (i === 20) notCounted = await countingStatements(db);
       const d = await timeToFirstByte(`${stub.url}${shape.upstreamPath}`, 'sk-bench', body);
       const p = await timeToFirstByte(`${apiUrl}${shape.gatePath}`, run.session_token, body);
       // The first rounds warm connections and code paths up.
@@ -150,8 +174,9 @@ export async function benchModelProxy(
         proxied.push(p);
       }
     }
-    return { direct, proxied };
+    return { direct, proxied, statements: notCounted ?? (await statementsSinceReset(db)) };
   } finally {
+    await db.end();
     await stub.close();
   }
 }
