@@ -559,12 +559,14 @@ describe('the remote MCP endpoint, with a session token', () => {
       if (allowed && !result.isError) {
         assert.deepEqual(JSON.parse(text(result)).arguments, { query: `q${n}` });
       } else if (allowed) {
-        // On a machine loaded past the broker's attempt bound, the gate's documented failure:
-        // the call is reported, never carried out twice.
-        assert.match(text(result), /did not finish; it is not repeated/);
+        // On a machine loaded past the broker's attempt bound, the gate's documented failures:
+        // the call is reported, never carried out twice; or a stage past the call's window
+        // denied it before anything was carried out.
+        assert.match(text(result), /did not finish; it is not repeated|failing closed/);
       } else {
         assert.equal(result.isError, true);
-        assert.match(text(result), /drafts-denied/);
+        // Denied by the policy, or (beside another suite) failed closed before the policy.
+        assert.match(text(result), /drafts-denied|failing closed/);
       }
     }
     const reached = upstream.calls.slice(before);
