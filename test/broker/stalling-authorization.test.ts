@@ -211,13 +211,15 @@ test(
     const quietP50 = Math.max(median(quiet.latencies), median(after.latencies));
     const duringP50 = median(during.latencies);
     // Printed for a quiet machine's figure (within 2x there). Bounded at the catastrophic only: a
-    // pool held through the exchange puts every decision behind the stall, seconds each, while
-    // another suite's load beside this one may slow each allow several times over.
+    // worker held by the stall puts every decision behind it, the stall's 10 s each. Beside another
+    // full suite on two cores, the storm's own 200 calls, decided by the same worker, took this
+    // p50 to 3.5 s (4.3 s with a third run beside them; quiet 0.3–0.4 s). A transaction held
+    // through the exchange is what the sampler above asserts directly.
     process.stdout.write(
       `allow p50 during the stall ${duringP50.toFixed(1)} ms, quiet ${quietP50.toFixed(1)} ms (${(duringP50 / quietP50).toFixed(2)}x)\n`,
     );
     assert.ok(
-      duringP50 < stallMs / 4,
+      duringP50 < stallMs / 2,
       `p50 ${duringP50.toFixed(1)} ms during the stall, ${quietP50.toFixed(1)} ms quiet`,
     );
     assert.equal(mostAtOnce, 1, 'one refresh at a time: the lease has one holder');
