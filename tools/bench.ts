@@ -285,9 +285,10 @@ async function modelProxyFigures(base: string, key: string, databaseUrl: string)
 }
 
 /**
- * PostgreSQL's own time per proxied request, by statement (the admission before the first byte,
- * the settlement after the last, and whatever else ran meanwhile): the server's share of the
- * added latency, apart from the round trips' travel and the client's work.
+ * PostgreSQL's own time over the measured rounds, per proxied request, by statement: the
+ * admission before the first byte, the settlement after the last, and whatever any other session
+ * of the database ran meanwhile (the direct requests run none). What the server spends executing,
+ * apart from the round trips' travel and the processes' own work.
  */
 function printServerTime(statements: ModelProxyFigures['statements'], requests: number): void {
   if (typeof statements === 'string') {
@@ -299,7 +300,7 @@ function printServerTime(statements: ModelProxyFigures['statements'], requests: 
     rows.reduce((total, [, f]) => total + pick(f), 0);
   const per = (n: number) => (n / requests).toFixed(2).padStart(6);
   process.stdout.write(
-    `  PostgreSQL per proxied request (pg_stat_statements): ${per(sum((f) => f.calls)).trim()} statements, ${per(sum((f) => f.ms)).trim()} ms on the server; by time:\n`,
+    `  PostgreSQL per proxied request (pg_stat_statements, every session, the settlement included): ${per(sum((f) => f.calls)).trim()} statements, ${per(sum((f) => f.ms)).trim()} ms executing; by time:\n`,
   );
   for (const [text, f] of rows.slice(0, 8))
     process.stdout.write(`    ${per(f.ms)} ms  ${per(f.calls)} runs  ${shortText(text, 90)}\n`);

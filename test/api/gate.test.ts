@@ -2,7 +2,13 @@ import assert from 'node:assert/strict';
 import { afterAll, beforeAll, describe, test } from 'vitest';
 import type { Client } from '@temporalio/client';
 import { gateWorkflowId, asSessionId, asToolCallId } from '../../src/domain/gate/ids.js';
-import { createRun, defaultPolicy, expectStatus, toolCall } from '../support/seed.js';
+import {
+  createRun,
+  defaultPolicy,
+  expectStatus,
+  toolCall,
+  toolCallUntilAnswered,
+} from '../support/seed.js';
 import { useHarness } from '../support/harness.js';
 import { testTemporalClient } from '../support/temporal.js';
 
@@ -20,7 +26,7 @@ describe('the gate answers each tool call', () => {
   test('a call the policy allows is allowed, naming the rule', async () => {
     const run = await createRun(h.api, h.seed);
     const answer = await expectStatus(
-      toolCall(h.api, run, 'c1', { tool: 'Read', arguments: { file_path: 'a' } }),
+      toolCallUntilAnswered(h.api, run, 'c1', { tool: 'Read', arguments: { file_path: 'a' } }),
       200,
     );
     assert.deepEqual(answer, {
@@ -34,7 +40,7 @@ describe('the gate answers each tool call', () => {
   test('a call the policy denies is denied with source=policy', async () => {
     const run = await createRun(h.api, h.seed);
     const answer = await expectStatus(
-      toolCall(h.api, run, 'c1', { tool: 'Bash', arguments: { command: 'rm -rf /' } }),
+      toolCallUntilAnswered(h.api, run, 'c1', { tool: 'Bash', arguments: { command: 'rm -rf /' } }),
       200,
     );
     assert.equal(answer.decision, 'deny');
@@ -45,7 +51,7 @@ describe('the gate answers each tool call', () => {
   test('a tool outside the frozen set is denied with source=capability', async () => {
     const run = await createRun(h.api, h.seed);
     const answer = await expectStatus(
-      toolCall(h.api, run, 'c1', { tool: 'WebFetch', arguments: {} }),
+      toolCallUntilAnswered(h.api, run, 'c1', { tool: 'WebFetch', arguments: {} }),
       200,
     );
     assert.equal(answer.decision, 'deny');
@@ -58,7 +64,10 @@ describe('the gate answers each tool call', () => {
     // 1021 bytes here, inside Temporal's limit for a value.
     const run = await createRun(h.api, h.seed);
     const tool = `${'\u{1F600}'.repeat(255)}\n`;
-    const answer = await expectStatus(toolCall(h.api, run, 'c1', { tool, arguments: {} }), 200);
+    const answer = await expectStatus(
+      toolCallUntilAnswered(h.api, run, 'c1', { tool, arguments: {} }),
+      200,
+    );
     assert.equal(answer.decision, 'deny');
     assert.equal(answer.source, 'capability');
   });
@@ -74,7 +83,7 @@ describe('the gate answers each tool call', () => {
     );
     const run = await createRun(h.api, h.seed, { policy_id: policy.id });
     const answer = await expectStatus(
-      toolCall(h.api, run, 'c1', { tool: 'Bash', arguments: { command: 'ls' } }),
+      toolCallUntilAnswered(h.api, run, 'c1', { tool: 'Bash', arguments: { command: 'ls' } }),
       200,
     );
     assert.equal(answer.decision, 'allow');
@@ -85,7 +94,7 @@ describe('the gate answers each tool call', () => {
   test('GET returns the recorded state of a call; an unknown call is 404', async () => {
     const run = await createRun(h.api, h.seed);
     await expectStatus(
-      toolCall(h.api, run, 'c1', { tool: 'Read', arguments: { file_path: 'a' } }),
+      toolCallUntilAnswered(h.api, run, 'c1', { tool: 'Read', arguments: { file_path: 'a' } }),
       200,
     );
     const state = await expectStatus(
@@ -114,7 +123,7 @@ describe('retries are idempotent', () => {
     for (const answer of answers) assert.equal(answer.status, 200);
     const first = JSON.stringify(answers[0]!.body);
     for (const answer of answers) assert.equal(JSON.stringify(answer.body), first);
-    const again = await expectStatus(toolCall(h.api, run, 'same', body), 200);
+    const again = await expectStatus(toolCallUntilAnswered(h.api, run, 'same', body), 200);
     assert.equal(JSON.stringify(again), first);
 
     const workflowId = gateWorkflowId(asSessionId(run.session_id), asToolCallId('same'));
@@ -135,7 +144,7 @@ describe('retries are idempotent', () => {
   test('the same ids with a different body give 409 and change nothing', async () => {
     const run = await createRun(h.api, h.seed);
     await expectStatus(
-      toolCall(h.api, run, 'c1', { tool: 'Read', arguments: { file_path: 'a' } }),
+      toolCallUntilAnswered(h.api, run, 'c1', { tool: 'Read', arguments: { file_path: 'a' } }),
       200,
     );
     const conflict = await toolCall(h.api, run, 'c1', {
@@ -179,14 +188,14 @@ describe('a run freezes its policy version', () => {
     );
     assert.equal(edited.version, 2);
     const old = await expectStatus(
-      toolCall(h.api, before, 'c1', { tool: 'Read', arguments: { file_path: 'a' } }),
+      toolCallUntilAnswered(h.api, before, 'c1', { tool: 'Read', arguments: { file_path: 'a' } }),
       200,
     );
     assert.equal(old.decision, 'allow');
     const later = await createRun(h.api, h.seed, { policy_id: policy.id });
     assert.equal(later.policy_version, 2);
     const fresh = await expectStatus(
-      toolCall(h.api, later, 'c1', { tool: 'Read', arguments: { file_path: 'a' } }),
+      toolCallUntilAnswered(h.api, later, 'c1', { tool: 'Read', arguments: { file_path: 'a' } }),
       200,
     );
     assert.equal(fresh.decision, 'deny');

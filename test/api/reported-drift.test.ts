@@ -5,7 +5,13 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, test } from 'vitest';
 import { projectRoot } from '../../tools/devstack/stack-config.js';
 import { useHarness } from '../support/harness.js';
-import { createRun, expectStatus, toolCall, type CreatedRun } from '../support/seed.js';
+import {
+  createRun,
+  expectStatus,
+  toolCall,
+  type CreatedRun,
+  toolCallUntilAnswered,
+} from '../support/seed.js';
 
 const h = useHarness();
 const otherDigest = `sha256:${'0'.repeat(64)}`;
@@ -18,18 +24,21 @@ describe('a runner reports the digest its sandbox serves (observed_digest)', () 
     const run = await createRun(h.api, h.seed);
     const read = { tool: 'Read', arguments: { file_path: 'a' } };
     const same = await expectStatus(
-      toolCall(h.api, run, 'same', { ...read, observed_digest: frozenDigest(run, 'Read') }),
+      toolCallUntilAnswered(h.api, run, 'same', {
+        ...read,
+        observed_digest: frozenDigest(run, 'Read'),
+      }),
       200,
     );
     assert.equal(same.decision, 'allow');
     const drifted = await expectStatus(
-      toolCall(h.api, run, 'drifted', { ...read, observed_digest: otherDigest }),
+      toolCallUntilAnswered(h.api, run, 'drifted', { ...read, observed_digest: otherDigest }),
       200,
     );
     assert.deepEqual([drifted.decision, drifted.source], ['deny', 'capability']);
     assert.match(drifted.reason, /drifted since the run froze it/);
     const withdrawn = await expectStatus(
-      toolCall(h.api, run, 'withdrawn', { ...read, observed_digest: null }),
+      toolCallUntilAnswered(h.api, run, 'withdrawn', { ...read, observed_digest: null }),
       200,
     );
     assert.deepEqual([withdrawn.decision, withdrawn.source], ['deny', 'capability']);
@@ -48,8 +57,8 @@ describe('a runner reports the digest its sandbox serves (observed_digest)', () 
     const run = await createRun(h.api, h.seed);
     const unreported = { tool: 'Read', arguments: { file_path: 'a' } };
     const call = { ...unreported, observed_digest: otherDigest };
-    const first = await expectStatus(toolCall(h.api, run, 'c1', call), 200);
-    assert.deepEqual(await expectStatus(toolCall(h.api, run, 'c1', call), 200), first);
+    const first = await expectStatus(toolCallUntilAnswered(h.api, run, 'c1', call), 200);
+    assert.deepEqual(await expectStatus(toolCallUntilAnswered(h.api, run, 'c1', call), 200), first);
     await expectStatus(toolCall(h.api, run, 'c1', unreported), 409);
   });
 

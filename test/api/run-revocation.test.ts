@@ -13,6 +13,7 @@ import {
   expectStatus,
   seedWorkspace,
   toolCall,
+  toolCallUntilAnswered,
   type CreatedRun,
 } from '../support/seed.js';
 import { testTemporalClient } from '../support/temporal.js';
@@ -81,7 +82,7 @@ describe('a revoked run', () => {
     const provider = await createProvider(h.api, h.seed, fake.url);
     const run = await createRun(h.api, h.seed, { model_provider: provider.id });
     const requests = runnerRequests(run);
-    await expectStatus(toolCall(h.api, run, 'c1', read), 200);
+    await expectStatus(toolCallUntilAnswered(h.api, run, 'c1', read), 200);
     await expectStatus(admit(h.api, run, modelRequest('m1', 10)), 201);
     const client = gateClient(h.api, run.session_token);
     await client.messages.create(hello);
@@ -156,7 +157,7 @@ describe('a revoked run', () => {
       assert.equal(answer.status, status, `${who}: ${JSON.stringify(answer.body)}`);
     }
     assert.equal((await revoke(randomUUID(), h.api.operatorKey)).status, 404);
-    await expectStatus(toolCall(h.api, run, 'c1', read), 200);
+    await expectStatus(toolCallUntilAnswered(h.api, run, 'c1', read), 200);
 
     const revoked = await expectStatus(revoke(run.run_id, invoker.token), 200);
     assert.equal(revoked.revoked_by, invoker.user_id);
@@ -179,7 +180,7 @@ describe('a revoked run', () => {
     const stays = await createRun(h.api, h.seed);
     const theirs = await createRun(h.api, h.seed, { invoked_by: leaver.user_id });
     const bash = { tool: 'Bash', arguments: { command: 'deploy' } };
-    await expectStatus(toolCall(h.api, theirs, 'paused', bash), 202);
+    await expectStatus(toolCallUntilAnswered(h.api, theirs, 'paused', bash), 202);
     const patch = (status: string) =>
       expectStatus(
         h.api.call('PATCH', `/v1/workspaces/${h.seed.workspace}/members/${leaver.user_id}`, {
@@ -230,17 +231,17 @@ describe('a revoked run', () => {
     );
     await patch('active');
     assert.equal((await toolCall(h.api, theirs, 'c2', read)).status, 401, 'still ended');
-    await expectStatus(toolCall(h.api, stays, 'c1', read), 200);
+    await expectStatus(toolCallUntilAnswered(h.api, stays, 'c1', read), 200);
     // A run the member starts after coming back is theirs to use.
     const after = await createRun(h.api, h.seed, { invoked_by: leaver.user_id });
-    await expectStatus(toolCall(h.api, after, 'c1', read), 200);
+    await expectStatus(toolCallUntilAnswered(h.api, after, 'c1', read), 200);
   });
 
   test('its pending approvals are denied by the revocation, the paused workflows answer deny, and deciding them afterwards is a 409 run_revoked, in the API and in the web form', async () => {
     const run = await createRun(h.api, h.seed);
     const bash = { tool: 'Bash', arguments: { command: 'deploy' } };
-    await expectStatus(toolCall(h.api, run, 'c1', bash), 202);
-    await expectStatus(toolCall(h.api, run, 'c2', bash), 202);
+    await expectStatus(toolCallUntilAnswered(h.api, run, 'c1', bash), 202);
+    await expectStatus(toolCallUntilAnswered(h.api, run, 'c2', bash), 202);
     await expectStatus(revoke(run.run_id, h.api.operatorKey), 200);
 
     const types = (await eventsOf(h.db, run.session_id)).map((e) => e.type);

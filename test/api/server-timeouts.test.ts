@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, test } from 'vitest';
 import { useHarness } from '../support/harness.js';
 import { startFakeAnthropic, text, type FakeAnthropic } from '../support/fake-anthropic.js';
 import { rawConnection, requestHead } from '../support/raw-http.js';
-import { askForBash, createRun, expectStatus, toolCall } from '../support/seed.js';
+import { askForBash, createRun, expectStatus, toolCallUntilAnswered } from '../support/seed.js';
 import { readSse } from '../support/sse.js';
 import {
   createModelRun,
@@ -97,7 +97,10 @@ describe.concurrent('a client that stalls is cut within a bound', () => {
 describe.concurrent('answers that are silent longer than the idle bound are not cut', () => {
   test('a ?wait= on a pending call waits its full 4 s and answers', async () => {
     const run = await createRun(h.api, h.seed);
-    await expectStatus(toolCall(h.api, run, 'c1', { tool: 'Bash', arguments: {} }), 202);
+    await expectStatus(
+      toolCallUntilAnswered(h.api, run, 'c1', { tool: 'Bash', arguments: {} }),
+      202,
+    );
     const started = Date.now();
     const state = await expectStatus(
       h.api.call('GET', `/v1/sessions/${run.session_id}/tool-calls/c1?wait=${silenceMs / 1000}`, {
@@ -111,7 +114,10 @@ describe.concurrent('answers that are silent longer than the idle bound are not 
 
   test('an event stream silent for 4 s still delivers the next event', async () => {
     const run = await createRun(h.api, h.seed);
-    await expectStatus(toolCall(h.api, run, 'c1', { tool: 'Bash', arguments: {} }), 202);
+    await expectStatus(
+      toolCallUntilAnswered(h.api, run, 'c1', { tool: 'Bash', arguments: {} }),
+      202,
+    );
     // run.created, tool.requested, approval.requested now; two more once it is decided.
     const reading = readSse(
       `${h.api.url}/v1/sessions/${run.session_id}/events/stream`,
@@ -154,7 +160,7 @@ test('the API is fine afterwards: it answers, and a runner is decided as before'
   await expectStatus(h.api.call('GET', '/healthz'), 200);
   const run = await createRun(h.api, h.seed);
   const answer = await expectStatus(
-    toolCall(h.api, run, 'c1', { tool: 'Read', arguments: { file_path: 'a' } }),
+    toolCallUntilAnswered(h.api, run, 'c1', { tool: 'Read', arguments: { file_path: 'a' } }),
     200,
   );
   assert.equal(answer.decision, 'allow');

@@ -7,7 +7,13 @@ import { randomUUID } from 'node:crypto';
 import { describe, test } from 'vitest';
 import { hungCallMs, within } from '../support/bounds.js';
 import { useHarness } from '../support/harness.js';
-import { createRun, expectStatus, toolCall, type CreatedRun } from '../support/seed.js';
+import {
+  createRun,
+  expectStatus,
+  toolCall,
+  type CreatedRun,
+  toolCallUntilAnswered,
+} from '../support/seed.js';
 
 const h = useHarness();
 
@@ -156,7 +162,10 @@ describe('text PostgreSQL cannot store is refused at the API', () => {
     }
     await expectStatus(h.api.call('GET', '/healthz'), 200);
     const fine = await expectStatus(
-      toolCall(h.api, run, randomUUID(), { tool: 'Read', arguments: { file_path: 'a' } }),
+      toolCallUntilAnswered(h.api, run, randomUUID(), {
+        tool: 'Read',
+        arguments: { file_path: 'a' },
+      }),
       200,
     );
     assert.equal(fine.decision, 'allow');

@@ -5,7 +5,13 @@
 import assert from 'node:assert/strict';
 import { beforeAll, describe, test } from 'vitest';
 import { useHarness } from '../support/harness.js';
-import { askForBash, createRun, expectStatus, toolCall, type CreatedRun } from '../support/seed.js';
+import {
+  askForBash,
+  createRun,
+  expectStatus,
+  type CreatedRun,
+  toolCallUntilAnswered,
+} from '../support/seed.js';
 
 const h = useHarness({ policy: askForBash });
 let first: CreatedRun;
@@ -43,15 +49,18 @@ describe('the approvals list', () => {
     second = await createRun(h.api, h.seed, { source: { kind: 'manual', repository: 'acme/x' } });
     // first's calls are the oldest; second's one comes between them in time.
     await expectStatus(
-      toolCall(h.api, first, 'a1', { tool: 'Bash', arguments: { command: 'npm test' } }),
+      toolCallUntilAnswered(h.api, first, 'a1', {
+        tool: 'Bash',
+        arguments: { command: 'npm test' },
+      }),
       202,
     );
     await expectStatus(
-      toolCall(h.api, second, 'b1', { tool: 'Bash', arguments: { command: 'ls' } }),
+      toolCallUntilAnswered(h.api, second, 'b1', { tool: 'Bash', arguments: { command: 'ls' } }),
       202,
     );
     await expectStatus(
-      toolCall(h.api, first, 'a2', { tool: 'Bash', arguments: { command: 'npm ci' } }),
+      toolCallUntilAnswered(h.api, first, 'a2', { tool: 'Bash', arguments: { command: 'npm ci' } }),
       202,
     );
   });

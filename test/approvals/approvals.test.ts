@@ -4,7 +4,7 @@ import { asSessionId, asToolCallId } from '../../src/domain/gate/ids.js';
 import { settleAndRecord } from '../../src/store/approval-settlement.js';
 import { startTestApi } from '../support/api.js';
 import { testTemporalClient } from '../support/temporal.js';
-import { createRun, defaultPolicy, expectStatus, toolCall } from '../support/seed.js';
+import { createRun, defaultPolicy, expectStatus, toolCallUntilAnswered } from '../support/seed.js';
 import { useHarness } from '../support/harness.js';
 
 const approvalPolicy = {
@@ -67,13 +67,13 @@ const bash = { tool: 'Bash', arguments: { command: 'make deploy' } };
 describe('the pause', () => {
   test('require_approval in a supervised run answers 202 pending, writes one row and one approval.requested', async () => {
     const run = await createRun(h.api, h.seed);
-    const pending = await expectStatus(toolCall(h.api, run, 'c1', bash), 202);
+    const pending = await expectStatus(toolCallUntilAnswered(h.api, run, 'c1', bash), 202);
     assert.equal(pending.status, 'pending_approval');
     assert.match(pending.approval.url, new RegExp(`/approvals/${run.session_id}/c1$`));
     assert.ok(Date.parse(pending.approval.expires_at) > Date.now() + 590_000);
 
     // A runner that restarts and re-sends the same PUT re-attaches: same answer, nothing new.
-    const again = await expectStatus(toolCall(h.api, run, 'c1', bash), 202);
+    const again = await expectStatus(toolCallUntilAnswered(h.api, run, 'c1', bash), 202);
     assert.deepEqual(again, pending);
     const rows = await h.db.query(
       'select status, arguments, rule_id, authority from approvals where session_id = $1',
@@ -102,7 +102,7 @@ describe('the pause', () => {
 
   test('an approval decides the call: the waiting runner, a re-sent PUT and the ledger all show it', async () => {
     const run = await createRun(h.api, h.seed);
-    await expectStatus(toolCall(h.api, run, 'c1', bash), 202);
+    await expectStatus(toolCallUntilAnswered(h.api, run, 'c1', bash), 202);
     const waiting = h.api.call('GET', `/v1/sessions/${run.session_id}/tool-calls/c1?wait=20`, {
       token: run.session_token,
     });
@@ -117,7 +117,7 @@ describe('the pause', () => {
     assert.equal(answer.decision, 'allow');
     assert.match(answer.reason, /approved by ana: ship it/);
     assert.equal(answer.rule_id, 'bash-needs-a-human');
-    const resent = await expectStatus(toolCall(h.api, run, 'c1', bash), 200);
+    const resent = await expectStatus(toolCallUntilAnswered(h.api, run, 'c1', bash), 200);
     assert.deepEqual(resent, answer);
     assert.deepEqual(await eventTypes(run.session_id), [
       'run.created',
@@ -130,7 +130,7 @@ describe('the pause', () => {
 
   test('a denial decides deny with source=approval', async () => {
     const run = await createRun(h.api, h.seed);
-    await expectStatus(toolCall(h.api, run, 'c1', bash), 202);
+    await expectStatus(toolCallUntilAnswered(h.api, run, 'c1', bash), 202);
     await expectStatus(decide(h.seed.admin.token, run.session_id, 'c1', 'deny'), 200);
     const answer = await expectStatus(
       h.api.call('GET', `/v1/sessions/${run.session_id}/tool-calls/c1?wait=10`, {
@@ -146,7 +146,7 @@ describe('the pause', () => {
 describe('one winner', () => {
   test('50 concurrent decisions on one approval: one 200, 49 409s, one approval.decided, one tool.decision, and the runner sees the winner', async () => {
     const run = await createRun(h.api, h.seed);
-    await expectStatus(toolCall(h.api, run, 'c1', bash), 202);
+    await expectStatus(toolCallUntilAnswered(h.api, run, 'c1', bash), 202);
     const deciders = [
       h.seed.admin,
       await member('approver'),
@@ -188,7 +188,7 @@ describe('one winner', () => {
 describe('who may decide', () => {
   test('approvers and admins of the workspace decide; members, suspended approvers, the operator and runners do not', async () => {
     const run = await createRun(h.api, h.seed);
-    await expectStatus(toolCall(h.api, run, 'c1', bash), 202);
+    await expectStatus(toolCallUntilAnswered(h.api, run, 'c1', bash), 202);
     const plain = await member('member');
     const suspended = await member('approver');
     await expectStatus(
@@ -238,7 +238,7 @@ describe('expiry', () => {
   test("an approval nobody decides expires with the policy's on_timeout, with the same events", async () => {
     const policyId = await policyWith({ approval: { timeout_s: 2, on_timeout: 'allow' } });
     const run = await createRun(h.api, h.seed, { policy_id: policyId });
-    await expectStatus(toolCall(h.api, run, 'c1', bash), 202);
+    await expectStatus(toolCallUntilAnswered(h.api, run, 'c1', bash), 202);
     const answer = await expectStatus(
       h.api.call('GET', `/v1/sessions/${run.session_id}/tool-calls/c1?wait=15`, {
         token: run.session_token,
@@ -262,7 +262,7 @@ describe('expiry', () => {
   test('decisions racing the expiry: exactly one settles it', async () => {
     const policyId = await policyWith({ approval: { timeout_s: 1, on_timeout: 'deny' } });
     const run = await createRun(h.api, h.seed, { policy_id: policyId });
-    const pending = await expectStatus(toolCall(h.api, run, 'c1', bash), 202);
+    const pending = await expectStatus(toolCallUntilAnswered(h.api, run, 'c1', bash), 202);
     const expiresAt = Date.parse(pending.approval.expires_at);
     await new Promise((r) => setTimeout(r, Math.max(0, expiresAt - Date.now() - 30)));
     const answers = await Promise.all(
@@ -292,7 +292,7 @@ describe('the compare-and-swap reads the clock at decision', () => {
     const run = await createRun(h.api, h.seed, { policy_id: policyId });
     const sessionId = asSessionId(run.session_id);
     const callId = asToolCallId('c1');
-    await expectStatus(toolCall(h.api, run, callId, bash), 202);
+    await expectStatus(toolCallUntilAnswered(h.api, run, callId, bash), 202);
     const tx = await h.db.connect();
     try {
       await tx.query('begin');
@@ -343,7 +343,7 @@ describe('autonomous mode is not a bypass', () => {
     for (const fallback of ['allow', 'deny'] as const) {
       const policyId = await policyWith({ autonomous_fallback: fallback });
       const run = await createRun(h.api, h.seed, { policy_id: policyId, autonomy: 'autonomous' });
-      const answer = await expectStatus(toolCall(h.api, run, 'c1', bash), 200);
+      const answer = await expectStatus(toolCallUntilAnswered(h.api, run, 'c1', bash), 200);
       assert.equal(answer.decision, fallback);
       assert.match(answer.reason, /autonomous fallback/);
       const approvals = await h.db.query('select 1 from approvals where session_id = $1', [
@@ -370,11 +370,11 @@ describe('autonomous mode is not a bypass', () => {
       },
     });
     assert.equal(run.trust_tier, 'read_only');
-    const write = await expectStatus(toolCall(h.api, run, 'c1', bash), 200);
+    const write = await expectStatus(toolCallUntilAnswered(h.api, run, 'c1', bash), 200);
     assert.equal(write.decision, 'deny');
     assert.equal(write.source, 'trust_tier');
     const read = await expectStatus(
-      toolCall(h.api, run, 'c2', { tool: 'Read', arguments: { file_path: 'a' } }),
+      toolCallUntilAnswered(h.api, run, 'c2', { tool: 'Read', arguments: { file_path: 'a' } }),
       200,
     );
     assert.equal(read.decision, 'allow');
@@ -384,7 +384,7 @@ describe('autonomous mode is not a bypass', () => {
 describe('fail closed', () => {
   test('a ledger append failing inside the deciding transaction: the approval stays pending, the caller gets an error, a later decision works', async () => {
     const run = await createRun(h.api, h.seed);
-    await expectStatus(toolCall(h.api, run, 'c1', bash), 202);
+    await expectStatus(toolCallUntilAnswered(h.api, run, 'c1', bash), 202);
     const fn = `fail_${run.session_id.replace(/[^a-z0-9]/gi, '_')}`;
     await h.db.query(`create function ${fn}() returns trigger language plpgsql as $$
       begin
@@ -433,7 +433,7 @@ describe('fail closed', () => {
     const cutOff = await startTestApi({ temporal: { address: '127.0.0.1:1' } });
     try {
       const run = await createRun(h.api, h.seed);
-      await expectStatus(toolCall(h.api, run, 'c1', bash), 202);
+      await expectStatus(toolCallUntilAnswered(h.api, run, 'c1', bash), 202);
       const decided = await cutOff.call('POST', `/v1/approvals/${run.session_id}/c1/decision`, {
         token: h.seed.admin.token,
         body: { decision: 'approve' },

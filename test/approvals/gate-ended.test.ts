@@ -11,7 +11,13 @@ import { failedClosed } from '../../src/domain/gate/decisions.js';
 import { asSessionId, asToolCallId, gateWorkflowId } from '../../src/domain/gate/ids.js';
 import { recordDecision } from '../../src/store/decisions.js';
 import { useHarness } from '../support/harness.js';
-import { askForBash, createRun, expectStatus, toolCall, type CreatedRun } from '../support/seed.js';
+import {
+  askForBash,
+  createRun,
+  expectStatus,
+  type CreatedRun,
+  toolCallUntilAnswered,
+} from '../support/seed.js';
 import { useStorePool } from '../support/store-pool.js';
 import { terminateGate, testTemporalClient } from '../support/temporal.js';
 
@@ -33,7 +39,7 @@ const bash = { tool: 'Bash', arguments: { command: 'make deploy' } };
 const terminated = 'the gate workflow was terminated';
 
 async function pausedCall(run: CreatedRun, callId: string) {
-  const pending = await expectStatus(toolCall(h.api, run, callId, bash), 202);
+  const pending = await expectStatus(toolCallUntilAnswered(h.api, run, callId, bash), 202);
   assert.equal(pending.status, 'pending_approval');
 }
 
@@ -112,7 +118,10 @@ describe('a gate workflow terminated while its call waits on a person', () => {
     assert.equal(decision.reason, terminated);
 
     // Asked again, by a re-sent PUT or another wait, the runner gets the same deny at once.
-    assert.deepEqual(await expectStatus(toolCall(h.api, run, 'c1', bash), 200), answer);
+    assert.deepEqual(
+      await expectStatus(toolCallUntilAnswered(h.api, run, 'c1', bash), 200),
+      answer,
+    );
     assert.deepEqual(await expectStatus(waitFor(run, 'c1', 60), 200), answer);
     // A person deciding afterwards is told it was decided, and by what.
     const late = await expectStatus(approve(run, 'c1'), 409);
@@ -139,7 +148,7 @@ describe('a gate workflow terminated while its call waits on a person', () => {
     const run = await createRun(h.api, h.seed);
     await pausedCall(run, 'c1');
     await terminate(run, 'c1');
-    const answer = await expectStatus(toolCall(h.api, run, 'c1', bash), 200);
+    const answer = await expectStatus(toolCallUntilAnswered(h.api, run, 'c1', bash), 200);
     assert.deepEqual(answer, {
       status: 'decided',
       decision: 'deny',

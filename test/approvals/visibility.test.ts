@@ -7,7 +7,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { beforeAll, describe, test } from 'vitest';
 import { pendingVersion } from '../../src/api/web/approval-list-page.js';
 import { useHarness } from '../support/harness.js';
-import { createRun, defaultPolicy, expectStatus, toolCall } from '../support/seed.js';
+import { createRun, defaultPolicy, expectStatus, toolCallUntilAnswered } from '../support/seed.js';
 import { signInOverHttp } from '../support/web-form.js';
 
 const h = useHarness({
@@ -107,7 +107,10 @@ describe('approval visibility', () => {
         const run = await createRun(h.api, h.seed, { invoked_by: created.user_id });
         sessionId = run.session_id;
         await expectStatus(
-          toolCall(h.api, run, toolCallId, { tool: 'Bash', arguments: { command: secret } }),
+          toolCallUntilAnswered(h.api, run, toolCallId, {
+            tool: 'Bash',
+            arguments: { command: secret },
+          }),
           202,
         );
       }

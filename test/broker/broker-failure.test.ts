@@ -15,7 +15,7 @@ import {
   defaultPolicy,
   expectStatus,
   seedWorkspace,
-  toolCall,
+  toolCallUntilAnswered,
 } from '../support/seed.js';
 import { startWorkerProcess } from '../support/worker-processes.js';
 
@@ -64,7 +64,7 @@ test('every broker attempt failing: the call ends decided with an error result, 
   });
   const started = Date.now();
   const answer = await expectStatus(
-    toolCall(api, run, 'c1', {
+    toolCallUntilAnswered(api, run, 'c1', {
       tool: 'mcp__notes__create_note',
       arguments: { title: 't', body: 'b' },
       execute: true,

@@ -12,6 +12,7 @@ import {
   defaultPolicy,
   expectStatus,
   toolCall,
+  toolCallUntilAnswered,
   untilAnswered,
 } from '../support/seed.js';
 import { terminateGate, testTemporalClient } from '../support/temporal.js';
@@ -82,7 +83,7 @@ async function executed(run: Run, callId: string, body: Record<string, unknown>)
 
 /** Asks for the write, lets `meanwhile` happen during the wait, approves, and reads the end. */
 async function approvedAfter(run: Run, callId: string, meanwhile: () => unknown) {
-  await expectStatus(toolCall(h.api, run, callId, { ...create, execute: true }), 202);
+  await expectStatus(toolCallUntilAnswered(h.api, run, callId, { ...create, execute: true }), 202);
   await meanwhile();
   await expectStatus(
     h.api.call('POST', `/v1/approvals/${run.session_id}/${callId}/decision`, {

@@ -196,11 +196,17 @@ test(
         await new Promise((resolve) => setTimeout(resolve, 50));
       }
     })();
-    const during = await allowLatencies(otherRun, 20, 'during');
-    const stillStalling = stalling > 0;
-    const answers = await Promise.all(brokered);
-    sampling.abort();
-    await sampler;
+    let during: Awaited<ReturnType<typeof allowLatencies>>;
+    let stillStalling: boolean;
+    let answers: Awaited<(typeof brokered)[number]>[];
+    try {
+      during = await allowLatencies(otherRun, 20, 'during');
+      stillStalling = stalling > 0;
+      answers = await Promise.all(brokered);
+    } finally {
+      sampling.abort();
+      await sampler;
+    }
     // Quiet again once the storm is over: the machine's other load, before or after, is the
     // quiet value's too.
     const after = await allowLatencies(otherRun, 20, 'after');
@@ -211,15 +217,16 @@ test(
     const quietP50 = Math.max(median(quiet.latencies), median(after.latencies));
     const duringP50 = median(during.latencies);
     // Printed for a quiet machine's figure (within 2x there). Bounded at the catastrophic only: a
-    // worker held by the stall puts every decision behind it, the stall's 10 s each. Beside another
-    // full suite on two cores, the storm's own 200 calls, decided by the same worker, took this
-    // p50 to 3.5 s (4.3 s with a third run beside them; quiet 0.3–0.4 s). A transaction held
-    // through the exchange is what the sampler above asserts directly.
+    // worker held by the stall puts every decision behind it, the stall's 10 s each. A quarter of
+    // the stall on a quiet machine; beside another full suite on two cores, where the storm's own
+    // 200 calls (decided by the same worker) took this p50 to 3.5 s against 0.39 s quiet, twelve
+    // times the quiet figure. A transaction held through the exchange is what the sampler above
+    // asserts directly.
     process.stdout.write(
       `allow p50 during the stall ${duringP50.toFixed(1)} ms, quiet ${quietP50.toFixed(1)} ms (${(duringP50 / quietP50).toFixed(2)}x)\n`,
     );
     assert.ok(
-      duringP50 < stallMs / 2,
+      duringP50 < Math.max(stallMs / 4, 12 * quietP50),
       `p50 ${duringP50.toFixed(1)} ms during the stall, ${quietP50.toFixed(1)} ms quiet`,
     );
     assert.equal(mostAtOnce, 1, 'one refresh at a time: the lease has one holder');

@@ -3,7 +3,12 @@ import { describe, test } from 'vitest';
 import { budgetStage } from '../../src/activities/budget.js';
 import { asRunId, asSessionId, asToolCallId } from '../../src/domain/gate/ids.js';
 import type { GateRequest } from '../../src/domain/gate/vocabulary.js';
-import { createRun, expectStatus, toolCall, type CreatedRun } from '../support/seed.js';
+import {
+  createRun,
+  expectStatus,
+  type CreatedRun,
+  toolCallUntilAnswered,
+} from '../support/seed.js';
 import { admit, boundOf, eventsOf, modelInput, reportUsage } from './support.js';
 import { useHarness } from '../support/harness.js';
 import { useStorePool } from '../support/store-pool.js';
@@ -85,7 +90,7 @@ describe('stage 1: budget', () => {
     const run = await createRun(h.api, h.seed, { budget: { max_tokens: allowance } });
     await exhaust(run);
     const answer = await expectStatus(
-      toolCall(h.api, run, 'c1', { tool: 'Read', arguments: { file_path: 'a' } }),
+      toolCallUntilAnswered(h.api, run, 'c1', { tool: 'Read', arguments: { file_path: 'a' } }),
       200,
     );
     assert.equal(answer.decision, 'deny');
@@ -96,7 +101,7 @@ describe('stage 1: budget', () => {
     assert.equal(decisions[0]!.data.verdict, null);
     // A tool outside the frozen set would be a capability deny: budget comes first.
     const outside = await expectStatus(
-      toolCall(h.api, run, 'c2', { tool: 'Nope', arguments: {} }),
+      toolCallUntilAnswered(h.api, run, 'c2', { tool: 'Nope', arguments: {} }),
       200,
     );
     assert.equal(outside.source, 'budget');

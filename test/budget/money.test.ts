@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, test } from 'vitest';
 import { costOf, defaultPrices, formatUsd } from '../../src/domain/budget/pricing.js';
 import { startFakeAnthropic, text, type FakeAnthropic } from '../support/fake-anthropic.js';
 import { useHarness } from '../support/harness.js';
-import { createRun, expectStatus, toolCall } from '../support/seed.js';
+import { createRun, expectStatus, toolCallUntilAnswered } from '../support/seed.js';
 import {
   createModelRun,
   createProvider,
@@ -422,7 +422,7 @@ describe('budgets at the levels above a run, kept by an admin', () => {
       201,
     );
     const allowed = await expectStatus(
-      toolCall(h.api, run, 'c1', { tool: 'Read', arguments: { file_path: 'a' } }),
+      toolCallUntilAnswered(h.api, run, 'c1', { tool: 'Read', arguments: { file_path: 'a' } }),
       200,
     );
     assert.equal(allowed.decision, 'allow');
@@ -444,7 +444,7 @@ describe('budgets at the levels above a run, kept by an admin', () => {
       200,
     );
     const denied = await expectStatus(
-      toolCall(h.api, run, 'c2', { tool: 'Read', arguments: { file_path: 'a' } }),
+      toolCallUntilAnswered(h.api, run, 'c2', { tool: 'Read', arguments: { file_path: 'a' } }),
       200,
     );
     assert.equal(denied.decision, 'deny');

@@ -19,7 +19,7 @@ import {
   defaultPolicy,
   expectStatus,
   seedWorkspace,
-  toolCall,
+  toolCallUntilAnswered,
 } from '../support/seed.js';
 
 const canary = (what: string) => `canary-${what}-${randomBytes(12).toString('hex')}`;
@@ -92,17 +92,20 @@ test('canaries in tool arguments, tool results and a credential appear nowhere i
   });
 
   const allowed = await expectStatus(
-    toolCall(api, run, 'allowed', { tool: 'Read', arguments: { file_path: argCanary } }),
+    toolCallUntilAnswered(api, run, 'allowed', {
+      tool: 'Read',
+      arguments: { file_path: argCanary },
+    }),
     200,
   );
   assert.equal(allowed.decision, 'allow');
   const denied = await expectStatus(
-    toolCall(api, run, 'denied', { tool: 'Bash', arguments: { command: argCanary } }),
+    toolCallUntilAnswered(api, run, 'denied', { tool: 'Bash', arguments: { command: argCanary } }),
     200,
   );
   assert.equal(denied.source, 'policy');
   const badSchema = await expectStatus(
-    toolCall(api, run, 'bad-schema', {
+    toolCallUntilAnswered(api, run, 'bad-schema', {
       tool: 'Read',
       arguments: { file_path: 7, extra: argCanary },
     }),
@@ -111,7 +114,7 @@ test('canaries in tool arguments, tool results and a credential appear nowhere i
   assert.equal(badSchema.source, 'schema');
   // A key of the arguments is theirs too: the runner sees the failing path, the ledger does not.
   const badKey = await expectStatus(
-    toolCall(api, run, 'bad-key', {
+    toolCallUntilAnswered(api, run, 'bad-key', {
       tool: 'mcp__notes__search_notes',
       arguments: { query: 'q', [argCanary]: 1 },
     }),
@@ -120,7 +123,10 @@ test('canaries in tool arguments, tool results and a credential appear nowhere i
   assert.equal(badKey.source, 'schema');
   assert.match(badKey.reason, new RegExp(argCanary));
   await expectStatus(
-    toolCall(api, run, 'approved', { tool: 'Grep', arguments: { pattern: argCanary } }),
+    toolCallUntilAnswered(api, run, 'approved', {
+      tool: 'Grep',
+      arguments: { pattern: argCanary },
+    }),
     202,
   );
   await expectStatus(
@@ -131,7 +137,7 @@ test('canaries in tool arguments, tool results and a credential appear nowhere i
     200,
   );
   const brokered = await expectStatus(
-    toolCall(api, run, 'brokered', {
+    toolCallUntilAnswered(api, run, 'brokered', {
       tool: 'mcp__notes__create_note',
       arguments: { title: argCanary, body: resultCanary },
       execute: true,

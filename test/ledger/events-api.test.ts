@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'vitest';
 import type pg from 'pg';
 import { eventHash } from '../../src/domain/ledger/hash-chain.js';
-import { createRun, expectStatus, toolCall } from '../support/seed.js';
+import { createRun, expectStatus, toolCallUntilAnswered } from '../support/seed.js';
 import { readSse } from '../support/sse.js';
 import { useHarness } from '../support/harness.js';
 
@@ -14,10 +14,13 @@ describe('the events API', () => {
   test('a run records run.created, then tool.requested and tool.decision per call, gapless', async () => {
     const run = await createRun(h.api, h.seed);
     await expectStatus(
-      toolCall(h.api, run, 'c1', { tool: 'Read', arguments: { file_path: 'a' } }),
+      toolCallUntilAnswered(h.api, run, 'c1', { tool: 'Read', arguments: { file_path: 'a' } }),
       200,
     );
-    await expectStatus(toolCall(h.api, run, 'c2', { tool: 'Nope', arguments: {} }), 200);
+    await expectStatus(
+      toolCallUntilAnswered(h.api, run, 'c2', { tool: 'Nope', arguments: {} }),
+      200,
+    );
     const page = await expectStatus(
       read(`/v1/sessions/${run.session_id}/events`, run.session_token),
       200,
@@ -75,7 +78,7 @@ describe('tamper evidence', () => {
     const run = await createRun(h.api, h.seed);
     for (const id of ['c1', 'c2', 'c3']) {
       await expectStatus(
-        toolCall(h.api, run, id, { tool: 'Read', arguments: { file_path: id } }),
+        toolCallUntilAnswered(h.api, run, id, { tool: 'Read', arguments: { file_path: id } }),
         200,
       );
     }
@@ -115,7 +118,7 @@ describe('tamper evidence', () => {
   test('deleting an event is reported where the gap is', async () => {
     const run = await createRun(h.api, h.seed);
     await expectStatus(
-      toolCall(h.api, run, 'c1', { tool: 'Read', arguments: { file_path: 'a' } }),
+      toolCallUntilAnswered(h.api, run, 'c1', { tool: 'Read', arguments: { file_path: 'a' } }),
       200,
     );
     const client = await h.db.connect();
@@ -143,7 +146,7 @@ describe('tamper evidence against the head', () => {
     const run = await createRun(h.api, h.seed);
     for (const id of ['c1', 'c2', 'c3']) {
       await expectStatus(
-        toolCall(h.api, run, id, { tool: 'Read', arguments: { file_path: id } }),
+        toolCallUntilAnswered(h.api, run, id, { tool: 'Read', arguments: { file_path: id } }),
         200,
       );
     }
@@ -296,7 +299,7 @@ describe('server-sent events', () => {
   test('a client that disconnects and reconnects with Last-Event-ID gets exactly the missing events, in order', async () => {
     const run = await createRun(h.api, h.seed);
     await expectStatus(
-      toolCall(h.api, run, 'c1', { tool: 'Read', arguments: { file_path: 'a' } }),
+      toolCallUntilAnswered(h.api, run, 'c1', { tool: 'Read', arguments: { file_path: 'a' } }),
       200,
     );
     const url = `${h.api.url}/v1/sessions/${run.session_id}/events/stream`;
@@ -309,11 +312,11 @@ describe('server-sent events', () => {
     );
     // While the client is away: more events commit.
     await expectStatus(
-      toolCall(h.api, run, 'c2', { tool: 'Grep', arguments: { pattern: 'x' } }),
+      toolCallUntilAnswered(h.api, run, 'c2', { tool: 'Grep', arguments: { pattern: 'x' } }),
       200,
     );
     await expectStatus(
-      toolCall(h.api, run, 'c3', { tool: 'Bash', arguments: { command: 'rm -rf /' } }),
+      toolCallUntilAnswered(h.api, run, 'c3', { tool: 'Bash', arguments: { command: 'rm -rf /' } }),
       200,
     );
 
@@ -352,11 +355,11 @@ describe('server-sent events', () => {
     );
     await new Promise((r) => setTimeout(r, 200));
     await expectStatus(
-      toolCall(h.api, run, 'c1', { tool: 'Read', arguments: { file_path: 'a' } }),
+      toolCallUntilAnswered(h.api, run, 'c1', { tool: 'Read', arguments: { file_path: 'a' } }),
       200,
     );
     await expectStatus(
-      toolCall(h.api, run, 'c2', { tool: 'Read', arguments: { file_path: 'b' } }),
+      toolCallUntilAnswered(h.api, run, 'c2', { tool: 'Read', arguments: { file_path: 'b' } }),
       200,
     );
     const events = await reading;

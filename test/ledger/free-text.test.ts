@@ -7,7 +7,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { describe, test } from 'vitest';
 import { digestOf } from '../../src/domain/ledger/digest.js';
 import { useHarness } from '../support/harness.js';
-import { createRun, defaultPolicy, expectStatus, toolCall } from '../support/seed.js';
+import { createRun, defaultPolicy, expectStatus, toolCallUntilAnswered } from '../support/seed.js';
 
 const h = useHarness({
   api: { approvalRecheckS: 1 },
@@ -47,7 +47,7 @@ describe('free text written by others', () => {
     const run = await createRun(h.api, h.seed);
     const name = `${canary('tool')}-${'x'.repeat(150)}`;
     const answer = await expectStatus(
-      toolCall(h.api, run, randomUUID(), { tool: name, arguments: {} }),
+      toolCallUntilAnswered(h.api, run, randomUUID(), { tool: name, arguments: {} }),
       200,
     );
     assert.equal(answer.source, 'capability');
@@ -68,7 +68,7 @@ describe('free text written by others', () => {
     const run = await createRun(h.api, h.seed);
     const id = randomUUID();
     await expectStatus(
-      toolCall(h.api, run, id, { tool: 'Bash', arguments: { command: 'x' } }),
+      toolCallUntilAnswered(h.api, run, id, { tool: 'Bash', arguments: { command: 'x' } }),
       202,
     );
     const reason = `${canary('reason')} do it`;

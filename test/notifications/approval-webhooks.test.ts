@@ -10,7 +10,7 @@ import {
   defaultPolicy,
   expectStatus,
   seedWorkspace,
-  toolCall,
+  toolCallUntilAnswered,
 } from '../support/seed.js';
 import { terminateGate, testTemporalClient } from '../support/temporal.js';
 
@@ -118,7 +118,7 @@ describe('approval notifications', () => {
 
     const run = await createRun(h.api, h.seed);
     const bash = { tool: 'Bash', arguments: { command: `make deploy ${canary}` } };
-    await expectStatus(toolCall(h.api, run, 'c1', bash), 202);
+    await expectStatus(toolCallUntilAnswered(h.api, run, 'c1', bash), 202);
     await receiver.until('both approval.requested notices', () =>
       ['/flaky', '/opted'].every((p) => receiver.accepted(p, 'approval.requested').length > 0),
     );
@@ -221,7 +221,7 @@ describe('approval notifications', () => {
     );
     const run = await createRun(h.api, h.seed);
     await expectStatus(
-      toolCall(h.api, run, 'c1', { tool: 'Bash', arguments: { command: 'x' } }),
+      toolCallUntilAnswered(h.api, run, 'c1', { tool: 'Bash', arguments: { command: 'x' } }),
       202,
     );
     const { rows } = await h.db.query(
@@ -235,7 +235,10 @@ describe('approval notifications', () => {
     const seed = await seedWorkspace(h.api, approvalPolicy);
     await expectStatus(register(seed.workspace, { url: `${base}/closed` }), 201);
     const run = await createRun(h.api, seed);
-    await expectStatus(toolCall(h.api, run, 'c1', { tool: 'Bash', arguments: {} }), 202);
+    await expectStatus(
+      toolCallUntilAnswered(h.api, run, 'c1', { tool: 'Bash', arguments: {} }),
+      202,
+    );
     const temporal = testTemporalClient();
     try {
       await terminateGate(temporal, run.session_id, 'c1');

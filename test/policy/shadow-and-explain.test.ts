@@ -10,6 +10,7 @@ import {
   expectStatus,
   seedWorkspace,
   toolCall,
+  toolCallUntilAnswered,
   type Seed,
 } from '../support/seed.js';
 import { freeLoopbackPort } from '../support/server-everything.js';
@@ -167,13 +168,16 @@ test("explain lists each stage's verdict and what it looked at, from the record,
   const run = await createRun(api, seed);
   const secret = `canary-${randomUUID()}`;
   await expectStatus(
-    toolCall(api, run, 'rm', {
+    toolCallUntilAnswered(api, run, 'rm', {
       tool: 'Bash',
       arguments: { command: `echo ok; rm -rf /tmp/${secret}` },
     }),
     200,
   );
-  await expectStatus(toolCall(api, run, 'bad', { tool: 'Read', arguments: { nope: secret } }), 200);
+  await expectStatus(
+    toolCallUntilAnswered(api, run, 'bad', { tool: 'Read', arguments: { nope: secret } }),
+    200,
+  );
   const explain = (id: string, token = api.operatorKey) =>
     api.call('GET', `/v1/sessions/${run.session_id}/tool-calls/${id}/explain`, { token });
 

@@ -23,6 +23,7 @@ import {
   expectStatus,
   seedWorkspace,
   toolCall,
+  toolCallUntilAnswered,
   type CreatedRun,
   type Seed,
 } from '../support/seed.js';
@@ -219,7 +220,10 @@ describe('leaving ends access at once', () => {
     // A standing approval she gives, and a personal connection of hers on a run she invoked.
     const run = await createRun(gate.api, seed);
     await expectStatus(
-      toolCall(gate.api, run, 'c1', { tool: 'Bash', arguments: { command: 'npm test' } }),
+      toolCallUntilAnswered(gate.api, run, 'c1', {
+        tool: 'Bash',
+        arguments: { command: 'npm test' },
+      }),
       202,
     );
     await expectStatus(
@@ -230,7 +234,10 @@ describe('leaving ends access at once', () => {
       200,
     );
     const covered = await expectStatus(
-      toolCall(gate.api, run, 'c2', { tool: 'Bash', arguments: { command: 'npm test' } }),
+      toolCallUntilAnswered(gate.api, run, 'c2', {
+        tool: 'Bash',
+        arguments: { command: 'npm test' },
+      }),
       200,
     );
     assert.match(String(covered.reason), /grant/);
@@ -253,7 +260,7 @@ describe('leaving ends access at once', () => {
       tools: { connections: [{ id: connection.id }] },
     });
     const before = await expectStatus(
-      toolCall(gate.api, personalRun, 'p1', {
+      toolCallUntilAnswered(gate.api, personalRun, 'p1', {
         tool: 'mcp__dana__search_notes',
         arguments: { query: 'q' },
       }),
@@ -378,7 +385,7 @@ describe('leaving ends access at once', () => {
       tools: { connections: [{ id: connection.id }] },
     });
     const again = await expectStatus(
-      toolCall(gate.api, fresh, 'p4', {
+      toolCallUntilAnswered(gate.api, fresh, 'p4', {
         tool: 'mcp__dana__search_notes',
         arguments: { query: 'q' },
       }),
@@ -399,7 +406,10 @@ describe('leaving ends access at once', () => {
     const token = await mintToken(page, 'rita');
     const run = await createRun(gate.api, seed);
     await expectStatus(
-      toolCall(gate.api, run, 'r1', { tool: 'Bash', arguments: { command: 'npm test' } }),
+      toolCallUntilAnswered(gate.api, run, 'r1', {
+        tool: 'Bash',
+        arguments: { command: 'npm test' },
+      }),
       202,
     );
     await expectStatus(

@@ -42,8 +42,11 @@ export async function runGatedAgent(config: GatedAgentConfig): Promise<SDKResult
     ...(config.hookTimeoutS !== undefined && { hookTimeoutS: config.hookTimeoutS }),
   });
   const configDir = config.configDir ?? mkdtempSync(path.join(tmpdir(), 'gated-agent-config-'));
+  const stop = new AbortController();
+  let ending: NodeJS.Timeout | undefined;
   const options: Options = {
     ...gated,
+    abortController: stop,
     canUseTool: (tool, input, context) => {
       config.onCanUseTool?.(context.toolUseID);
       return gated.canUseTool(tool, input, context);
@@ -61,15 +64,26 @@ export async function runGatedAgent(config: GatedAgentConfig): Promise<SDKResult
   };
   try {
     // Read to the end, not only to the result: the agent's process writes its session into the
-    // configuration folder until it exits, and the folder goes once it has.
+    // configuration folder until it exits, and the folder goes once it has. An agent that has not
+    // ended 10 s after its result is stopped.
     let result: SDKResultMessage | undefined;
-    for await (const message of query({ prompt: 'Do the task.', options })) {
-      if (message.type === 'result') result = message;
+    try {
+      for await (const message of query({ prompt: 'Do the task.', options })) {
+        if (message.type !== 'result' || result) continue;
+        result = message;
+        ending = setTimeout(() => {
+          stop.abort();
+        }, 10_000);
+      }
+    } catch (err) {
+      if (!result || !stop.signal.aborted) throw err;
     }
     if (!result) throw new Error('the agent ended without a result');
     return result;
   } finally {
-    if (config.configDir === undefined) rmSync(configDir, { recursive: true, force: true });
+    clearTimeout(ending);
+    if (config.configDir === undefined)
+      rmSync(configDir, { recursive: true, force: true, maxRetries: 3 });
   }
 }
 

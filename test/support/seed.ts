@@ -171,6 +171,20 @@ export function toolCall(
 }
 
 /**
+ * A tool call sent again under its id while the gate answers 503 (still evaluating it past the
+ * API's wait, or Temporal or PostgreSQL busy beside another suite), as a runner does, for up to a
+ * minute; any other answer, a 429 included, as it came.
+ */
+export function toolCallUntilAnswered(
+  api: ApiCaller,
+  run: { session_id: string; session_token: string },
+  toolCallId: string,
+  body: Record<string, unknown>,
+) {
+  return untilAnswered(() => toolCall(api, run, toolCallId, body), 60_000, [503]);
+}
+
+/**
  * Sends a request again while it answers 503 or 429, as a runner does: the gate or PostgreSQL was
  * busy, or the credential's writes in flight were at their cap, and the same request re-attaches
  * to what the first one started. At most a minute.
@@ -178,11 +192,12 @@ export function toolCall(
 export async function untilAnswered<T extends { status: number }>(
   send: () => Promise<T>,
   windowMs = 60_000,
+  sentAgainOn: readonly number[] = [503, 429],
 ): Promise<T> {
   const deadline = Date.now() + windowMs;
   for (;;) {
     const answer = await send();
-    if ((answer.status !== 503 && answer.status !== 429) || Date.now() > deadline) return answer;
+    if (!sentAgainOn.includes(answer.status) || Date.now() > deadline) return answer;
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
 }

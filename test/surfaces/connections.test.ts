@@ -6,7 +6,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, test } from 'vitest';
 import { projectRoot } from '../../tools/devstack/stack-config.js';
 import { startRugpullUpstream, type RugpullUpstream } from '../support/rugpull-upstream.js';
-import { createRun, defaultPolicy, expectStatus, toolCall } from '../support/seed.js';
+import { createRun, defaultPolicy, expectStatus, toolCallUntilAnswered } from '../support/seed.js';
 import { startServerEverything } from '../support/server-everything.js';
 import { useHarness } from '../support/harness.js';
 
@@ -119,7 +119,7 @@ describe('the rug-pull defence', () => {
     const connection = await connect('notes');
     try {
       const runA = await runWith(connection.id);
-      await expectStatus(toolCall(h.api, runA, 'a1', search), 200);
+      await expectStatus(toolCallUntilAnswered(h.api, runA, 'a1', search), 200);
 
       upstream.changeDescription(
         'search_notes',
@@ -133,15 +133,15 @@ describe('the rug-pull defence', () => {
       assert.deepEqual(refreshed.added, []);
       assert.deepEqual(refreshed.withdrawn, []);
 
-      const drifted = await expectStatus(toolCall(h.api, runA, 'a2', search), 200);
+      const drifted = await expectStatus(toolCallUntilAnswered(h.api, runA, 'a2', search), 200);
       assert.equal(drifted.decision, 'deny');
       assert.equal(drifted.source, 'capability');
       assert.match(drifted.reason, /drifted/);
-      const unchanged = await expectStatus(toolCall(h.api, runA, 'a3', create), 200);
+      const unchanged = await expectStatus(toolCallUntilAnswered(h.api, runA, 'a3', create), 200);
       assert.equal(unchanged.decision, 'allow');
 
       const runB = await runWith(connection.id);
-      const fresh = await expectStatus(toolCall(h.api, runB, 'b1', search), 200);
+      const fresh = await expectStatus(toolCallUntilAnswered(h.api, runB, 'b1', search), 200);
       assert.equal(fresh.decision, 'allow');
     } finally {
       upstream.changeDescription('search_notes', 'Searches the notes for a query.');
@@ -170,14 +170,17 @@ describe('the rug-pull defence', () => {
       assert.deepEqual(refreshed.changed, ['mcp__notes__create_note']);
       assert.deepEqual(refreshed.withdrawn, ['mcp__notes__search_notes']);
       assert.deepEqual(refreshed.added, ['mcp__notes__delete_note']);
-      const withdrawn = await expectStatus(toolCall(h.api, runA, 'a1', search), 200);
+      const withdrawn = await expectStatus(toolCallUntilAnswered(h.api, runA, 'a1', search), 200);
       assert.equal(withdrawn.source, 'capability');
       assert.match(withdrawn.reason, /withdrawn/);
-      const changed = await expectStatus(toolCall(h.api, runA, 'a2', create), 200);
+      const changed = await expectStatus(toolCallUntilAnswered(h.api, runA, 'a2', create), 200);
       assert.equal(changed.source, 'capability');
       assert.match(changed.reason, /drifted/);
       const added = await expectStatus(
-        toolCall(h.api, runA, 'a3', { tool: 'mcp__notes__delete_note', arguments: {} }),
+        toolCallUntilAnswered(h.api, runA, 'a3', {
+          tool: 'mcp__notes__delete_note',
+          arguments: {},
+        }),
         200,
       );
       assert.equal(added.source, 'capability');
@@ -194,7 +197,7 @@ describe('bindings', () => {
   test('reauthorizing a connection makes runs frozen under the old generation refuse (binding); revoking it, the same', async () => {
     const connection = await connect('notes');
     const runA = await runWith(connection.id);
-    await expectStatus(toolCall(h.api, runA, 'a1', search), 200);
+    await expectStatus(toolCallUntilAnswered(h.api, runA, 'a1', search), 200);
     const reauthorized = await expectStatus(
       h.api.call('POST', `/v1/connections/${connection.id}/reauthorize`, {
         ...op(),
@@ -207,16 +210,19 @@ describe('bindings', () => {
       ['a2', search],
       ['a3', create],
     ] as const) {
-      const stale = await expectStatus(toolCall(h.api, runA, id, body), 200);
+      const stale = await expectStatus(toolCallUntilAnswered(h.api, runA, id, body), 200);
       assert.equal(stale.decision, 'deny');
       assert.equal(stale.source, 'binding');
       assert.match(stale.reason, /stale binding/);
     }
     const runB = await runWith(connection.id);
-    assert.equal((await expectStatus(toolCall(h.api, runB, 'b1', search), 200)).decision, 'allow');
+    assert.equal(
+      (await expectStatus(toolCallUntilAnswered(h.api, runB, 'b1', search), 200)).decision,
+      'allow',
+    );
 
     await expectStatus(h.api.call('DELETE', `/v1/connections/${connection.id}`, op()), 200);
-    const revoked = await expectStatus(toolCall(h.api, runB, 'b2', search), 200);
+    const revoked = await expectStatus(toolCallUntilAnswered(h.api, runB, 'b2', search), 200);
     assert.equal(revoked.source, 'binding');
     assert.match(revoked.reason, /revoked/);
   });
@@ -266,7 +272,7 @@ describe('bindings', () => {
         run.tools.map((t) => t.name),
         ['mcp__notes__search_notes'],
       );
-      const outside = await expectStatus(toolCall(h.api, run, 'c1', create), 200);
+      const outside = await expectStatus(toolCallUntilAnswered(h.api, run, 'c1', create), 200);
       assert.equal(outside.source, 'capability');
       const bad = await h.api.call('POST', '/v1/runs', {
         ...op(),
@@ -295,7 +301,10 @@ describe('the schema stage', () => {
     try {
       const run = await runWith(connection.id);
       const missing = await expectStatus(
-        toolCall(h.api, run, 'c1', { tool: 'mcp__notes__search_notes', arguments: {} }),
+        toolCallUntilAnswered(h.api, run, 'c1', {
+          tool: 'mcp__notes__search_notes',
+          arguments: {},
+        }),
         200,
       );
       assert.equal(missing.decision, 'deny');
@@ -303,7 +312,7 @@ describe('the schema stage', () => {
       assert.equal(missing.render, 'tool_error');
       assert.match(missing.reason, /\/query/);
       const wrongType = await expectStatus(
-        toolCall(h.api, run, 'c2', {
+        toolCallUntilAnswered(h.api, run, 'c2', {
           tool: 'mcp__notes__search_notes',
           arguments: { query: 'q', limit: 0 },
         }),
@@ -312,7 +321,7 @@ describe('the schema stage', () => {
       assert.equal(wrongType.source, 'schema');
       assert.match(wrongType.reason, /\/limit/);
       const fixed = await expectStatus(
-        toolCall(h.api, run, 'c3', {
+        toolCallUntilAnswered(h.api, run, 'c3', {
           tool: 'mcp__notes__search_notes',
           arguments: { query: 'q', limit: 3 },
         }),
@@ -343,7 +352,7 @@ describe('the schema stage', () => {
       // The argument would take a backtracking engine 2^30 steps on the title's pattern: the
       // frozen verdict answers, and nothing of the schema is compiled or run.
       const denied = await expectStatus(
-        toolCall(h.api, run, 'c1', {
+        toolCallUntilAnswered(h.api, run, 'c1', {
           tool: 'mcp__hostile__create_note',
           arguments: { title: 'a'.repeat(30) + 'b', body: {} },
         }),
@@ -353,7 +362,7 @@ describe('the schema stage', () => {
       assert.equal(denied.render, 'tool_error');
       assert.match(denied.reason, /is uncallable: its schema failed the guard \(.*ref/i);
       const other = await expectStatus(
-        toolCall(h.api, run, 'c2', {
+        toolCallUntilAnswered(h.api, run, 'c2', {
           tool: 'mcp__hostile__search_notes',
           arguments: { query: 'q' },
         }),
@@ -381,13 +390,13 @@ describe('the trust tier', () => {
     const run = await createRun(h.api, h.seed, { source: fork });
     assert.equal(run.trust_tier, 'read_only');
     const write = await expectStatus(
-      toolCall(h.api, run, 'c1', { tool: 'Bash', arguments: { command: 'ls' } }),
+      toolCallUntilAnswered(h.api, run, 'c1', { tool: 'Bash', arguments: { command: 'ls' } }),
       200,
     );
     assert.equal(write.decision, 'deny');
     assert.equal(write.source, 'trust_tier');
     const read = await expectStatus(
-      toolCall(h.api, run, 'c2', { tool: 'Read', arguments: { file_path: 'a' } }),
+      toolCallUntilAnswered(h.api, run, 'c2', { tool: 'Read', arguments: { file_path: 'a' } }),
       200,
     );
     assert.equal(read.decision, 'allow');
@@ -398,7 +407,7 @@ describe('the trust tier', () => {
     const connection = await connect('notes');
     try {
       const run = await runWith(connection.id, { source: fork });
-      const denied = await expectStatus(toolCall(h.api, run, 'c1', search), 200);
+      const denied = await expectStatus(toolCallUntilAnswered(h.api, run, 'c1', search), 200);
       assert.equal(denied.source, 'trust_tier');
       assert.match(denied.reason, /sealed credential/);
     } finally {
@@ -417,12 +426,18 @@ describe('published MCP servers nobody here wrote', () => {
       assert.equal(echo.callable, true);
       const run = await runWith(connection.id);
       const allowed = await expectStatus(
-        toolCall(h.api, run, 'c1', { tool: 'mcp__everything__echo', arguments: { message: 'hi' } }),
+        toolCallUntilAnswered(h.api, run, 'c1', {
+          tool: 'mcp__everything__echo',
+          arguments: { message: 'hi' },
+        }),
         200,
       );
       assert.equal(allowed.decision, 'allow');
       const bad = await expectStatus(
-        toolCall(h.api, run, 'c2', { tool: 'mcp__everything__echo', arguments: { message: 5 } }),
+        toolCallUntilAnswered(h.api, run, 'c2', {
+          tool: 'mcp__everything__echo',
+          arguments: { message: 5 },
+        }),
         200,
       );
       assert.equal(bad.source, 'schema');
@@ -459,7 +474,7 @@ describe('published MCP servers nobody here wrote', () => {
       assert.equal(frozen.class, 'sandbox');
       assert.equal(frozen.binding, null);
       const read = await expectStatus(
-        toolCall(h.api, run, 'c1', {
+        toolCallUntilAnswered(h.api, run, 'c1', {
           tool: 'mcp__fs__read_text_file',
           arguments: { path: path.join(dir, 'hello.txt') },
         }),
@@ -471,7 +486,7 @@ describe('published MCP servers nobody here wrote', () => {
         source: { kind: 'pull_request', pull_request: { base_repo: 'a/b', head_repo: null } },
       });
       const write = await expectStatus(
-        toolCall(h.api, forkRun, 'c1', {
+        toolCallUntilAnswered(h.api, forkRun, 'c1', {
           tool: 'mcp__fs__write_file',
           arguments: { path: path.join(dir, 'x'), content: 'x' },
         }),

@@ -6,7 +6,7 @@ import { asSessionId, asToolCallId, gateWorkflowId } from '../../src/domain/gate
 import { startTestApi } from '../support/api.js';
 import { testConfig } from '../support/env.js';
 import { useHarness } from '../support/harness.js';
-import { createRun, expectStatus, seedWorkspace, toolCall } from '../support/seed.js';
+import { createRun, expectStatus, seedWorkspace, toolCallUntilAnswered } from '../support/seed.js';
 import { closedHistory, payloadsOf } from '../support/temporal.js';
 import { signInOverHttp } from '../support/web-form.js';
 
@@ -32,7 +32,10 @@ const plain = {
 beforeAll(async () => {
   const run = await createRun(h.api, h.seed);
   await expectStatus(
-    toolCall(h.api, run, 'c1', { tool: 'Read', arguments: { file_path: `/srv/${canary}` } }),
+    toolCallUntilAnswered(h.api, run, 'c1', {
+      tool: 'Read',
+      arguments: { file_path: `/srv/${canary}` },
+    }),
     200,
   );
   const workflowId = gateWorkflowId(asSessionId(run.session_id), asToolCallId('c1'));

@@ -4,7 +4,7 @@ import { test } from 'vitest';
 import { gateWorkflowId, asSessionId, asToolCallId } from '../../src/domain/gate/ids.js';
 import { useHarness } from '../support/harness.js';
 import { closedHistory, payloadsOf } from '../support/temporal.js';
-import { createRun, defaultPolicy, expectStatus, toolCall } from '../support/seed.js';
+import { createRun, defaultPolicy, expectStatus, toolCallUntilAnswered } from '../support/seed.js';
 
 const uiOrigin = 'http://127.0.0.1:8233';
 const h = useHarness({
@@ -19,7 +19,10 @@ test('arguments and reasons in history are ciphertext; the codec endpoint opens 
   const canary = `canary-${randomUUID()}`;
   const run = await createRun(h.api, h.seed);
   await expectStatus(
-    toolCall(h.api, run, 'c1', { tool: 'Bash', arguments: { command: `echo ${canary}` } }),
+    toolCallUntilAnswered(h.api, run, 'c1', {
+      tool: 'Bash',
+      arguments: { command: `echo ${canary}` },
+    }),
     202,
   );
   await expectStatus(

@@ -7,7 +7,7 @@ import { Connection } from '@temporalio/client';
 import { connectionOptions } from '../../src/temporal/connections.js';
 import { startTestApi } from '../support/api.js';
 import { testConfig } from '../support/env.js';
-import { createRun, expectStatus, seedWorkspace, toolCall } from '../support/seed.js';
+import { createRun, expectStatus, seedWorkspace, toolCallUntilAnswered } from '../support/seed.js';
 import { startTlsProxy, testPki, type TestPki, type TlsProxy } from '../support/tls-proxy.js';
 
 const serverName = 'temporal.gate.test';
@@ -50,7 +50,10 @@ async function callThrough(temporal: Omit<TemporalConfig, 'namespace' | 'taskQue
     const seed = await seedWorkspace(api);
     const run = await createRun(api, seed);
     const answer = await expectStatus(
-      toolCall(api, run, 'c1', { tool: 'Read', arguments: { file_path: 'README.md' } }),
+      toolCallUntilAnswered(api, run, 'c1', {
+        tool: 'Read',
+        arguments: { file_path: 'README.md' },
+      }),
       200,
     );
     assert.equal(answer.decision, 'allow');

@@ -15,7 +15,7 @@ import {
   createRun,
   defaultPolicy,
   expectStatus,
-  toolCall,
+  toolCallUntilAnswered,
   type CreatedRun,
 } from '../support/seed.js';
 
@@ -159,7 +159,7 @@ describe('the approvers web form', () => {
     assert.equal(await listPage.locator('#approvals tbody tr').count(), 0);
 
     await expectStatus(
-      toolCall(h.api, run, 'c1', { tool: 'Bash', arguments: { command: hostile } }),
+      toolCallUntilAnswered(h.api, run, 'c1', { tool: 'Bash', arguments: { command: hostile } }),
       202,
     );
     const row = listPage.locator(`tr[data-session="${run.session_id}"][data-tool-call="c1"]`);

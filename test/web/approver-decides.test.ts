@@ -22,7 +22,7 @@ import {
   createRun,
   defaultPolicy,
   expectStatus,
-  toolCall,
+  toolCallUntilAnswered,
   type CreatedRun,
 } from '../support/seed.js';
 
@@ -82,7 +82,7 @@ let run: CreatedRun;
 const detailUrl = (toolCallId: string) => `${h.api.url}/approvals/${run.session_id}/${toolCallId}`;
 
 async function ask(toolCallId: string, tool: string, args: Record<string, unknown>) {
-  await expectStatus(toolCall(h.api, run, toolCallId, { tool, arguments: args }), 202);
+  await expectStatus(toolCallUntilAnswered(h.api, run, toolCallId, { tool, arguments: args }), 202);
 }
 
 /** The runner's final answer for a call, waiting for it as a runner does. */

@@ -20,7 +20,7 @@ import {
   createRun,
   expectStatus,
   seedWorkspace,
-  toolCall,
+  toolCallUntilAnswered,
   type Seed,
 } from '../support/seed.js';
 
@@ -70,7 +70,7 @@ async function signIn(who: DevPerson): Promise<{ context: BrowserContext; page: 
 async function approvedBy(who: DevPerson, id: string): Promise<{ reason: string; header: string }> {
   const run = await createRun(gate.api, seed);
   await expectStatus(
-    toolCall(gate.api, run, id, { tool: 'Bash', arguments: { command: 'ls' } }),
+    toolCallUntilAnswered(gate.api, run, id, { tool: 'Bash', arguments: { command: 'ls' } }),
     202,
   );
   const { context, page } = await signIn(who);

@@ -19,7 +19,7 @@ import {
   createRun,
   expectStatus,
   seedWorkspace,
-  toolCall,
+  toolCallUntilAnswered,
   type CreatedRun,
   type Seed,
 } from '../support/seed.js';
@@ -175,7 +175,7 @@ describe('sign-in with the identity provider', () => {
 
   test("a person in the approvers' group signs in at the provider and decides a call", async () => {
     await expectStatus(
-      toolCall(gate.api, run, 'c1', { tool: 'Bash', arguments: { command: 'ls' } }),
+      toolCallUntilAnswered(gate.api, run, 'c1', { tool: 'Bash', arguments: { command: 'ls' } }),
       202,
     );
     const page = await signIn(await newContext(), olga);
@@ -191,7 +191,7 @@ describe('sign-in with the identity provider', () => {
 
   test("a person in the members' group sees a pending call but cannot decide it", async () => {
     await expectStatus(
-      toolCall(gate.api, run, 'c2', { tool: 'Bash', arguments: { command: 'id' } }),
+      toolCallUntilAnswered(gate.api, run, 'c2', { tool: 'Bash', arguments: { command: 'id' } }),
       202,
     );
     const page = await signIn(await newContext(), mo);

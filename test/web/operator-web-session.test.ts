@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'vitest';
 import { useHarness } from '../support/harness.js';
-import { createRun, defaultPolicy, expectStatus, toolCall } from '../support/seed.js';
+import { createRun, defaultPolicy, expectStatus, toolCallUntilAnswered } from '../support/seed.js';
 import { csrfIn, signInOverHttp } from '../support/web-form.js';
 
 /**
@@ -18,7 +18,7 @@ const h = useHarness({
 test("the operator's web session is told what it is for, and every page for members answers 403 saying so; it decides nothing", async () => {
   const run = await createRun(h.api, h.seed);
   await expectStatus(
-    toolCall(h.api, run, 'c1', { tool: 'Bash', arguments: { command: 'x' } }),
+    toolCallUntilAnswered(h.api, run, 'c1', { tool: 'Bash', arguments: { command: 'x' } }),
     202,
   );
   const cookie = await signInOverHttp(h.api.url, h.api.operatorKey);

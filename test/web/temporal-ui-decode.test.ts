@@ -16,7 +16,13 @@ import { loadStackConfig, stackProfile } from '../../tools/devstack/stack-config
 import { temporalUiOrigin } from '../../tools/devstack/stack-environment.js';
 import type { ApiCaller } from '../support/api.js';
 import { startApiProcess } from '../support/api-process.js';
-import { askForBash, createRun, expectStatus, seedWorkspace, toolCall } from '../support/seed.js';
+import {
+  askForBash,
+  createRun,
+  expectStatus,
+  seedWorkspace,
+  toolCallUntilAnswered,
+} from '../support/seed.js';
 
 const artifacts = fileURLToPath(new URL('../../test-artifacts/', import.meta.url));
 const profile = stackProfile(loadStackConfig(), 'test');
@@ -49,7 +55,10 @@ beforeAll(async () => {
   member = { token: created.user_token as string };
   const run = await createRun(api, seed);
   await expectStatus(
-    toolCall(api, run, 'deploy', { tool: 'Bash', arguments: { command: `deploy ${argument}` } }),
+    toolCallUntilAnswered(api, run, 'deploy', {
+      tool: 'Bash',
+      arguments: { command: `deploy ${argument}` },
+    }),
     202,
   );
   await expectStatus(

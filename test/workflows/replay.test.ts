@@ -20,7 +20,7 @@ import { loadConfig } from '../../src/config.js';
 import { EncryptionCodec } from '../../src/temporal/payload-codec.js';
 import { useHarness } from '../support/harness.js';
 import { gateWorkflowBundle } from '../support/workflow-bundle.js';
-import { createRun, defaultPolicy, expectStatus, toolCall } from '../support/seed.js';
+import { createRun, defaultPolicy, expectStatus, toolCallUntilAnswered } from '../support/seed.js';
 
 const recorded = path.join(projectRoot, 'test/fixtures/histories');
 
@@ -130,11 +130,11 @@ test("this run's gate histories (with every other test file's when run by npm te
   // Some workflows of this file's own, so the test holds when run alone too.
   const run = await createRun(h.api, h.seed);
   await expectStatus(
-    toolCall(h.api, run, 'allowed', { tool: 'Read', arguments: { file_path: 'a' } }),
+    toolCallUntilAnswered(h.api, run, 'allowed', { tool: 'Read', arguments: { file_path: 'a' } }),
     200,
   );
   await expectStatus(
-    toolCall(h.api, run, 'asked', { tool: 'Bash', arguments: { command: 'ls' } }),
+    toolCallUntilAnswered(h.api, run, 'asked', { tool: 'Bash', arguments: { command: 'ls' } }),
     202,
   );
   await expectStatus(

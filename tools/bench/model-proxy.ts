@@ -136,11 +136,29 @@ export async function benchModelProxy(
   api: keyof typeof apis = 'anthropic',
   rounds = 200,
 ): Promise<ModelProxyFigures> {
-  const shape = apis[api];
   const stub = await startStubUpstream();
-  const db = new pg.Client({ connectionString: databaseUrl });
-  await db.connect();
   try {
+    return await measureThrough(stub.url, apiUrl, operatorKey, demo, databaseUrl, api, rounds);
+  } finally {
+    await stub.close();
+  }
+}
+
+/** The measured rounds against a stub already listening at `stubUrl`. */
+async function measureThrough(
+  stubUrl: string,
+  apiUrl: string,
+  operatorKey: string,
+  demo: DemoWorkspace,
+  databaseUrl: string,
+  api: keyof typeof apis,
+  rounds: number,
+): Promise<ModelProxyFigures> {
+  const shape = apis[api];
+  const db = new pg.Client({ connectionString: databaseUrl });
+  db.on('error', () => undefined);
+  try {
+    await db.connect();
     const provider = await fetch(`${apiUrl}/v1/model-providers`, {
       method: 'POST',
       headers: { authorization: `Bearer ${operatorKey}`, 'content-type': 'application/json' },
@@ -148,7 +166,7 @@ export async function benchModelProxy(
         workspace: demo.workspace,
         name: `bench-${api}`,
         kind: api,
-        base_url: stub.url,
+        base_url: stubUrl,
         credential: { type: 'api_key', key: 'sk-bench' },
       }),
     }).then((r) => r.json() as Promise<{ id: string }>);
@@ -166,7 +184,7 @@ export async function benchModelProxy(
     let notCounted: string | undefined;
     for (let i = 0; i < rounds + 20; i += 1) {
       if (i === 20) notCounted = await countingStatements(db);
-      const d = await timeToFirstByte(`${stub.url}${shape.upstreamPath}`, 'sk-bench', body);
+      const d = await timeToFirstByte(`${stubUrl}${shape.upstreamPath}`, 'sk-bench', body);
       const p = await timeToFirstByte(`${apiUrl}${shape.gatePath}`, run.session_token, body);
       // The first rounds warm connections and code paths up.
       if (i >= 20) {
@@ -176,7 +194,6 @@ export async function benchModelProxy(
     }
     return { direct, proxied, statements: notCounted ?? (await statementsSinceReset(db)) };
   } finally {
-    await db.end();
-    await stub.close();
+    await db.end().catch(() => undefined);
   }
 }
