@@ -32,20 +32,23 @@ function presentedToken(request: FastifyRequest): string | undefined {
   return key ?? bearer;
 }
 
+/** The hash of the run's session token the request presents, if it presents one. */
+function presentedSessionTokenHash(request: FastifyRequest): Buffer | undefined {
+  const token = presentedToken(request);
+  if (token === undefined || token.length > 512 || tokenKind(token) !== 'session') return undefined;
+  return hashToken(token);
+}
+
+const noSessionToken =
+  "a run's session token is required as the API key (x-api-key or a Bearer token)";
+
 /** The run and its provider, which must speak the endpoint's API (`kind`). */
-export async function modelAccessOf(
+async function modelAccessOf(
   ctx: ApiContext,
-  request: FastifyRequest,
+  tokenHash: Buffer,
   kind: ModelProviderKind,
 ): Promise<ModelAccess | ModelAccessRefusal> {
-  const token = presentedToken(request);
-  if (token === undefined || token.length > 512 || tokenKind(token) !== 'session') {
-    return {
-      kind: 'unauthenticated',
-      message: "a run's session token is required as the API key (x-api-key or a Bearer token)",
-    };
-  }
-  const caller = await findModelCallerBySessionTokenHash(ctx.pool, hashToken(token), ctx.auth.runs);
+  const caller = await findModelCallerBySessionTokenHash(ctx.pool, tokenHash, ctx.auth.runs);
   if (!caller) return { kind: 'unauthenticated', message: 'the session token is not valid' };
   const { run, provider, priceEpoch } = caller;
   if (!provider) {
@@ -107,44 +110,63 @@ export interface ModelEndpointWording {
 /**
  * What every model endpoint's scope shares: the body kept as bytes (parsed once, by admission,
  * and forwarded as it came), errors in the endpoint's API's shape, and the run's token checked
- * and its slot held before the body is read (an unauthenticated caller's 16 MiB is never
- * parsed). Returns how a handler reads the request's run and provider.
+ * and its slot held before the body is read (an unauthenticated caller's 16 MiB is never read).
+ *
+ * A token this process has already found acting for a run (`KnownRuns`) is read again (whether
+ * its run still acts, its provider, the prices' epoch) while the body arrives and is parsed, and
+ * the handler awaits that read before it uses either: one round trip off a model request's time
+ * to its first byte. Every answer of the scope waits for the read first, so a caller the read
+ * refuses is answered as refused, whatever its body, and only a token that was once valid gets
+ * its body read before it is known still to be, once: a refused token is no longer kept.
+ * Returns how a handler reads the request's run and provider.
  */
 export function modelEndpointScope(
   scope: FastifyInstance,
   ctx: ApiContext,
   wording: ModelEndpointWording,
-): (request: FastifyRequest) => ModelAccess {
-  const accessByRequest = new WeakMap<FastifyRequest, ModelAccess>();
+): (request: FastifyRequest) => Promise<ModelAccess> {
+  const accessByRequest = new WeakMap<FastifyRequest, Promise<ModelAccess>>();
+  /** Whatever error the caller's read ended in, once it ends; nothing when it found the caller. */
+  const refusalOf = (request: FastifyRequest): Promise<unknown> =>
+    accessByRequest.get(request)?.then(
+      () => undefined,
+      (err: unknown) => err,
+    ) ?? Promise.resolve(undefined);
+  const accessFor = async (tokenHash: Buffer): Promise<ModelAccess> => {
+    const access = await modelAccessOf(ctx, tokenHash, wording.kind);
+    if ('run' in access) return access;
+    throw access.kind === 'unauthenticated'
+      ? wording.unauthenticated(access.message)
+      : wording.forbidden(access.message);
+  };
   scope.removeAllContentTypeParsers();
   scope.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => {
     done(null, body);
   });
-  scope.setErrorHandler((err, request, reply) => {
-    const error = wording.errorOf(err);
+  scope.setErrorHandler(async (err, request, reply) => {
+    const error = wording.errorOf((await refusalOf(request)) ?? err);
     // What nobody foresaw is an error; a dependency away (503) or an upstream's fault, a warning.
     if (error.status === 500) request.log.error({ err }, 'model request failed');
     else if (error.status > 500) request.log.warn({ err }, 'model request failed');
     return reply.code(error.status).headers(error.headers()).send(error.body());
   });
-  scope.setNotFoundHandler((request, reply) => {
+  scope.setNotFoundHandler(async (request, reply) => {
+    // A refused caller is answered as refused (by the error handler), not told what is missing.
+    await accessByRequest.get(request);
     const error = wording.notFound(`${request.method} ${request.url.split('?')[0] ?? ''}`);
     return reply.code(404).headers(error.headers()).send(error.body());
   });
   scope.addHook('onRequest', async (request, reply) => {
-    const access = await modelAccessOf(ctx, request, wording.kind);
-    if (!('run' in access)) {
-      throw access.kind === 'unauthenticated'
-        ? wording.unauthenticated(access.message)
-        : wording.forbidden(access.message);
-    }
+    const tokenHash = presentedSessionTokenHash(request);
+    if (!tokenHash) throw wording.unauthenticated(noSessionToken);
+    const kept = ctx.auth.runs.get(tokenHash);
+    const access = accessFor(tokenHash);
+    // Awaited by whatever answers the request; marked handled for a client gone before that.
+    void access.catch(() => undefined);
     accessByRequest.set(request, access);
-    const slot = holdModelSlot(ctx, reply, access.run);
+    const slot = holdModelSlot(ctx, reply, kept ?? (await access).run);
     if (slot) throw wording.limited(slot.limited);
   });
-  return (request) => {
-    const access = accessByRequest.get(request);
-    if (!access) throw wording.unauthenticated("a run's session token is required");
-    return access;
-  };
+  return (request) =>
+    accessByRequest.get(request) ?? Promise.reject(wording.unauthenticated(noSessionToken));
 }

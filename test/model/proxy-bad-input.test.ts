@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, test } from 'vitest';
 import { budgetOf, reservationsOf } from '../budget/support.js';
 import { startFakeAnthropic, text, type FakeAnthropic } from '../support/fake-anthropic.js';
 import { useHarness } from '../support/harness.js';
-import { createRun } from '../support/seed.js';
+import { createRun, expectStatus } from '../support/seed.js';
 import {
   createModelRun,
   createProvider,
@@ -263,5 +263,49 @@ describe('bad input to the model endpoint gets an Anthropic-shaped 4xx and books
     const rows = await reservationsOf(h.db, run.session_id);
     assert.deepEqual(rows.map((r) => r.status).sort(), ['reconciled', 'refused']);
     assert.equal(fake.messages().length, 1);
+  });
+
+  test('a token the gate keeps, its run revoked since: refused as refused whatever the body or the path, and kept no more', async () => {
+    const provider = await createProvider(h.api, h.seed, fake.url);
+    fake.setScript(() => text('kept'));
+    const reachedBefore = fake.messages().length;
+    const body = JSON.stringify(smallRequest());
+    const cases: [string, string, string][] = [
+      ['a request the provider would take', body, '/anthropic/v1/messages'],
+      ['a malformed body', '{"model":', '/anthropic/v1/messages'],
+      ['an empty body', '', '/anthropic/v1/messages'],
+      ['a path the gate does not serve', body, '/anthropic/v1/nothing'],
+      ['a count of tokens', body, '/anthropic/v1/messages/count_tokens'],
+    ];
+    for (const [what, sent, path] of cases) {
+      // Kept: the gate answered this token once, so its next request's body is read at once.
+      const run = await createModelRun(h.api, h.seed, provider.id, 100_000);
+      const auth = { 'x-api-key': run.session_token };
+      assert.equal((await postMessages(h.api, body, auth)).status, 200, what);
+      await expectStatus(
+        h.api.call('POST', `/v1/runs/${run.run_id}/revoke`, { token: h.api.operatorKey }),
+        200,
+      );
+      assertAnthropicError(
+        await postMessages(h.api, sent, auth, path),
+        401,
+        'authentication_error',
+        what,
+      );
+      assert.equal(
+        (await reservationsOf(h.db, run.session_id)).length,
+        1,
+        `${what}: the first request's alone`,
+      );
+
+      // Refused once, kept no more: a body that never comes is not waited for.
+      const port = Number(new URL(h.api.url).port);
+      const answer = await headersOnly(
+        port,
+        `POST /anthropic/v1/messages HTTP/1.1\r\nhost: 127.0.0.1\r\nx-api-key: ${run.session_token}\r\ncontent-type: application/json\r\ncontent-length: ${16 * 1024 * 1024}\r\n\r\n`,
+      );
+      assert.match(answer, /^HTTP\/1\.1 401 /, what);
+    }
+    assert.equal(fake.messages().length, reachedBefore + cases.length, 'only the first requests');
   });
 });

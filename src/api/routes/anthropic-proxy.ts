@@ -13,6 +13,7 @@ import {
   unauthenticated,
 } from '../anthropic-errors.js';
 import { ClientLink, relayExchange } from '../model-relay.js';
+import { parseMessagesRequest } from '../../domain/budget/messages-request.js';
 import { proxiedModelRoute } from './proxied-model-route.js';
 import { RateWindow } from '../rate-window.js';
 import { modelEndpointScope, type ModelAccess } from '../model-callers.js';
@@ -50,14 +51,17 @@ function forwardedSearch(url: string): string {
 
 async function messages(
   ctx: ApiContext,
-  { run, provider, priceEpoch }: ModelAccess,
+  accessOf: Promise<ModelAccess>,
   request: FastifyRequest,
   reply: FastifyReply,
 ) {
   const body = bodyOf(request);
+  // Parsed while the caller's read may still be on its way (see modelEndpointScope).
+  const parsed = parseMessagesRequest(body, 'messages');
+  const { run, provider, priceEpoch } = await accessOf;
   // Made before booking: nothing that can fail stands between a hold and its exchange.
   const call = upstreamCall(ctx, request, provider, '/v1/messages', body);
-  const admission = await admitProxiedRequest(ctx.pool, run, provider, body, priceEpoch);
+  const admission = await admitProxiedRequest(ctx.pool, run, provider, body, priceEpoch, parsed);
   if (
     admission.kind === 'invalid' ||
     admission.kind === 'never_fits' ||
@@ -79,11 +83,12 @@ async function messages(
  */
 async function countTokens(
   ctx: ApiContext,
-  { run, provider }: ModelAccess,
+  accessOf: Promise<ModelAccess>,
   limits: RateWindow,
   request: FastifyRequest,
   reply: FastifyReply,
 ) {
+  const { run, provider } = await accessOf;
   // Before the body is read: a refused body costs a parse, so it counts too.
   const taken = limits.take(run.id);
   if (!taken.ok) {

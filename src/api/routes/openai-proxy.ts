@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { admitOpenAIRequest } from '../../application/model-access/admit-openai-request.js';
-import type { OpenAIEndpoint } from '../../domain/budget/openai-request.js';
+import { parseOpenAIRequest, type OpenAIEndpoint } from '../../domain/budget/openai-request.js';
 import type { ApiContext } from '../context.js';
 import { ClientLink, relayExchange } from '../model-relay.js';
 import { modelEndpointScope, type ModelAccess } from '../model-callers.js';
@@ -38,20 +38,25 @@ const openaiEndpoints = Object.keys(routes) as OpenAIEndpoint[];
 
 async function relay(
   ctx: ApiContext,
-  { run, provider, priceEpoch }: ModelAccess,
+  accessOf: Promise<ModelAccess>,
   endpoint: OpenAIEndpoint,
   request: FastifyRequest,
   reply: FastifyReply,
 ) {
-  if (!Buffer.isBuffer(request.body) || request.body.length === 0)
+  const body = request.body;
+  if (!Buffer.isBuffer(body) || body.length === 0)
     throw openaiInvalidRequest('the body must be a JSON request');
+  // Parsed while the caller's read may still be on its way (see modelEndpointScope).
+  const parsed = parseOpenAIRequest(body, endpoint);
+  const { run, provider, priceEpoch } = await accessOf;
   const admission = await admitOpenAIRequest(
     ctx.pool,
     run,
     provider,
-    request.body,
+    body,
     endpoint,
     priceEpoch,
+    parsed,
   );
   if (admission.kind === 'invalid' || admission.kind === 'never_fits')
     throw openaiInvalidRequest(admission.message, admission.param ?? null);

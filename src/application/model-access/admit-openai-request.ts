@@ -4,6 +4,7 @@ import {
   parseOpenAIRequest,
   type OpenAIEndpoint,
   type OpenAIRequest,
+  type OpenAIRequestParse,
 } from '../../domain/budget/openai-request.js';
 import { contextWindowCeiling, type InputBound } from '../../domain/budget/input-token-bound.js';
 import type { ReservationRow } from '../../store/budget.js';
@@ -55,7 +56,8 @@ async function withReasoning(
  * Admission of a Chat Completions or Responses request the gate will forward: read and bounded
  * (openai-request.ts), its image addresses refused unless the provider allows them, its output
  * limit made explicit (the client's, or the gate's default within the run's allowance), and
- * booked like any proxied request: the forwarded body's worst case.
+ * booked like any proxied request: the forwarded body's worst case. `parsed` is `raw` parsed,
+ * when the caller parsed it already.
  */
 export async function admitOpenAIRequest(
   pool: Pool,
@@ -64,8 +66,8 @@ export async function admitOpenAIRequest(
   raw: Buffer,
   endpoint: OpenAIEndpoint,
   priceEpoch?: number,
+  parsed: OpenAIRequestParse = parseOpenAIRequest(raw, endpoint),
 ): Promise<OpenAIAdmission> {
-  const parsed = parseOpenAIRequest(raw, endpoint);
   if (!parsed.ok) return { kind: 'invalid', message: parsed.message, param: parsed.path };
   const { request } = parsed;
   const [urlImage] = provider.allow_url_sources ? [] : request.urlImages;

@@ -4,6 +4,7 @@ import {
   parseMessagesRequest,
   type MessagesEndpoint,
   type MessagesRequest,
+  type MessagesRequestParse,
 } from '../../domain/budget/messages-request.js';
 import { type InputBound } from '../../domain/budget/input-token-bound.js';
 import { thinkingDigests } from '../../domain/budget/thinking-origins.js';
@@ -36,10 +37,9 @@ async function readProxiedRequest(
   pool: Pool,
   run: FrozenRun,
   provider: ModelProviderRow,
-  raw: Buffer,
+  parsed: MessagesRequestParse,
   endpoint: MessagesEndpoint,
 ): Promise<ReadRequest> {
-  const parsed = parseMessagesRequest(raw, endpoint);
   if (!parsed.ok) return { kind: 'invalid', message: parsed.message };
   const { request } = parsed;
   const [urlSource] = provider.allow_url_sources ? [] : urlSourcePaths(request.input);
@@ -70,7 +70,7 @@ async function readProxiedRequest(
 /**
  * Admission of a request the gate will forward: read (above) and booked (max_tokens plus the
  * input bound) under a request id of the gate's own, so the runner cannot choose, replay or
- * settle one.
+ * settle one. `parsed` is `raw` parsed, when the caller parsed it already.
  */
 export async function admitProxiedRequest(
   pool: Pool,
@@ -78,8 +78,9 @@ export async function admitProxiedRequest(
   provider: ModelProviderRow,
   raw: Buffer,
   priceEpoch?: number,
+  parsed = parseMessagesRequest(raw, 'messages'),
 ): Promise<ProxiedAdmission> {
-  const read = await readProxiedRequest(pool, run, provider, raw, 'messages');
+  const read = await readProxiedRequest(pool, run, provider, parsed, 'messages');
   if (read.kind !== 'read') return read;
   const { request, bound, why } = read;
   const booked = await bookProxiedRequest(pool, run, provider, {
@@ -156,6 +157,7 @@ export async function checkCountTokensRequest(
   provider: ModelProviderRow,
   raw: Buffer,
 ): Promise<{ kind: 'ok' } | { kind: 'invalid' | 'never_fits'; message: string }> {
-  const read = await readProxiedRequest(pool, run, provider, raw, 'count_tokens');
+  const parsed = parseMessagesRequest(raw, 'count_tokens');
+  const read = await readProxiedRequest(pool, run, provider, parsed, 'count_tokens');
   return read.kind === 'read' ? { kind: 'ok' } : read;
 }

@@ -100,7 +100,7 @@ export interface MessagesRequest {
   controls: unknown[];
 }
 
-type MessagesRequestParse =
+export type MessagesRequestParse =
   { ok: true; request: MessagesRequest } | { ok: false; message: string; path?: string };
 
 /**

@@ -426,7 +426,7 @@ export interface OpenAIRequest {
   body: Record<string, unknown>;
 }
 
-type OpenAIRequestParse =
+export type OpenAIRequestParse =
   { ok: true; request: OpenAIRequest } | { ok: false; message: string; path?: string };
 
 class Tally {
