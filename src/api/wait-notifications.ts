@@ -4,6 +4,8 @@ import {
   answeredToolCalls,
   ledgerHeads,
   waitChannels,
+  watchStream,
+  watchToolCall,
 } from '../store/queries/wait-notifications.js';
 import { KeyedWaiters } from './keyed-waiters.js';
 
@@ -19,9 +21,45 @@ interface WaitNotificationOptions {
 const toolCallKey = (sessionId: string, toolCallId: string) =>
   JSON.stringify([sessionId, toolCallId]);
 
+/** How long a stream's watch lasts; it is set again once less than half of it is left. */
+const streamWatchMs = 10 * 60_000;
+
+/** What a call's watch lasts past the wait it is set for. */
+const toolCallWatchMarginMs = 10_000;
+
+/** At most this many watches are remembered (beyond, a watch is set again: a write, no more). */
+const rememberedWatchesAtMost = 10_000;
+
+/**
+ * Until when (this process's clock) the watches this process set last at least: each was set
+ * after the time remembered, for as long, by the server's clock, so the server's lasts longer.
+ */
+class RememberedWatches {
+  private readonly until = new Map<string, number>();
+
+  /** Whether `key` is watched for `ms` more at least. */
+  covers(key: string, ms: number): boolean {
+    const until = this.until.get(key);
+    if (until === undefined) return false;
+    if (until - Date.now() >= ms) return true;
+    if (until <= Date.now()) this.until.delete(key);
+    return false;
+  }
+
+  remember(key: string, until: number): void {
+    if (this.until.size >= rememberedWatchesAtMost) {
+      const oldest = this.until.keys().next();
+      if (!oldest.done) this.until.delete(oldest.value);
+    }
+    this.until.delete(key);
+    this.until.set(key, until);
+  }
+}
+
 /**
  * What wakes waiting readers: one LISTEN connection per API process, fanned out in process by
- * key. Notices only wake readers early; one shared timer re-reads every waited-for key in one
+ * key. A ledger stream or a tool call notifies only while a reader watches it (`watchAppends`,
+ * `watchToolCall`, set before the read). Notices only wake readers early; one shared timer re-reads every waited-for key in one
  * query per kind, so a dropped connection costs latency, never an answer, and the cost of the
  * safety net does not grow with the number of waiters.
  */
@@ -29,6 +67,7 @@ export class WaitNotifications {
   private readonly ledger = new KeyedWaiters();
   private readonly toolCalls = new KeyedWaiters();
   private readonly approvals = new KeyedWaiters();
+  private readonly watches = new RememberedWatches();
   private client: pg.Client | undefined;
   private closed = false;
   private reconnectTimer: NodeJS.Timeout | undefined;
@@ -58,6 +97,32 @@ export class WaitNotifications {
     this.approvalsTimer ??= setInterval(() => {
       this.approvals.wakeAll();
     }, this.approvalsRecheckMs).unref();
+  }
+
+  /**
+   * Appends to the stream notify from now on, for a while (a reader calls this before each read,
+   * and waits with `waitForAppend` afterwards): most calls write PostgreSQL only when less than
+   * half of the last watch is left.
+   */
+  async watchAppends(streamId: string): Promise<void> {
+    const key = `stream:${streamId}`;
+    if (this.watches.covers(key, streamWatchMs / 2)) return;
+    const from = Date.now();
+    await watchStream(this.pool, streamId, streamWatchMs);
+    this.watches.remember(key, from + streamWatchMs);
+  }
+
+  /**
+   * Changes to the call's answer notify for the next `ms` at least (a reader calls this before
+   * its first read, and waits with `waitForToolCall` afterwards).
+   */
+  async watchToolCall(sessionId: string, toolCallId: string, ms: number): Promise<void> {
+    const key = `call:${toolCallKey(sessionId, toolCallId)}`;
+    if (this.watches.covers(key, ms)) return;
+    const from = Date.now();
+    const watchMs = ms + toolCallWatchMarginMs;
+    await watchToolCall(this.pool, sessionId, toolCallId, watchMs);
+    this.watches.remember(key, from + watchMs);
   }
 
   /** Until the stream's head passes `since`, or `ms`, or the signal. */

@@ -70,11 +70,12 @@ function chainValues(streamId: string, event: Redacted): unknown[] {
 
 /**
  * The event appended after the head in `locked` (its stream_id, head_seq and head_hash, locked
- * by the statement) where `condition` holds, the head moved to it and the notice sent, as CTEs
- * named stamped, appended, moved and noticed. The time, seq and hash come from the head as the
- * lock found it (the time read once the lock is held, to the millisecond, as an event's time is
- * read back), so the statement needs nothing read before it, holds the head only while it runs,
- * and a stream's times follow its seq.
+ * by the statement) where `condition` holds, the head moved to it and, while a reader watches the
+ * stream (`watchStream`: the head's latest version, as the lock found it, says until when), the
+ * notice sent, as CTEs named stamped, appended, moved and noticed. The time, seq and hash come
+ * from the head as the lock found it (the time read once the lock is held, to the millisecond, as
+ * an event's time is read back), so the statement needs nothing read before it, holds the head
+ * only while it runs, and a stream's times follow its seq.
  */
 function appendedAfterLocked($: (i: number) => string, condition: string): string {
   return `stamped as materialized (
@@ -94,9 +95,9 @@ function appendedAfterLocked($: (i: number) => string, condition: string): strin
      ), moved as (
        update ledger_streams s set head_seq = a.seq, head_hash = a.hash
        from appended a where s.stream_id = a.stream_id
-       returning s.stream_id
+       returning s.stream_id, s.watched_until
      ), noticed as (
-       select pg_notify(${$(8)}::text, stream_id) from moved
+       select pg_notify(${$(8)}::text, stream_id) from moved where watched_until > now()
      )`;
 }
 
@@ -105,8 +106,7 @@ const appendSql = `with locked as materialized (
        for update
      ), ${appendedAfterLocked((i) => `$${String(i)}`, 'true')}
      select (select count(*) from locked)::int as locked, a.seq, a.hash
-     from (select 1) as one left join appended a on true
-     left join noticed n on true`;
+     from (select count(*) from noticed) as notices left join appended a on true`;
 
 /**
  * Appends one redacted event to a stream, inside the caller's transaction: the event commits or
@@ -226,8 +226,8 @@ async function tryGuarded<Row extends object>(
      )}
      select (select count(*) from locked)::int as ledger_locked,
        (select count(*) from changed)::int as ledger_changed,
-       (select count(*) from noticed)::int as ledger_appended, c.*
-     from (select 1) as one left join changed c on true`,
+       (select count(*) from moved)::int as ledger_appended, c.*
+     from (select count(*) from noticed) as notices left join changed c on true`,
       [...change.values, ...chainValues(streamId, event)],
     ),
   );

@@ -1,10 +1,12 @@
-import type { Queryable } from './pool.js';
+import { genesisHash } from '../domain/ledger/hash-chain.js';
+import { prepared, type Queryable } from './pool.js';
 
 /**
  * The channels PostgreSQL notifies on commit (see the wait-notifications migration and
- * `appendEvent`): a ledger stream appended to (payload: the stream id), a tool call's answer
- * written (payload: `[session_id, tool_call_id]` as JSON), a workspace's approvals or members
- * changed (payload: the workspace id).
+ * `appendEvent`): a watched ledger stream appended to (payload: the stream id), a watched tool
+ * call's answer written (payload: `[session_id, tool_call_id]` as JSON), a workspace's approvals
+ * or members changed (payload: the workspace id). The first two only while watched
+ * (`watchStream`, `watchToolCall`; the watched-waits migration says why no wake-up is lost).
  */
 export const waitChannels = {
   ledger: 'ledger_appended',
@@ -38,4 +40,37 @@ export async function answeredToolCalls(
     [calls.map((c) => c[0]), calls.map((c) => c[1])],
   );
   return rows.map((r) => [r.session_id, r.tool_call_id]);
+}
+
+/**
+ * The stream watched for `ms` from now (the server's clock): its appends notify until then. A
+ * stream without a head yet gets one, so its first append sees the watch too.
+ */
+export async function watchStream(db: Queryable, streamId: string, ms: number): Promise<void> {
+  await db.query(
+    prepared(
+      `insert into ledger_streams (stream_id, head_seq, head_hash, watched_until)
+       values ($1, 0, $2, clock_timestamp() + $3 * interval '1 millisecond')
+       on conflict (stream_id) do update
+         set watched_until = greatest(ledger_streams.watched_until, excluded.watched_until)`,
+      [streamId, genesisHash, ms],
+    ),
+  );
+}
+
+/** The call watched for `ms` from now (the server's clock): changes to its answer notify. */
+export async function watchToolCall(
+  db: Queryable,
+  sessionId: string,
+  toolCallId: string,
+  ms: number,
+): Promise<void> {
+  await db.query(
+    prepared(
+      `update tool_calls
+       set watched_until = greatest(watched_until, clock_timestamp() + $3 * interval '1 millisecond')
+       where session_id = $1 and tool_call_id = $2`,
+      [sessionId, toolCallId, ms],
+    ),
+  );
 }

@@ -141,6 +141,8 @@ export function eventRoutes(server: FastifyInstance, ctx: ApiContext) {
         async () => {
           let events: LedgerEvent[];
           try {
+            // Watched before the read: what is appended after it notifies.
+            await ctx.notifications.watchAppends(session_id);
             events = await readEvents(ctx.pool, session_id, cursor, 500);
           } catch {
             return 'caught-up'; // PostgreSQL away: keep the stream, try again on the next tick.

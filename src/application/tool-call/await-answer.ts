@@ -8,6 +8,9 @@ import { NotFoundError } from '../../domain/errors.js';
 
 /** Wakes a reader when a call's recorded answer changes (LISTEN/NOTIFY in the API). */
 export interface ToolCallNotices {
+  /** Changes to the call's answer notify for the next `ms` at least; set before reading. */
+  watchToolCall(sessionId: string, toolCallId: string, ms: number): Promise<void>;
+  /** Resolves when the call's record may have changed, after `ms`, or when `signal` aborts. */
   waitForToolCall(
     sessionId: string,
     toolCallId: string,
@@ -15,9 +18,6 @@ export interface ToolCallNotices {
     signal: AbortSignal,
   ): Promise<void>;
 }
-
-/** Resolves when the call's record may have changed, after `ms`, or when `signal` aborts. */
-type ToolCallWakeup = (ms: number, signal: AbortSignal) => Promise<void>;
 
 /** Whether a call's recorded state is the one waited for: by default, decided. */
 type AnsweredWhen = (state: ToolCallState) => boolean;
@@ -29,23 +29,27 @@ interface AwaitOptions {
   answered?: AnsweredWhen;
   /** Told once when the first read finds the call not answered yet (so a wait begins). */
   onUnanswered?: () => void;
+  /** The record is read again at least this often, notice or not. */
+  readAgainMs?: number;
 }
 
 /**
  * A call's state as recorded, waiting up to `waitMs` for a pending call to be decided. The
- * record is read again only when `changed` says it may have changed (a notice from PostgreSQL),
- * never on a timer of its own. The wait ends early when `signal` says the caller went away.
+ * record is read again only when `notices` say it may have changed (a notice from PostgreSQL),
+ * or every `readAgainMs`. The wait ends early when `signal` says the caller went away.
  */
 export async function awaitToolCall(
   pool: Pool,
   sessionId: SessionId,
   toolCallId: ToolCallId,
   waitMs: number,
-  changed: ToolCallWakeup,
+  notices: ToolCallNotices,
   signal: AbortSignal,
-  { answered = decided, onUnanswered }: AwaitOptions = {},
+  { answered = decided, onUnanswered, readAgainMs = Infinity }: AwaitOptions = {},
 ): Promise<ToolCallState> {
   const deadline = Date.now() + waitMs;
+  // Watched before the first read: an answer written after that read notifies.
+  if (waitMs > 0) await notices.watchToolCall(sessionId, toolCallId, waitMs);
   let told = false;
   for (;;) {
     // Listen before reading, so a decision committed in between still wakes this wait.
@@ -54,7 +58,12 @@ export async function awaitToolCall(
       round.abort();
     };
     signal.addEventListener('abort', endRound);
-    const woken = changed(Math.max(0, deadline - Date.now()), round.signal);
+    const woken = notices.waitForToolCall(
+      sessionId,
+      toolCallId,
+      Math.min(readAgainMs, Math.max(0, deadline - Date.now())),
+      round.signal,
+    );
     try {
       const row = await findToolCall(pool, sessionId, toolCallId);
       if (!row) throw new NotFoundError(`tool call ${toolCallId}`);
@@ -91,7 +100,7 @@ export async function awaitRunnerAnswer(
     run.session_id,
     toolCallId,
     waitMs,
-    (ms, woken) => deps.notifications.waitForToolCall(run.session_id, toolCallId, ms, woken),
+    deps.notifications,
     signal,
     {
       onUnanswered: () => {

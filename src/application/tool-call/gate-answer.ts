@@ -29,10 +29,9 @@ export async function awaitGateAnswer(
     sessionId,
     toolCallId,
     waitMs,
-    (ms, signal) =>
-      deps.notifications.waitForToolCall(sessionId, toolCallId, Math.min(recheckMs, ms), signal),
+    deps.notifications,
     abandoned,
-    { answered: (answer) => answer.status !== 'evaluating' },
+    { answered: (answer) => answer.status !== 'evaluating', readAgainMs: recheckMs },
   );
   if (state.status === 'evaluating') {
     throw new GateStillEvaluatingError();

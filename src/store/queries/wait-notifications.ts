@@ -1,2 +1,8 @@
-/** What waiting requests re-check when PostgreSQL notifies: ledger heads and answered calls. */
-export { answeredToolCalls, ledgerHeads, waitChannels } from '../wait-notifications.js';
+/** What waiting requests re-check when PostgreSQL notifies, and how they ask to be notified. */
+export {
+  answeredToolCalls,
+  ledgerHeads,
+  waitChannels,
+  watchStream,
+  watchToolCall,
+} from '../wait-notifications.js';
