@@ -37,9 +37,34 @@ export function sharedChromium(): Promise<Browser> {
   return chromiumOfProcess;
 }
 
-/** Ends every context the file opened on the shared browser: its pages, cookies and streams. */
+/** How long the contexts get to close before the whole browser goes (the next file starts one). */
+const contextsCloseMs = 20_000;
+
+/**
+ * Ends every context the file opened on the shared browser: its pages, cookies and streams. A
+ * context that does not close in time (seen beside a second suite, Chromium starved of CPU) takes
+ * the browser with it, so that no file waits on another's.
+ */
 export async function closeContexts(browser: Browser | undefined): Promise<void> {
-  await Promise.all(browser?.contexts().map((context) => context.close()) ?? []);
+  if (!browser) return;
+  const closed = Promise.all(browser.contexts().map((context) => context.close()));
+  closed.catch(() => undefined);
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<'late'>((resolve) => {
+    timer = setTimeout(() => {
+      resolve('late');
+    }, contextsCloseMs);
+  });
+  try {
+    if ((await Promise.race([closed, late])) !== 'late') return;
+  } finally {
+    clearTimeout(timer);
+  }
+  process.stderr.write(
+    `the browser's contexts were still closing after ${contextsCloseMs} ms: the browser is closed\n`,
+  );
+  chromiumOfProcess = undefined;
+  await browser.close();
 }
 
 /** A context whose pages record every dialog (a script that ran would open one). */
