@@ -112,12 +112,13 @@ export interface ModelEndpointWording {
  * and forwarded as it came), errors in the endpoint's API's shape, and the run's token checked
  * and its slot held before the body is read (an unauthenticated caller's 16 MiB is never read).
  *
- * A token this process has already found acting for a run (`KnownRuns`) is read again (whether
- * its run still acts, its provider, the prices' epoch) while the body arrives and is parsed, and
- * the handler awaits that read before it uses either: one round trip off a model request's time
- * to its first byte. Every answer of the scope waits for the read first, so a caller the read
- * refuses is answered as refused, whatever its body, and only a token that was once valid gets
- * its body read before it is known still to be, once: a refused token is no longer kept.
+ * A token this process has already found acting for a run with a model provider (`KnownRuns`)
+ * is read again (whether its run still acts, its provider, the prices' epoch) while the body
+ * arrives and is parsed, and the handler awaits that read before it uses either: one round trip
+ * off a model request's time to its first byte. Every answer of the scope waits for the read
+ * first, so a caller the read refuses is answered as refused, whatever its body, and only a token
+ * that was valid for a model's run gets its body read before it is known still to be: a revoked
+ * run's token is kept no more once refused.
  * Returns how a handler reads the request's run and provider.
  */
 export function modelEndpointScope(
@@ -143,8 +144,9 @@ export function modelEndpointScope(
   scope.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => {
     done(null, body);
   });
-  scope.setErrorHandler(async (err, request, reply) => {
-    const error = wording.errorOf((await refusalOf(request)) ?? err);
+  scope.setErrorHandler(async (thrown, request, reply) => {
+    const err = (await refusalOf(request)) ?? thrown;
+    const error = wording.errorOf(err);
     // What nobody foresaw is an error; a dependency away (503) or an upstream's fault, a warning.
     if (error.status === 500) request.log.error({ err }, 'model request failed');
     else if (error.status > 500) request.log.warn({ err }, 'model request failed');
@@ -159,12 +161,14 @@ export function modelEndpointScope(
   scope.addHook('onRequest', async (request, reply) => {
     const tokenHash = presentedSessionTokenHash(request);
     if (!tokenHash) throw wording.unauthenticated(noSessionToken);
+    // Only a run with a model provider goes on before its read: any other is refused by it.
     const kept = ctx.auth.runs.get(tokenHash);
+    const ahead = kept?.model_provider_id ? kept : undefined;
     const access = accessFor(tokenHash);
     // Awaited by whatever answers the request; marked handled for a client gone before that.
     void access.catch(() => undefined);
     accessByRequest.set(request, access);
-    const slot = holdModelSlot(ctx, reply, kept ?? (await access).run);
+    const slot = holdModelSlot(ctx, reply, ahead ?? (await access).run);
     if (slot) throw wording.limited(slot.limited);
   });
   return (request) =>

@@ -31,8 +31,10 @@ const toolCallWatchMarginMs = 10_000;
 const rememberedWatchesAtMost = 10_000;
 
 /**
- * Until when (this process's clock) the watches this process set last at least: each was set
- * after the time remembered, for as long, by the server's clock, so the server's lasts longer.
+ * Until when (this process's monotonic clock) the watches this process set last at least: each
+ * was set after the time remembered, for as long, by the server's clock, so the server's lasts
+ * longer. Forgotten whenever the listening connection opens again: the server may not be the one
+ * the watches were written to (a failover, a restore).
  */
 class RememberedWatches {
   private readonly until = new Map<string, number>();
@@ -41,9 +43,13 @@ class RememberedWatches {
   covers(key: string, ms: number): boolean {
     const until = this.until.get(key);
     if (until === undefined) return false;
-    if (until - Date.now() >= ms) return true;
-    if (until <= Date.now()) this.until.delete(key);
+    if (until - performance.now() >= ms) return true;
+    if (until <= performance.now()) this.until.delete(key);
     return false;
+  }
+
+  clear(): void {
+    this.until.clear();
   }
 
   remember(key: string, until: number): void {
@@ -107,22 +113,22 @@ export class WaitNotifications {
   async watchAppends(streamId: string): Promise<void> {
     const key = `stream:${streamId}`;
     if (this.watches.covers(key, streamWatchMs / 2)) return;
-    const from = Date.now();
-    await watchStream(this.pool, streamId, streamWatchMs);
-    this.watches.remember(key, from + streamWatchMs);
+    const from = performance.now();
+    if (await watchStream(this.pool, streamId, streamWatchMs))
+      this.watches.remember(key, from + streamWatchMs);
   }
 
   /**
-   * Changes to the call's answer notify for the next `ms` at least (a reader calls this before
-   * its first read, and waits with `waitForToolCall` afterwards).
+   * Changes to the call's answer notify for the next `ms` at least (a reader calls this once its
+   * read finds the call unanswered, reads again, and waits with `waitForToolCall` afterwards).
    */
   async watchToolCall(sessionId: string, toolCallId: string, ms: number): Promise<void> {
     const key = `call:${toolCallKey(sessionId, toolCallId)}`;
     if (this.watches.covers(key, ms)) return;
-    const from = Date.now();
+    const from = performance.now();
     const watchMs = ms + toolCallWatchMarginMs;
-    await watchToolCall(this.pool, sessionId, toolCallId, watchMs);
-    this.watches.remember(key, from + watchMs);
+    if (await watchToolCall(this.pool, sessionId, toolCallId, watchMs))
+      this.watches.remember(key, from + watchMs);
   }
 
   /** Until the stream's head passes `since`, or `ms`, or the signal. */
@@ -188,7 +194,9 @@ export class WaitNotifications {
       .connect()
       .then(async () => {
         for (const channel of Object.values(waitChannels)) await client.query(`listen ${channel}`);
-        // Notices sent while not listening are lost: every waiter reads again.
+        // Notices sent while not listening are lost: every waiter reads again (a stream's reader
+        // watches again as it reads; the watches written may not be on this server any more).
+        this.watches.clear();
         this.wakeEveryone();
       })
       .catch(retry);

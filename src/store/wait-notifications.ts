@@ -1,4 +1,3 @@
-import { genesisHash } from '../domain/ledger/hash-chain.js';
 import { prepared, type Queryable } from './pool.js';
 
 /**
@@ -43,29 +42,32 @@ export async function answeredToolCalls(
 }
 
 /**
- * The stream watched for `ms` from now (the server's clock): its appends notify until then. A
- * stream without a head yet gets one, so its first append sees the watch too.
+ * The stream watched for `ms` from now (the server's clock): its appends notify until then.
+ * Whether it has a head to watch (every session's stream has one from its run's creation).
  */
-export async function watchStream(db: Queryable, streamId: string, ms: number): Promise<void> {
-  await db.query(
+export async function watchStream(db: Queryable, streamId: string, ms: number): Promise<boolean> {
+  const { rowCount } = await db.query(
     prepared(
-      `insert into ledger_streams (stream_id, head_seq, head_hash, watched_until)
-       values ($1, 0, $2, clock_timestamp() + $3 * interval '1 millisecond')
-       on conflict (stream_id) do update
-         set watched_until = greatest(ledger_streams.watched_until, excluded.watched_until)`,
-      [streamId, genesisHash, ms],
+      `update ledger_streams
+       set watched_until = greatest(watched_until, clock_timestamp() + $2 * interval '1 millisecond')
+       where stream_id = $1`,
+      [streamId, ms],
     ),
   );
+  return rowCount === 1;
 }
 
-/** The call watched for `ms` from now (the server's clock): changes to its answer notify. */
+/**
+ * The call watched for `ms` from now (the server's clock): changes to its answer notify until
+ * then. Whether the call is there to watch.
+ */
 export async function watchToolCall(
   db: Queryable,
   sessionId: string,
   toolCallId: string,
   ms: number,
-): Promise<void> {
-  await db.query(
+): Promise<boolean> {
+  const { rowCount } = await db.query(
     prepared(
       `update tool_calls
        set watched_until = greatest(watched_until, clock_timestamp() + $3 * interval '1 millisecond')
@@ -73,4 +75,5 @@ export async function watchToolCall(
       [sessionId, toolCallId, ms],
     ),
   );
+  return rowCount === 1;
 }

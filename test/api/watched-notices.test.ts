@@ -65,13 +65,13 @@ describe('notices only for what a reader watches', () => {
     await append(watched, 1);
     await noticesUntilNow();
 
-    await watchStream(h.db, watched, 60_000);
-    await watchStream(h.db, fresh, 60_000);
-    assert.deepEqual(await readStreamHead(h.db, fresh), { seq: 0, hash: '0'.repeat(64) });
+    assert.equal(await watchStream(h.db, watched, 60_000), true);
+    assert.equal(await watchStream(h.db, fresh, 60_000), false, 'no head to watch');
+    assert.equal(await readStreamHead(h.db, fresh), undefined, 'a watch writes no head');
     await append(quiet, 2);
     await append(watched, 2);
     await append(fresh, 1);
-    assert.deepEqual(await noticesUntilNow(), [watched, fresh]);
+    assert.deepEqual(await noticesUntilNow(), [watched]);
 
     const { rows } = await h.db.query<{ head_seq: string }>(
       'select head_seq from ledger_streams where stream_id = $1',
@@ -145,6 +145,8 @@ describe('notices only for what a reader watches', () => {
     for (let round = 0; round < rounds; round += 1) {
       const run = await createRun(h.api, h.seed);
       const callId = `c${round}`;
+      // A watch before the call is there watches nothing, and is not taken for one.
+      await notifications.watchToolCall(run.session_id, callId, waitMs);
       const paused = await expectStatus(
         toolCallUntilAnswered(h.api, run, callId, { tool: 'Bash', arguments: { command: 'ls' } }),
         202,

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, test } from 'vitest';
 import { budgetOf, reservationsOf } from '../budget/support.js';
 import { startFakeAnthropic, text, type FakeAnthropic } from '../support/fake-anthropic.js';
 import { useHarness } from '../support/harness.js';
-import { createRun, expectStatus } from '../support/seed.js';
+import { createRun, expectStatus, toolCallUntilAnswered } from '../support/seed.js';
 import {
   createModelRun,
   createProvider,
@@ -120,6 +120,24 @@ describe('bad input to the model endpoint gets an Anthropic-shaped 4xx and books
       'authentication_error',
       'a malformed 16 MiB body, no token',
     );
+  });
+
+  test('a run without a model provider is refused before its body is read, its token kept or not', async () => {
+    const withoutProvider = await createRun(h.api, h.seed);
+    // Kept by the API: its token has acted for its run there.
+    await expectStatus(
+      toolCallUntilAnswered(h.api, withoutProvider, 'c1', {
+        tool: 'Read',
+        arguments: { file_path: 'a' },
+      }),
+      200,
+    );
+    const port = Number(new URL(h.api.url).port);
+    const answer = await headersOnly(
+      port,
+      `POST /anthropic/v1/messages HTTP/1.1\r\nhost: 127.0.0.1\r\nx-api-key: ${withoutProvider.session_token}\r\ncontent-type: application/json\r\ncontent-length: ${16 * 1024 * 1024}\r\n\r\n`,
+    );
+    assert.match(answer, /^HTTP\/1\.1 403 /);
   });
 
   test('bodies: malformed, too large, duplicated members, unknown fields, unboundable parts, impossible sizes', async () => {

@@ -27,7 +27,12 @@ import {
   type GateCalls,
 } from './gate-calls.js';
 import { parseCountsLine, type PgQueryCounts } from './pg-query-counts.js';
-import { countingStatements, shortText, statementsSinceReset } from './pg-statements.js';
+import {
+  countingNotices,
+  countingStatements,
+  shortText,
+  statementsSinceReset,
+} from './pg-statements.js';
 import { clusterCpuSeconds, cpuSeconds, postmasterPid } from './process-cpu.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -181,6 +186,7 @@ export async function benchCpuPerCall(
     await waitHttpOk(`${base}/readyz`);
     const calls = await gateCalls(base, config.api.operatorKey ?? '');
     const notCounted = await countingStatements(db);
+    const noticesSoFar = await countingNotices(db);
     const pids = {
       starter: { gate: api.child.pid ?? 0, floor: floor.pid },
       worker: worker.process.child.pid ?? 0,
@@ -224,10 +230,13 @@ export async function benchCpuPerCall(
       floor: { seconds: {}, calls: 0, ms: 0 },
     };
     const roundTrips: PgQueryCounts = { waited: 0, pipelined: 0 };
+    let notices = 0;
     const byText = new Map<string, number>();
     for (let round = 0; round < sizes.rounds; round += 1) {
       const order = round % 2 === 0 ? (['floor', 'gate'] as const) : (['gate', 'floor'] as const);
       for (const kind of order) {
+        // Read outside the statements' count: its marker is a statement too.
+        const noticesBefore = kind === 'gate' ? await noticesSoFar() : 0;
         if (kind === 'gate' && notCounted === undefined)
           await db.query('select pg_stat_statements_reset()');
         const queriesBefore =
@@ -254,6 +263,7 @@ export async function benchCpuPerCall(
           if (notCounted === undefined)
             for (const [text, { calls: n }] of await statementsSinceReset(db))
               byText.set(text, (byText.get(text) ?? 0) + n);
+          notices += (await noticesSoFar()) - noticesBefore;
         }
         const total = totals[kind];
         for (const [name, seconds] of Object.entries(after))
@@ -263,7 +273,7 @@ export async function benchCpuPerCall(
       }
     }
     printCpu(totals, sizes);
-    printStatements(totals.gate.calls, roundTrips, byText, notCounted);
+    printStatements(totals.gate.calls, roundTrips, notices, byText, notCounted);
     return {
       processes: new Map([
         [pids.starter.gate, 'API'],
@@ -318,6 +328,7 @@ function printCpu(totals: { gate: Kind; floor: Kind }, sizes: CpuSizes): void {
 function printStatements(
   decisions: number,
   roundTrips: PgQueryCounts,
+  notices: number,
   byText: Map<string, number>,
   notCounted: string | undefined,
 ): void {
@@ -330,6 +341,9 @@ function printStatements(
     process.stdout.write(
       `  ${per(roundTrips.pipelined)}  queries sent pipelined, several to a round trip\n`,
     );
+  process.stdout.write(
+    `  ${per(notices)}  notices sent on the channels the API listens on (each reaches every API process)\n`,
+  );
   if (notCounted !== undefined) {
     process.stdout.write(`  statements not counted: ${notCounted}\n`);
     return;

@@ -89,7 +89,7 @@ async function countTokens(
   reply: FastifyReply,
 ) {
   const { run, provider } = await accessOf;
-  // Before the body is read: a refused body costs a parse, so it counts too.
+  // Before the body is parsed: a refused body costs a parse, so it counts too.
   const taken = limits.take(run.id);
   if (!taken.ok) {
     throw new AnthropicError(

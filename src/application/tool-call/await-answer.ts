@@ -8,7 +8,7 @@ import { NotFoundError } from '../../domain/errors.js';
 
 /** Wakes a reader when a call's recorded answer changes (LISTEN/NOTIFY in the API). */
 export interface ToolCallNotices {
-  /** Changes to the call's answer notify for the next `ms` at least; set before reading. */
+  /** Changes to the call's answer notify for the next `ms` at least; read again after it. */
   watchToolCall(sessionId: string, toolCallId: string, ms: number): Promise<void>;
   /** Resolves when the call's record may have changed, after `ms`, or when `signal` aborts. */
   waitForToolCall(
@@ -48,9 +48,8 @@ export async function awaitToolCall(
   { answered = decided, onUnanswered, readAgainMs = Infinity }: AwaitOptions = {},
 ): Promise<ToolCallState> {
   const deadline = Date.now() + waitMs;
-  // Watched before the first read: an answer written after that read notifies.
-  if (waitMs > 0) await notices.watchToolCall(sessionId, toolCallId, waitMs);
   let told = false;
+  let watched = false;
   for (;;) {
     // Listen before reading, so a decision committed in between still wakes this wait.
     const round = new AbortController();
@@ -71,6 +70,13 @@ export async function awaitToolCall(
       if (!told && !answered(state)) onUnanswered?.();
       told = true;
       if (answered(state) || Date.now() >= deadline || signal.aborted) return state;
+      if (!watched) {
+        // Watched once a wait begins, then read again: an answer written after the watch
+        // notifies, one written before it is found by that read (see watchToolCall).
+        await notices.watchToolCall(sessionId, toolCallId, deadline - Date.now());
+        watched = true;
+        continue;
+      }
       // Woken, timed out or hung up: the next round reads again and returns on the last two.
       await woken;
     } finally {
