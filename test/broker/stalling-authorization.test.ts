@@ -138,6 +138,13 @@ test(
   `an authorization server stalling ${stallMs / 1000} s on every token request, under ${storm.runs * storm.callsPerRun} brokered calls on its connection: another workspace's allows keep their latency, none unavailable`,
   { timeout: 420_000 },
   async () => {
+    // Each phase's time, printed as it ends: a run that runs out of its bound says where it went.
+    const began = performance.now();
+    const phase = (what: string) => {
+      process.stdout.write(
+        `stalling-authorization: ${what} at ${((performance.now() - began) / 1000).toFixed(1)} s\n`,
+      );
+    };
     const connectionId = await expiredOAuthConnection();
     const other = await seedWorkspace(h.api, {
       ...defaultPolicy,
@@ -147,6 +154,7 @@ test(
     await allowLatencies(otherRun, 5, 'warm');
     const quiet = await allowLatencies(otherRun, 20, 'quiet');
     assert.deepEqual(quiet.denials, []);
+    phase('the quiet allows answered');
 
     const runs = await Promise.all(
       Array.from({ length: storm.runs }, () =>
@@ -169,14 +177,20 @@ test(
     );
     // The storm is on: the first refresh is stalled, and the calls behind it wait.
     const sessions = runs.map((run) => run.session_id);
+    const stormStarted = performance.now();
     for (;;) {
       const { rows } = await h.db.query<{ n: number }>(
         `select count(*)::int as n from brokered_calls where session_id = any($1)`,
         [sessions],
       );
       if (tokenRequests > 0 && rows[0]!.n >= 50) break;
+      assert.ok(
+        performance.now() - stormStarted < 120_000,
+        `the storm began within 2 minutes: ${rows[0]!.n} brokered calls, ${tokenRequests} token requests`,
+      );
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
+    phase('the storm began');
     // Meanwhile, until the storm is over, what the database sees of the refresh: a transaction on
     // the connection's row (left open, or waiting on its lock) for seconds is a pool client held
     // through the network exchange, which stalls for 10 s. Other files' short transactions on
@@ -201,8 +215,10 @@ test(
     let answers: Awaited<(typeof brokered)[number]>[];
     try {
       during = await allowLatencies(otherRun, 20, 'during');
+      phase('the allows during the stall answered');
       stillStalling = stalling > 0;
       answers = await Promise.all(brokered);
+      phase('every brokered call answered');
     } finally {
       sampling.abort();
       await sampler;
