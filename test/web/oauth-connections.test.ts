@@ -480,10 +480,17 @@ describe('OAuth connections', () => {
       }),
       200,
     );
+    // A runner asks again while the gate is still evaluating the approved call: beside another
+    // suite, its stages once took longer than one 20 s wait.
     const answer = await expectStatus(
-      call('GET', `/v1/sessions/${run.session_id}/tool-calls/create-1?wait=20`, {
-        token: run.session_token,
-      }),
+      untilAnswered(
+        () =>
+          call('GET', `/v1/sessions/${run.session_id}/tool-calls/create-1?wait=20`, {
+            token: run.session_token,
+          }),
+        90_000,
+        [202, 503],
+      ),
       200,
     );
     assert.equal(answer.decision, 'deny', JSON.stringify(answer));
