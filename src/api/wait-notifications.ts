@@ -65,9 +65,9 @@ class RememberedWatches {
 /**
  * What wakes waiting readers: one LISTEN connection per API process, fanned out in process by
  * key. A ledger stream or a tool call notifies only while a reader watches it (`watchAppends`,
- * `watchToolCall`, set before the read). Notices only wake readers early; one shared timer re-reads every waited-for key in one
- * query per kind, so a dropped connection costs latency, never an answer, and the cost of the
- * safety net does not grow with the number of waiters.
+ * `watchToolCall`, each followed by a read). Notices only wake readers early; one shared timer
+ * re-reads every waited-for key in one query per kind, so a dropped connection costs latency,
+ * never an answer, and the cost of the safety net does not grow with the number of waiters.
  */
 export class WaitNotifications {
   private readonly ledger = new KeyedWaiters();
