@@ -269,11 +269,14 @@ async function remoteMcpFigures(base: string, key: string): Promise<void> {
 
 async function modelProxyFigures(base: string, key: string, databaseUrl: string): Promise<void> {
   const { demo } = await gateCalls(base, key);
-  for (const api of ['anthropic', 'openai'] as const) {
+  const apis = ['anthropic', 'openai'] as const;
+  const measured = await benchModelProxy(base, key, demo, databaseUrl, apis);
+  for (const api of apis) {
+    const proxy = measured.get(api);
+    if (!proxy) continue;
     process.stdout.write(
-      `\nModel proxy (${api === 'anthropic' ? 'Anthropic Messages' : 'OpenAI Chat Completions'}), time to first byte of a streamed answer, 200 requests each, interleaved:\n`,
+      `\nModel proxy (${api === 'anthropic' ? 'Anthropic Messages' : 'OpenAI Chat Completions'}), time to first byte of a streamed answer, ${proxy.proxied.length} requests each, interleaved, both endpoints warmed first:\n`,
     );
-    const proxy = await benchModelProxy(base, key, demo, databaseUrl, api);
     const direct = figures(proxy.direct);
     const proxied = figures(proxy.proxied);
     show('stub upstream, directly', direct);

@@ -114,6 +114,8 @@ const apis = {
   },
 } as const;
 
+export type ModelApi = keyof typeof apis;
+
 export interface ModelProxyFigures {
   direct: number[];
   proxied: number[];
@@ -124,76 +126,108 @@ export interface ModelProxyFigures {
   statements: Map<string, StatementFigures> | string;
 }
 
+/** One API's endpoint through the gate, with a run of its own on a provider at the stub. */
+interface Endpoint {
+  api: ModelApi;
+  direct: string;
+  proxied: string;
+  token: string;
+  body: string;
+}
+
+/** Rounds of every endpoint in turn before any is measured. */
+const warmRounds = 100;
+
 /**
- * Time to first byte, direct and through the gate's endpoint for `api`, `rounds` requests each;
- * PostgreSQL's statements over the measured rounds, counted by the server.
+ * Time to first byte, direct and through the gate's endpoint for each of `list`, `rounds`
+ * requests each; PostgreSQL's statements over each endpoint's measured rounds, counted by the
+ * server. Every endpoint is warmed before the first is measured: the endpoints share the gate's
+ * code, its pool's connections and their plans, so an endpoint measured first on a fresh stack
+ * would otherwise pay for what the next one finds ready.
  */
 export async function benchModelProxy(
   apiUrl: string,
   operatorKey: string,
   demo: DemoWorkspace,
   databaseUrl: string,
-  api: keyof typeof apis = 'anthropic',
+  list: readonly ModelApi[],
   rounds = 200,
-): Promise<ModelProxyFigures> {
+): Promise<Map<ModelApi, ModelProxyFigures>> {
   const stub = await startStubUpstream();
-  try {
-    return await measureThrough(stub.url, apiUrl, operatorKey, demo, databaseUrl, api, rounds);
-  } finally {
-    await stub.close();
-  }
-}
-
-/** The measured rounds against a stub already listening at `stubUrl`. */
-async function measureThrough(
-  stubUrl: string,
-  apiUrl: string,
-  operatorKey: string,
-  demo: DemoWorkspace,
-  databaseUrl: string,
-  api: keyof typeof apis,
-  rounds: number,
-): Promise<ModelProxyFigures> {
-  const shape = apis[api];
   const db = new pg.Client({ connectionString: databaseUrl });
   db.on('error', () => undefined);
   try {
     await db.connect();
-    const provider = await fetch(`${apiUrl}/v1/model-providers`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${operatorKey}`, 'content-type': 'application/json' },
-      body: JSON.stringify({
-        workspace: demo.workspace,
-        name: `bench-${api}`,
-        kind: api,
-        base_url: stubUrl,
-        credential: { type: 'api_key', key: 'sk-bench' },
-      }),
-    }).then((r) => r.json() as Promise<{ id: string }>);
-    const run = await createDemoRun(apiUrl, operatorKey, demo, {
-      model_provider: provider.id,
-      budget: { max_tokens: 1_000_000_000 },
-    });
-    const body = JSON.stringify({
+    const endpoints: Endpoint[] = [];
+    for (const api of list)
+      endpoints.push(await endpointOf(stub.url, apiUrl, operatorKey, demo, api));
+    for (let i = 0; i < warmRounds; i += 1)
+      for (const endpoint of endpoints) await exchangeBoth(endpoint);
+    const measured = new Map<ModelApi, ModelProxyFigures>();
+    for (const endpoint of endpoints)
+      measured.set(endpoint.api, await measure(endpoint, db, rounds));
+    return measured;
+  } finally {
+    await db.end().catch(() => undefined);
+    await stub.close();
+  }
+}
+
+async function endpointOf(
+  stubUrl: string,
+  apiUrl: string,
+  operatorKey: string,
+  demo: DemoWorkspace,
+  api: ModelApi,
+): Promise<Endpoint> {
+  const shape = apis[api];
+  const provider = await fetch(`${apiUrl}/v1/model-providers`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${operatorKey}`, 'content-type': 'application/json' },
+    body: JSON.stringify({
+      workspace: demo.workspace,
+      name: `bench-${api}`,
+      kind: api,
+      base_url: stubUrl,
+      credential: { type: 'api_key', key: 'sk-bench' },
+    }),
+  }).then((r) => r.json() as Promise<{ id: string }>);
+  const run = await createDemoRun(apiUrl, operatorKey, demo, {
+    model_provider: provider.id,
+    budget: { max_tokens: 1_000_000_000 },
+  });
+  return {
+    api,
+    direct: `${stubUrl}${shape.upstreamPath}`,
+    proxied: `${apiUrl}${shape.gatePath}`,
+    token: run.session_token,
+    body: JSON.stringify({
       ...shape.body,
       stream: true,
       messages: [{ role: 'user', content: 'Say ok.' }],
-    });
-    const direct: number[] = [];
-    const proxied: number[] = [];
-    let notCounted: string | undefined;
-    for (let i = 0; i < rounds + 20; i += 1) {
-      if (i === 20) notCounted = await countingStatements(db);
-      const d = await timeToFirstByte(`${stubUrl}${shape.upstreamPath}`, 'sk-bench', body);
-      const p = await timeToFirstByte(`${apiUrl}${shape.gatePath}`, run.session_token, body);
-      // The first rounds warm connections and code paths up.
-      if (i >= 20) {
-        direct.push(d);
-        proxied.push(p);
-      }
-    }
-    return { direct, proxied, statements: notCounted ?? (await statementsSinceReset(db)) };
-  } finally {
-    await db.end().catch(() => undefined);
+    }),
+  };
+}
+
+/** One request to the stub directly and one through the gate: their times to first byte. */
+async function exchangeBoth(endpoint: Endpoint): Promise<[number, number]> {
+  const direct = await timeToFirstByte(endpoint.direct, 'sk-bench', endpoint.body);
+  const proxied = await timeToFirstByte(endpoint.proxied, endpoint.token, endpoint.body);
+  return [direct, proxied];
+}
+
+async function measure(
+  endpoint: Endpoint,
+  db: pg.Client,
+  rounds: number,
+): Promise<ModelProxyFigures> {
+  const notCounted = await countingStatements(db);
+  const direct: number[] = [];
+  const proxied: number[] = [];
+  for (let i = 0; i < rounds; i += 1) {
+    const [d, p] = await exchangeBoth(endpoint);
+    direct.push(d);
+    proxied.push(p);
   }
+  return { direct, proxied, statements: notCounted ?? (await statementsSinceReset(db)) };
 }
