@@ -262,7 +262,9 @@ describe('the remote MCP endpoint, with a session token', () => {
       created.catch(() => undefined);
       const received = () => upstream.calls.filter((c) => c.arguments.query === query).length;
       try {
-        await until(() => Promise.resolve(received() > 0 ? true : undefined));
+        // Beside another full suite the gate's stages and the broker's task can take longer
+        // than a quiet machine's few seconds to reach the upstream: a catastrophic bound only.
+        await until(() => Promise.resolve(received() > 0 ? true : undefined), 90_000);
         // Answered "unavailable" and sent again, a few times, while the upstream holds the call.
         await new Promise((resolve) => setTimeout(resolve, 3_500));
       } finally {
@@ -555,7 +557,11 @@ describe('the remote MCP endpoint, with a session token', () => {
         return { n, allowed, result };
       }),
     );
-    const reached = upstream.calls.slice(before);
+    // Only this test's calls: an earlier test's call, held and released, may still arrive.
+    const ours = /^(q|draft )\d+$/;
+    const reached = upstream.calls
+      .slice(before)
+      .filter((c) => ours.test(String(c.arguments.query ?? c.arguments.title)));
     for (const { n, allowed, result } of answers) {
       if (allowed && !result.isError) {
         assert.deepEqual(JSON.parse(text(result)).arguments, { query: `q${n}` });
@@ -578,7 +584,10 @@ describe('the remote MCP endpoint, with a session token', () => {
     assert.equal(new Set(queries).size, queries.length, 'no call carried out twice');
     assert.equal(reached.filter((c) => c.tool !== 'search_notes').length, 0, 'no deny reached it');
     const answered = answers.filter((a) => a.allowed && !a.result.isError).length;
-    assert.ok(answered >= 1 && reached.length >= answered && reached.length <= 40);
+    assert.ok(
+      answered >= 1 && reached.length >= answered && reached.length <= 40,
+      `${answered} answered, ${reached.length} reached the upstream`,
+    );
     const decisions = (await ledger(run.session_id)).filter((e) => e.type === 'tool.decision');
     assert.equal(decisions.length, 50);
   });
