@@ -174,4 +174,61 @@ describe('notices only for what a reader watches', () => {
       assert.ok(Date.now() - started < waitMs / 2, `round ${round}: woken, not timed out`);
     }
   });
+
+  test("a writer holding the call's row holds the watch, not the wait: its bound and the runner's hang-up still end it", async () => {
+    const run = await createRun(h.api, h.seed);
+    const paused = await expectStatus(
+      toolCallUntilAnswered(h.api, run, 'held', { tool: 'Bash', arguments: { command: 'ls' } }),
+      202,
+    );
+    assert.equal(paused.status, 'pending_approval');
+    // A transaction holding the call's row, as a decision's does until it commits; released
+    // long after either wait below should have ended.
+    const holder = new pg.Client({ connectionString: testConfig().databaseUrl });
+    await holder.connect();
+    const heldMs = 12_000;
+    try {
+      await holder.query('begin');
+      await holder.query(
+        'select 1 from tool_calls where session_id = $1 and tool_call_id = $2 for update',
+        [run.session_id, 'held'],
+      );
+      const release = setTimeout(
+        () => void holder.query('rollback').catch(() => undefined),
+        heldMs,
+      );
+      try {
+        const wait = (ms: number, signal: AbortSignal) =>
+          awaitToolCall(
+            h.db,
+            run.session_id as SessionId,
+            'held' as ToolCallId,
+            ms,
+            notifications,
+            signal,
+          );
+        let started = Date.now();
+        const bounded = await wait(1_500, new AbortController().signal);
+        assert.equal(bounded.status, 'pending_approval');
+        assert.ok(
+          Date.now() - started < heldMs / 2,
+          `the wait's bound: ${Date.now() - started} ms`,
+        );
+
+        started = Date.now();
+        const hangUp = new AbortController();
+        setTimeout(() => {
+          hangUp.abort();
+        }, 500);
+        const gone = await wait(waitMs, hangUp.signal);
+        assert.equal(gone.status, 'pending_approval');
+        assert.ok(Date.now() - started < heldMs / 2, `the hang-up: ${Date.now() - started} ms`);
+      } finally {
+        clearTimeout(release);
+        await holder.query('rollback').catch(() => undefined);
+      }
+    } finally {
+      await holder.end();
+    }
+  });
 });

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { SessionId, ToolCallId } from '../../domain/gate/ids.js';
 import type { DecidedAnswer, ToolCallState } from '../../domain/gate/vocabulary.js';
 import type { Pool } from '../../store/pool.js';
@@ -72,9 +73,17 @@ export async function awaitToolCall(
       if (answered(state) || Date.now() >= deadline || signal.aborted) return state;
       if (!watched) {
         // Watched once a wait begins, then read again: an answer written after the watch
-        // notifies, one written before it is found by that read (see watchToolCall).
-        await notices.watchToolCall(sessionId, toolCallId, deadline - Date.now());
-        watched = true;
+        // notifies, one written before it is found by that read (see watchToolCall). A writer
+        // holding the call's row holds the watch until it commits; the wait's bound and its
+        // caller's hang-up still end the wait (the next round reads once more and returns).
+        const watch = notices.watchToolCall(sessionId, toolCallId, deadline - Date.now());
+        watch.catch(() => undefined);
+        watched = await Promise.race([
+          watch.then(() => true),
+          sleep(Math.max(0, deadline - Date.now()), false, { signal: round.signal }).catch(
+            () => false,
+          ),
+        ]);
         continue;
       }
       // Woken, timed out or hung up: the next round reads again and returns on the last two.
