@@ -136,7 +136,7 @@ const median = (values: number[]) => {
 
 test(
   `an authorization server stalling ${stallMs / 1000} s on every token request, under ${storm.runs * storm.callsPerRun} brokered calls on its connection: another workspace's allows keep their latency, none unavailable`,
-  { timeout: 420_000 },
+  { timeout: 600_000 },
   async () => {
     // Each phase's time, printed as it ends: a run that runs out of its bound says where it went.
     const began = performance.now();
@@ -183,10 +183,13 @@ test(
         `select count(*)::int as n from brokered_calls where session_id = any($1)`,
         [sessions],
       );
-      if (tokenRequests > 0 && rows[0]!.n >= 50) break;
+      // An eighth of the storm claimed (it was a quarter): on a quiet machine within seconds;
+      // beside another full suite 35 calls had been claimed after two minutes, the worker's
+      // slots held by the calls waiting on the stall. The bound is three minutes.
+      if (tokenRequests > 0 && rows[0]!.n >= (storm.runs * storm.callsPerRun) / 8) break;
       assert.ok(
-        performance.now() - stormStarted < 120_000,
-        `the storm began within 2 minutes: ${rows[0]!.n} brokered calls, ${tokenRequests} token requests`,
+        performance.now() - stormStarted < 180_000,
+        `the storm began within 3 minutes: ${rows[0]!.n} brokered calls, ${tokenRequests} token requests`,
       );
       await new Promise((resolve) => setTimeout(resolve, 100));
     }

@@ -569,9 +569,14 @@ describe('the remote MCP endpoint, with a session token', () => {
         // Beside another suite, a stage past the call's window: denied, and never carried out.
         assert.ok(!reached.some((c) => c.arguments.query === `q${n}`), text(result));
       } else if (allowed) {
-        // On a machine loaded past the broker's attempt bound, the gate's documented failure:
-        // the call is reported, never carried out twice.
-        assert.match(text(result), /did not finish; it is not repeated/);
+        // On a machine loaded past the broker's attempt bound, the gate's documented failures:
+        // an attempt that did not finish is not repeated, or every attempt failed (beside
+        // another suite: PostgreSQL's connections past their bound). The call is reported, and
+        // never carried out twice (below).
+        assert.match(
+          text(result),
+          /did not finish; it is not repeated|could not be carried out \(the broker (failed|timed out)\)/,
+        );
       } else {
         assert.equal(result.isError, true);
         // Denied by the policy, or (beside another suite) failed closed before the policy.
