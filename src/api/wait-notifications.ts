@@ -74,6 +74,8 @@ export class WaitNotifications {
   private readonly toolCalls = new KeyedWaiters();
   private readonly approvals = new KeyedWaiters();
   private readonly watches = new RememberedWatches();
+  /** The call watches this process has sent and not yet had answered, by call. */
+  private readonly watching = new Map<string, Promise<void>>();
   private client: pg.Client | undefined;
   private closed = false;
   private reconnectTimer: NodeJS.Timeout | undefined;
@@ -124,11 +126,24 @@ export class WaitNotifications {
    */
   async watchToolCall(sessionId: string, toolCallId: string, ms: number): Promise<void> {
     const key = `call:${toolCallKey(sessionId, toolCallId)}`;
+    // One watch of a call in flight at a time: behind a writer holding the call's row, each would
+    // hold a connection until the writer commits; later waits take the one already queued.
+    for (let queued = this.watching.get(key); queued; queued = this.watching.get(key)) {
+      if (this.watches.covers(key, ms)) return;
+      await queued;
+    }
     if (this.watches.covers(key, ms)) return;
     const from = performance.now();
     const watchMs = ms + toolCallWatchMarginMs;
-    if (await watchToolCall(this.pool, sessionId, toolCallId, watchMs))
-      this.watches.remember(key, from + watchMs);
+    const written = watchToolCall(this.pool, sessionId, toolCallId, watchMs).then((found) => {
+      if (found) this.watches.remember(key, from + watchMs);
+    });
+    this.watching.set(key, written);
+    try {
+      await written;
+    } finally {
+      if (this.watching.get(key) === written) this.watching.delete(key);
+    }
   }
 
   /** Until the stream's head passes `since`, or `ms`, or the signal. */

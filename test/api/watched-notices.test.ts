@@ -6,7 +6,7 @@ import { WaitNotifications } from '../../src/api/wait-notifications.js';
 import { awaitToolCall } from '../../src/application/tool-call/await-answer.js';
 import type { SessionId, ToolCallId } from '../../src/domain/gate/ids.js';
 import { appendEvent, readStreamHead } from '../../src/store/ledger.js';
-import { withTransaction } from '../../src/store/pool.js';
+import { createPool, withTransaction } from '../../src/store/pool.js';
 import { waitChannels, watchStream } from '../../src/store/wait-notifications.js';
 import { requested } from '../ledger/support.js';
 import { testConfig } from '../support/env.js';
@@ -175,7 +175,7 @@ describe('notices only for what a reader watches', () => {
     }
   });
 
-  test("a writer holding the call's row holds the watch, not the wait: its bound and the runner's hang-up still end it", async () => {
+  test("a writer holding the call's row holds the watch, not the wait: its bound and the runner's hang-up still end it, one watch queues, a failed one ends no wait", async () => {
     const run = await createRun(h.api, h.seed);
     const paused = await expectStatus(
       toolCallUntilAnswered(h.api, run, 'held', { tool: 'Bash', arguments: { command: 'ls' } }),
@@ -187,12 +187,28 @@ describe('notices only for what a reader watches', () => {
     const holder = new pg.Client({ connectionString: testConfig().databaseUrl });
     await holder.connect();
     const heldMs = 12_000;
+    /** The watches queued behind the holder: blocked by it, or by a watch it blocks. */
+    const queuedWatches = async (holderPid: number) => {
+      const { rows } = await h.db.query<{ n: number }>(
+        `with recursive blocked (pid) as (
+           select pid from pg_stat_activity where $1::int = any (pg_blocking_pids(pid))
+           union
+           select a.pid from pg_stat_activity a join blocked b on b.pid = any (pg_blocking_pids(a.pid))
+         )
+         select count(*)::int as n from blocked join pg_stat_activity a using (pid)
+          where a.query like 'update tool_calls%watched_until%'`,
+        [holderPid],
+      );
+      return rows[0]!.n;
+    };
     try {
       await holder.query('begin');
-      await holder.query(
+      const { rows: pids } = await holder.query<{ pid: number }>('select pg_backend_pid() as pid');
+      const locked = await holder.query(
         'select 1 from tool_calls where session_id = $1 and tool_call_id = $2 for update',
         [run.session_id, 'held'],
       );
+      assert.equal(locked.rowCount, 1, "the call's row is held");
       const release = setTimeout(
         () => void holder.query('rollback').catch(() => undefined),
         heldMs,
@@ -210,9 +226,10 @@ describe('notices only for what a reader watches', () => {
         let started = Date.now();
         const bounded = await wait(1_500, new AbortController().signal);
         assert.equal(bounded.status, 'pending_approval');
+        const boundedMs = Date.now() - started;
         assert.ok(
-          Date.now() - started < heldMs / 2,
-          `the wait's bound: ${Date.now() - started} ms`,
+          boundedMs >= 1_400 && boundedMs < heldMs / 2,
+          `the wait's bound: ${boundedMs} ms`,
         );
 
         started = Date.now();
@@ -223,6 +240,35 @@ describe('notices only for what a reader watches', () => {
         const gone = await wait(waitMs, hangUp.signal);
         assert.equal(gone.status, 'pending_approval');
         assert.ok(Date.now() - started < heldMs / 2, `the hang-up: ${Date.now() - started} ms`);
+        // The second wait took the first's watch, still queued: one connection held, not two.
+        assert.equal(await queuedWatches(pids[0]!.pid), 1, 'one watch queued behind the writer');
+
+        // A watch that fails (its statement's timeout, here 300 ms) ends no wait with an error:
+        // the wait goes on, without notices, to its bound.
+        const strictPool = createPool(testConfig().databaseUrl, { statementMs: 300 });
+        const strict = new WaitNotifications(testConfig().databaseUrl, strictPool, {
+          recheckMs: noRecheck,
+        });
+        try {
+          started = Date.now();
+          const unwatched = await awaitToolCall(
+            h.db,
+            run.session_id as SessionId,
+            'held' as ToolCallId,
+            2_000,
+            strict,
+            new AbortController().signal,
+          );
+          assert.equal(unwatched.status, 'pending_approval');
+          const unwatchedMs = Date.now() - started;
+          assert.ok(
+            unwatchedMs >= 1_900 && unwatchedMs < heldMs / 2,
+            `a failed watch: ${unwatchedMs} ms`,
+          );
+        } finally {
+          await strict.close();
+          await strictPool.end();
+        }
       } finally {
         clearTimeout(release);
         await holder.query('rollback').catch(() => undefined);

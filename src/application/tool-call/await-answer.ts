@@ -76,14 +76,19 @@ export async function awaitToolCall(
         // notifies, one written before it is found by that read (see watchToolCall). A writer
         // holding the call's row holds the watch until it commits; the wait's bound and its
         // caller's hang-up still end the wait (the next round reads once more and returns).
-        const watch = notices.watchToolCall(sessionId, toolCallId, deadline - Date.now());
-        watch.catch(() => undefined);
-        watched = await Promise.race([
-          watch.then(() => true),
-          sleep(Math.max(0, deadline - Date.now()), false, { signal: round.signal }).catch(
-            () => false,
+        const watch = await Promise.race([
+          notices.watchToolCall(sessionId, toolCallId, deadline - Date.now()).then(
+            () => 'watched' as const,
+            () => 'failed' as const,
           ),
+          sleep(Math.max(0, deadline - Date.now()), 'ended' as const, {
+            signal: round.signal,
+          }).catch(() => 'ended' as const),
         ]);
+        watched = watch === 'watched';
+        // A watch that failed (its statement's timeout behind a writer) wakes nothing: this round
+        // waits for the shared re-check, the deadline or the hang-up, then reads and watches again.
+        if (watch === 'failed') await woken;
         continue;
       }
       // Woken, timed out or hung up: the next round reads again and returns on the last two.
