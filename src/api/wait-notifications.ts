@@ -74,7 +74,7 @@ export class WaitNotifications {
   private readonly toolCalls = new KeyedWaiters();
   private readonly approvals = new KeyedWaiters();
   private readonly watches = new RememberedWatches();
-  /** The call watches this process has sent and not yet had answered, by call. */
+  /** The watches this process has sent and not yet had answered, by stream or call. */
   private readonly watching = new Map<string, Promise<void>>();
   private client: pg.Client | undefined;
   private closed = false;
@@ -112,30 +112,44 @@ export class WaitNotifications {
    * and waits with `waitForAppend` afterwards): most calls write PostgreSQL only when less than
    * half of the last watch is left.
    */
-  async watchAppends(streamId: string): Promise<void> {
-    const key = `stream:${streamId}`;
-    if (this.watches.covers(key, streamWatchMs / 2)) return;
-    const from = performance.now();
-    if (await watchStream(this.pool, streamId, streamWatchMs))
-      this.watches.remember(key, from + streamWatchMs);
+  watchAppends(streamId: string): Promise<void> {
+    return this.watch(`stream:${streamId}`, streamWatchMs / 2, streamWatchMs, (ms) =>
+      watchStream(this.pool, streamId, ms),
+    );
   }
 
   /**
    * Changes to the call's answer notify for the next `ms` at least (a reader calls this once its
    * read finds the call unanswered, reads again, and waits with `waitForToolCall` afterwards).
    */
-  async watchToolCall(sessionId: string, toolCallId: string, ms: number): Promise<void> {
-    const key = `call:${toolCallKey(sessionId, toolCallId)}`;
-    // One watch of a call in flight at a time: behind a writer holding the call's row, each would
-    // hold a connection until the writer commits; later waits take the one already queued.
+  watchToolCall(sessionId: string, toolCallId: string, ms: number): Promise<void> {
+    return this.watch(
+      `call:${toolCallKey(sessionId, toolCallId)}`,
+      ms,
+      ms + toolCallWatchMarginMs,
+      (watchMs) => watchToolCall(this.pool, sessionId, toolCallId, watchMs),
+    );
+  }
+
+  /**
+   * `key` watched for `coverMs` more at least: remembered, or written for `watchMs`. One watch of
+   * a key in flight at a time: behind a writer holding the row, each would hold a connection
+   * until the writer commits, so later readers take the one already queued (it commits before
+   * their read, as their own would).
+   */
+  private async watch(
+    key: string,
+    coverMs: number,
+    watchMs: number,
+    write: (watchMs: number) => Promise<boolean>,
+  ): Promise<void> {
     for (let queued = this.watching.get(key); queued; queued = this.watching.get(key)) {
-      if (this.watches.covers(key, ms)) return;
+      if (this.watches.covers(key, coverMs)) return;
       await queued;
     }
-    if (this.watches.covers(key, ms)) return;
+    if (this.watches.covers(key, coverMs)) return;
     const from = performance.now();
-    const watchMs = ms + toolCallWatchMarginMs;
-    const written = watchToolCall(this.pool, sessionId, toolCallId, watchMs).then((found) => {
+    const written = write(watchMs).then((found) => {
       if (found) this.watches.remember(key, from + watchMs);
     });
     this.watching.set(key, written);
