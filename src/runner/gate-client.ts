@@ -1,6 +1,7 @@
 import type { SessionToolset } from '../domain/tools/session-toolset.js';
 import type { DecidedAnswer, GateAnswer, PendingAnswer } from '../domain/gate/vocabulary.js';
 import { GateError } from '../domain/errors.js';
+import { request } from 'undici';
 
 export class GateClientError extends GateError {
   override name = 'GateClientError';
@@ -67,7 +68,10 @@ export class GateClient {
     signal?: AbortSignal,
   ): Promise<{ status: number; body: Record<string, unknown> }> {
     const bound = AbortSignal.timeout(requestBoundMs);
-    const response = await fetch(
+    // undici's request rather than fetch: the same client beneath, without the WHATWG streams
+    // and objects fetch builds around each exchange, on the path every tool call waits on. A
+    // redirect is not followed: it is an answer that is not a decision.
+    const response = await request(
       `${this.options.baseUrl}/v1/sessions/${encodeURIComponent(this.options.sessionId)}${path}`,
       {
         method,
@@ -79,15 +83,15 @@ export class GateClient {
         signal: signal ? AbortSignal.any([signal, bound]) : bound,
       },
     );
-    const text = await response.text();
+    const text = await response.body.text();
     try {
       return {
-        status: response.status,
+        status: response.statusCode,
         body: (text ? JSON.parse(text) : {}) as Record<string, unknown>,
       };
     } catch {
       throw new GateClientError(
-        `the gate answered ${response.status} with a body that is not JSON`,
+        `the gate answered ${response.statusCode} with a body that is not JSON`,
       );
     }
   }

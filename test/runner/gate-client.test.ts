@@ -86,3 +86,43 @@ describe('an answer that is not a decision is never an allow', () => {
     }
   });
 });
+
+describe('a redirect is an answer, not a way to a decision', () => {
+  let redirecting: Server;
+  const asked: string[] = [];
+  beforeAll(async () => {
+    redirecting = createServer((request, response) => {
+      asked.push(`${request.method} ${request.url}`);
+      if (request.url === '/elsewhere') {
+        response.writeHead(200, { 'content-type': 'application/json' });
+        response.end(JSON.stringify({ status: 'decided', decision: 'allow', reason: 'elsewhere' }));
+        return;
+      }
+      // 307 keeps the method and the body: a client that followed it would PUT the call there.
+      response.writeHead(307, { location: '/elsewhere' });
+      response.end();
+    });
+    await new Promise<void>((resolve) => redirecting.listen(0, '127.0.0.1', resolve));
+  });
+  afterAll(
+    () =>
+      new Promise<void>((resolve) =>
+        redirecting.close(() => {
+          resolve();
+        }),
+      ),
+  );
+
+  test('the client refuses a 307 and never asks where it points', async () => {
+    const redirected = new GateClient({
+      baseUrl: `http://127.0.0.1:${(redirecting.address() as AddressInfo).port}`,
+      sessionId: 'sess-1',
+      sessionToken: 'token',
+    });
+    await assert.rejects(
+      redirected.decide('toolu_1', { tool: 'Bash', arguments: { command: 'ls' } }),
+      /refused the call \(307\)/,
+    );
+    assert.deepEqual(asked, ['PUT /v1/sessions/sess-1/tool-calls/toolu_1']);
+  });
+});

@@ -1,5 +1,6 @@
 /** The bench's runner and approver: tool calls and decisions through the gate's HTTP API. */
 import { randomUUID } from 'node:crypto';
+import { request, type Dispatcher } from 'undici';
 import { createDemoRun, seed, type DemoWorkspace } from '../seed.js';
 
 export class BenchCallError extends Error {
@@ -19,16 +20,17 @@ async function call(
   token: string,
   body?: unknown,
 ): Promise<Record<string, unknown>> {
-  const response = await fetch(base + path, {
-    method,
+  // As the runner's client asks (`GateClient`): undici's request, not fetch.
+  const response = await request(base + path, {
+    method: method as Dispatcher.HttpMethod,
     headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
     ...(body !== undefined && { body: JSON.stringify(body) }),
   });
-  const json = (await response.json()) as Record<string, unknown>;
-  if (response.status >= 300)
+  const json = (await response.body.json()) as Record<string, unknown>;
+  if (response.statusCode >= 300)
     throw new BenchCallError(
-      `${method} ${path}: ${response.status} ${JSON.stringify(json)}`,
-      response.status,
+      `${method} ${path}: ${response.statusCode} ${JSON.stringify(json)}`,
+      response.statusCode,
     );
   return json;
 }
