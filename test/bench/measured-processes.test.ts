@@ -5,9 +5,14 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterEach, test } from 'vitest';
-import { measuredNodeFlags } from '../../tools/bench/cpu-per-call.js';
+import { byThreadKind, measuredNodeFlags } from '../../tools/bench/cpu-per-call.js';
 import { parseCountsLine } from '../../tools/bench/pg-query-counts.js';
-import { clusterCpuSeconds, cpuSeconds, procStat } from '../../tools/bench/process-cpu.js';
+import {
+  clusterCpuSeconds,
+  cpuSeconds,
+  procStat,
+  threadCpuSeconds,
+} from '../../tools/bench/process-cpu.js';
 import { projectRoot } from '../../tools/devstack/stack-config.js';
 
 const started: ChildProcess[] = [];
@@ -44,6 +49,34 @@ test('a process is charged the CPU that any of its threads spent', async () => {
   const burner = start(process.execPath, ['-e', burnInThread(400)]);
   await burner.line((l) => l === 'done');
   assert.ok(cpuSeconds(burner.pid) >= 0.39, `charged ${cpuSeconds(burner.pid)} s`);
+});
+
+test("a measured process's CPU by thread: its worker thread named, a thread that ended counted apart", async () => {
+  // One worker thread burns and stays; another burns and ends, as a sandbox's watchdog does.
+  const measured = start(process.execPath, [
+    ...measuredNodeFlags(undefined),
+    '--input-type=module',
+    '-e',
+    `import { Worker } from 'node:worker_threads';
+     // Each burns its own thread's time (schedstat: ns on a CPU), whatever the others spend.
+     const burn = (ms, stay) => new Worker(
+       'const { readFileSync } = await import("node:fs");' +
+       'const own = () => Number(readFileSync("/proc/thread-self/schedstat", "utf8").split(" ")[0]) / 1e6;' +
+       'const end = own() + ' + ms + '; while (own() < end);' +
+         (stay ? '(await import("node:worker_threads")).parentPort.postMessage(1); setInterval(() => {}, 1000);' : ''),
+       { eval: true });
+     const stays = burn(400, true);
+     await new Promise((resolve) => stays.once('message', resolve));
+     await new Promise((resolve) => burn(300, false).once('exit', resolve));
+     console.log('done'); setInterval(() => {}, 1000);`,
+  ]);
+  await measured.line((l) => l === 'done');
+  const threads = threadCpuSeconds(measured.pid);
+  const kinds = byThreadKind(measured.pid, new Map(), threads, cpuSeconds(measured.pid));
+  const seen = JSON.stringify(kinds);
+  assert.ok(kinds.worker >= 0.3, `the living worker thread: ${seen}`);
+  assert.ok(kinds.ended >= 0.2, `the thread that ended: ${seen}`);
+  assert.ok(kinds.main < 0.2, `the main thread burned little: ${seen}`);
 });
 
 test('a cluster is charged the CPU of the children it started that have exited', async () => {

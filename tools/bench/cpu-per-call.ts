@@ -33,13 +33,25 @@ import {
   shortText,
   statementsSinceReset,
 } from './pg-statements.js';
-import { clusterCpuSeconds, cpuSeconds, postmasterPid } from './process-cpu.js';
+import { clusterCpuSeconds, cpuSeconds, postmasterPid, threadCpuSeconds } from './process-cpu.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const tsx = createRequire(import.meta.url).resolve('tsx');
 
 /** What the bench's cluster loads so that it counts every statement it runs. */
 export const statementCounting = { shared_preload_libraries: 'pg_stat_statements' };
+
+/** What a measured process's worker threads call themselves (15 characters at most). */
+const workerThreadName = 'node-worker';
+
+/**
+ * Loaded into each thread of a measured process that runs JavaScript: a worker thread (the
+ * workflows') names itself, so that /proc tells it from V8's and libuv's threads, which Node 20
+ * leaves unnamed like its own.
+ */
+const threadNaming = `import { writeFileSync } from 'node:fs';
+import { isMainThread } from 'node:worker_threads';
+if (!isMainThread) writeFileSync('/proc/thread-self/comm', ${JSON.stringify(workerThreadName)});`;
 
 /**
  * The counter of round trips, loaded in the main thread only: a worker thread (the workflows')
@@ -48,13 +60,17 @@ export const statementCounting = { shared_preload_libraries: 'pg_stat_statements
 const roundTripCounter = `import { isMainThread } from 'node:worker_threads';
 if (isMainThread) await import(${JSON.stringify(pathToFileURL(path.join(here, 'pg-round-trips.ts')).href)});`;
 
+const dataModule = (code: string) => `data:text/javascript,${encodeURIComponent(code)}`;
+
 /** The Node options of a measured process: pg's round trips counted, and its CPU profiled. */
 export function measuredNodeFlags(profileDir: string | undefined): string[] {
   return [
     '--import',
     tsx,
     '--import',
-    `data:text/javascript,${encodeURIComponent(roundTripCounter)}`,
+    dataModule(threadNaming),
+    '--import',
+    dataModule(roundTripCounter),
     ...(profileDir ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : []),
   ];
 }
@@ -73,8 +89,52 @@ export interface CpuRun {
 
 interface Kind {
   seconds: Record<string, number>;
+  /** The API's or the floor's process, by kind of thread (`threadKinds`). */
+  threads: Record<string, number>;
   calls: number;
   ms: number;
+}
+
+/** The threads of a measured Node process that runs Temporal's SDK, told apart by their names. */
+const threadKinds = {
+  main: 'main thread',
+  worker: 'worker threads (the workflow thread)',
+  node: "V8's and libuv's threads (GC helpers among them)",
+  core: "the SDK's core (its Rust threads)",
+  ended: 'threads that ended during the rounds (sandbox watchdogs)',
+} as const;
+
+/** Thread names of the SDK's core: its tokio runtime, its workflow processing, its sysinfo. */
+const coreThreadNames = /^(tokio-runtime-w|workflow-proces|temporal-real-s)/;
+
+type ThreadSnapshot = ReturnType<typeof threadCpuSeconds>;
+
+/**
+ * A process's CPU seconds between two readings, by kind of thread. A thread that ended in
+ * between is in the process's time only: what no running thread holds is counted as ended
+ * (each entry into the workflow sandbox starts a watchdog thread that ends with it).
+ */
+export function byThreadKind(
+  pid: number,
+  before: ThreadSnapshot,
+  after: ThreadSnapshot,
+  processSeconds: number,
+): Record<keyof typeof threadKinds, number> {
+  const kinds = { main: 0, worker: 0, node: 0, core: 0, ended: processSeconds };
+  for (const [tid, { name, seconds }] of after) {
+    const spent = seconds - (before.get(tid)?.seconds ?? 0);
+    const kind =
+      tid === pid
+        ? 'main'
+        : name === workerThreadName
+          ? 'worker'
+          : coreThreadNames.test(name)
+            ? 'core'
+            : 'node';
+    kinds[kind] += spent;
+    kinds.ended -= spent;
+  }
+  return kinds;
 }
 
 const rows = {
@@ -115,7 +175,7 @@ export function startApiProcess(stack: Stack, profileDir: string | undefined, li
 async function startFloorProcess(stack: Stack) {
   const child = fork(path.join(here, 'floor-process.ts'), [], {
     env: stack.env,
-    execArgv: ['--import', tsx],
+    execArgv: ['--import', tsx, '--import', dataModule(threadNaming)],
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
   });
   const reply = () =>
@@ -226,8 +286,8 @@ export async function benchCpuPerCall(
     await gateRound(2);
 
     const totals: Record<'gate' | 'floor', Kind> = {
-      gate: { seconds: {}, calls: 0, ms: 0 },
-      floor: { seconds: {}, calls: 0, ms: 0 },
+      gate: { seconds: {}, threads: {}, calls: 0, ms: 0 },
+      floor: { seconds: {}, threads: {}, calls: 0, ms: 0 },
     };
     const roundTrips: PgQueryCounts = { waited: 0, pipelined: 0 };
     let notices = 0;
@@ -243,6 +303,7 @@ export async function benchCpuPerCall(
           kind === 'gate'
             ? [await queryCounts(api, apiLines), await queryCounts(worker.process, worker.lines)]
             : [];
+        const threadsBefore = threadCpuSeconds(pids.starter[kind]);
         const before = cpu(kind);
         const fromUs = nowUs();
         const ms =
@@ -250,6 +311,7 @@ export async function benchCpuPerCall(
             ? await gateRound(sizes.callsPerRunner)
             : await floor.round({ runners: sizes.runners, calls: sizes.callsPerRunner });
         const after = cpu(kind);
+        const threadsAfter = threadCpuSeconds(pids.starter[kind]);
         if (kind === 'gate') {
           windows.push({ fromUs, toUs: nowUs() });
           const queriesAfter = [
@@ -268,6 +330,15 @@ export async function benchCpuPerCall(
         const total = totals[kind];
         for (const [name, seconds] of Object.entries(after))
           total.seconds[name] = (total.seconds[name] ?? 0) + seconds - (before[name] ?? 0);
+        const starterSeconds = (after.starter ?? 0) - (before.starter ?? 0);
+        const threads = byThreadKind(
+          pids.starter[kind],
+          threadsBefore,
+          threadsAfter,
+          starterSeconds,
+        );
+        for (const [name, seconds] of Object.entries(threads))
+          total.threads[name] = (total.threads[name] ?? 0) + seconds;
         total.calls += sizes.runners * sizes.callsPerRunner;
         total.ms += ms;
       }
@@ -315,6 +386,11 @@ function printCpu(totals: { gate: Kind; floor: Kind }, sizes: CpuSizes): void {
   const floorTotal = together(floor, floorRows);
   line('together', `${gateTotal.toFixed(2)} s`, `${floorTotal.toFixed(2)} s`);
   line(rows.runners, `${seconds(gate, 'runners').toFixed(2)} s`, '-');
+  line("the API's / the floor's process, by thread:", '', '');
+  for (const [key, label] of Object.entries(threadKinds)) {
+    const perKind = (kind: Kind) => perThousand(kind.threads[key] ?? 0, kind.calls).toFixed(2);
+    line(`  ${label}`, `${perKind(gate)} s`, `${perKind(floor)} s`);
+  }
   line(
     'calls per second',
     ((gate.calls * 1000) / gate.ms).toFixed(0),

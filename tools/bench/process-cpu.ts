@@ -18,9 +18,14 @@ interface ProcStat {
 
 /** /proc/<pid>/stat, or undefined once the process is gone. */
 export function procStat(pid: number): ProcStat | undefined {
+  return statAt(`/proc/${pid}/stat`);
+}
+
+/** A stat file of a process or of one of its threads; undefined once it is gone. */
+function statAt(file: string): (ProcStat & { name: string }) | undefined {
   let text: string;
   try {
-    text = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    text = readFileSync(file, 'utf8');
   } catch {
     return undefined;
   }
@@ -29,10 +34,30 @@ export function procStat(pid: number): ProcStat | undefined {
   const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
   const field = (n: number) => Number(fields[n - 3]);
   return {
+    name: text.slice(text.indexOf('(') + 1, text.lastIndexOf(')')),
     ppid: field(4),
     own: (field(14) + field(15)) / ticksPerSecond,
     reaped: (field(16) + field(17)) / ticksPerSecond,
   };
+}
+
+/**
+ * CPU seconds each thread of a process that runs now has spent, by thread id, with the thread's
+ * name. A thread that has ended is in the process's time only (`cpuSeconds`).
+ */
+export function threadCpuSeconds(pid: number): Map<number, { name: string; seconds: number }> {
+  const threads = new Map<number, { name: string; seconds: number }>();
+  let ids: string[];
+  try {
+    ids = readdirSync(`/proc/${pid}/task`);
+  } catch {
+    throw new Error(`process ${pid} is gone`);
+  }
+  for (const id of ids) {
+    const stat = statAt(`/proc/${pid}/task/${id}/stat`);
+    if (stat) threads.set(Number(id), { name: stat.name, seconds: stat.own });
+  }
+  return threads;
 }
 
 /** CPU seconds a process has spent so far; throws when it is gone (a measured one must live). */
