@@ -1,7 +1,7 @@
 import type { SessionToolset } from '../domain/tools/session-toolset.js';
-import type { DecidedAnswer, GateAnswer, PendingAnswer } from '../domain/gate/vocabulary.js';
+import type { DecidedAnswer, PendingAnswer } from '../domain/gate/vocabulary.js';
 import { GateError } from '../domain/errors.js';
-import { request } from 'undici';
+import { errors, request } from 'undici';
 
 export class GateClientError extends GateError {
   override name = 'GateClientError';
@@ -61,38 +61,49 @@ const requestBoundMs = 90_000;
 export class GateClient {
   constructor(readonly options: GateClientOptions) {}
 
+  /**
+   * One exchange with the gate. A failure to reach it (refused, reset, timed out at the bound) is
+   * answered as `unreachable`, which the callers treat as a 503: the same call is sent again, so
+   * a gate that restarts mid-call re-attaches it rather than the model asking anew under another
+   * id. The caller's own abort, and an exchange that cannot be made at all, are thrown.
+   */
   private async request(
     method: 'PUT' | 'GET',
     path: string,
     body: unknown,
     signal?: AbortSignal,
-  ): Promise<{ status: number; body: Record<string, unknown> }> {
+  ): Promise<Answer> {
     const bound = AbortSignal.timeout(requestBoundMs);
-    // undici's request rather than fetch: the same client beneath, without the WHATWG streams
-    // and objects fetch builds around each exchange, on the path every tool call waits on. A
-    // redirect is not followed: it is an answer that is not a decision.
-    const response = await request(
-      `${this.options.baseUrl}/v1/sessions/${encodeURIComponent(this.options.sessionId)}${path}`,
-      {
-        method,
-        headers: {
-          authorization: `Bearer ${this.options.sessionToken}`,
-          ...(body !== undefined && { 'content-type': 'application/json' }),
-        },
-        ...(body !== undefined && { body: JSON.stringify(body) }),
-        signal: signal ? AbortSignal.any([signal, bound]) : bound,
-      },
-    );
-    const text = await response.body.text();
+    let status: number;
+    let text: string;
     try {
-      return {
-        status: response.statusCode,
-        body: (text ? JSON.parse(text) : {}) as Record<string, unknown>,
-      };
-    } catch {
-      throw new GateClientError(
-        `the gate answered ${response.statusCode} with a body that is not JSON`,
+      // undici's request rather than fetch: the same client beneath, without the WHATWG streams
+      // and objects fetch builds around each exchange, on the path every tool call waits on. A
+      // redirect is never followed, whatever the process's dispatcher would do: it is an answer
+      // that is not a decision.
+      const response = await request(
+        `${this.options.baseUrl}/v1/sessions/${encodeURIComponent(this.options.sessionId)}${path}`,
+        {
+          method,
+          maxRedirections: 0,
+          headers: {
+            authorization: `Bearer ${this.options.sessionToken}`,
+            ...(body !== undefined && { 'content-type': 'application/json' }),
+          },
+          ...(body !== undefined && { body: JSON.stringify(body) }),
+          signal: signal ? AbortSignal.any([signal, bound]) : bound,
+        },
       );
+      status = response.statusCode;
+      text = await response.body.text();
+    } catch (err) {
+      if (signal?.aborted || !reachFailed(err)) throw err;
+      return { status: 'unreachable', body: { detail: causeOf(err) } };
+    }
+    try {
+      return { status, body: (text ? JSON.parse(text) : {}) as Record<string, unknown> };
+    } catch {
+      throw new GateClientError(`the gate answered ${status} with a body that is not JSON`);
     }
   }
 
@@ -102,7 +113,7 @@ export class GateClient {
     if (answer.status !== 200) {
       throw new GateClientError(
         `the gate did not give the run's tools (${answer.status}): ${detailOf(answer.body)}`,
-        answer.status,
+        statusOf(answer),
       );
     }
     return answer.body as unknown as SessionToolset;
@@ -110,8 +121,9 @@ export class GateClient {
 
   /**
    * Asks the gate about one tool call and waits for the final decision: through a pending
-   * approval, and through the gate being briefly unavailable (503) or the session's writes in
-   * flight at their cap (429): the same call is sent again, for at most `unavailableS`.
+   * approval, and through the gate being briefly unavailable (503, or out of reach) or the
+   * session's writes in flight at their cap (429): the same call is sent again, for at most
+   * `unavailableS`.
    */
   async decide(
     toolCallId: string,
@@ -126,13 +138,13 @@ export class GateClient {
       signal?.throwIfAborted();
       const put = await this.request('PUT', path, call, signal);
       if (put.status === 200) return decidedAnswerOf(put.body, put.status);
-      if (put.status === 202) {
-        return this.waitForDecision(path, put.body as unknown as PendingAnswer, options);
-      }
-      if ((put.status !== 503 && put.status !== 429) || Date.now() >= giveUpAt) {
+      if (put.status === 202) return this.waitForDecision(path, pendingOf(put), options);
+      if (!sendAgain(put) || Date.now() >= giveUpAt) {
         throw new GateClientError(
-          `the gate refused the call (${put.status}): ${detailOf(put.body)}`,
-          put.status,
+          put.status === 'unreachable'
+            ? `the gate could not be reached: ${detailOf(put.body)}`
+            : `the gate refused the call (${put.status}): ${detailOf(put.body)}`,
+          statusOf(put),
         );
       }
       await pause(backoffMs, signal);
@@ -151,21 +163,71 @@ export class GateClient {
       onPending?.(pending);
       signal?.throwIfAborted();
       const state = await this.request('GET', `${path}?wait=${waitS}`, undefined, signal);
-      const answer = state.body as unknown as GateAnswer | { status: 'evaluating' };
       if (state.status === 200) return decidedAnswerOf(state.body, state.status);
       if (state.status === 202) {
         unavailableSince = undefined;
+        const answer = stillUndecided(state);
         if (answer.status === 'pending_approval') pending = answer;
         continue;
       }
       unavailableSince ??= Date.now();
       const unavailableMs = Date.now() - unavailableSince;
-      if (state.status !== 503 || unavailableMs > (this.options.unavailableS ?? 120) * 1000) {
-        throw new GateClientError(`the gate answered ${state.status} while waiting`, state.status);
+      if (!sendAgain(state) || unavailableMs > (this.options.unavailableS ?? 120) * 1000) {
+        throw new GateClientError(
+          state.status === 'unreachable'
+            ? `the gate could not be reached while waiting: ${detailOf(state.body)}`
+            : `the gate answered ${state.status} while waiting`,
+          statusOf(state),
+        );
       }
       await pause(1_000, signal);
     }
   }
+}
+
+/** What one exchange with the gate came to: its status and JSON body, or no answer at all. */
+interface Answer {
+  status: number | 'unreachable';
+  body: Record<string, unknown>;
+}
+
+/** An answer after which the same call is sent again: the gate busy, at a cap, or out of reach. */
+const sendAgain = (answer: Answer) =>
+  answer.status === 503 || answer.status === 429 || answer.status === 'unreachable';
+
+const statusOf = (answer: Answer) => (answer.status === 'unreachable' ? undefined : answer.status);
+
+/**
+ * Whether an exchange failed for want of the gate (a connection refused, reset or closed, a DNS
+ * answer not yet there, the bound reached), not for what was asked: a request undici refuses to
+ * send (`InvalidArgumentError`, such as a token holding a line break) is no outage.
+ */
+function reachFailed(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return (
+    !(err instanceof errors.InvalidArgumentError || err instanceof errors.NotSupportedError) &&
+    (typeof code === 'string' || (err instanceof Error && err.name === 'TimeoutError'))
+  );
+}
+
+const causeOf = (err: unknown) => (err instanceof Error ? err.message : String(err));
+
+/** A 202 as the gate gives one (a call waiting on a person, or still evaluated), or an error. */
+function stillUndecided(answer: Answer): PendingAnswer | { status: 'evaluating' } {
+  const body = answer.body as Partial<PendingAnswer> | { status?: unknown } | null;
+  if (body?.status === 'evaluating') return { status: 'evaluating' };
+  return pendingOf(answer);
+}
+
+/** A pending answer as the gate gives one: anything else that says 202 is not waited on. */
+function pendingOf(answer: Answer): PendingAnswer {
+  const body = answer.body as Partial<PendingAnswer> | null;
+  if (body?.status === 'pending_approval' && typeof body.approval?.url === 'string') {
+    return body as PendingAnswer;
+  }
+  throw new GateClientError(
+    `the gate answered ${String(answer.status)} without a pending approval`,
+  );
 }
 
 /**
@@ -187,6 +249,6 @@ function decidedAnswerOf(body: unknown, status: number): DecidedAnswer {
 /** What the agent SDK integration needs of a client: its decisions. */
 export type GateDecider = Pick<GateClient, 'decide'>;
 
-function detailOf(body: Record<string, unknown>): string {
-  return typeof body.detail === 'string' ? body.detail : 'no detail';
+function detailOf(body: Record<string, unknown> | null): string {
+  return typeof body?.detail === 'string' ? body.detail : 'no detail';
 }
