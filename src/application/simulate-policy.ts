@@ -14,7 +14,7 @@ import type { Member } from '../store/members.js';
 import { findPolicyVersion, type PolicyVersion } from '../store/policies.js';
 import type { Pool } from '../store/pool.js';
 import { findRun } from '../store/runs.js';
-import { sessionsWithCallsOf } from '../store/tool-calls.js';
+import { sessionsOfPolicy, sessionsWithCallsOf } from '../store/tool-calls.js';
 import type { RecordedWindow } from '../temporal/recorded-calls.js';
 import { InvalidInputError, NotFoundError, UnavailableError } from '../domain/errors.js';
 import {
@@ -205,10 +205,11 @@ async function simulateOn(
   let read = 0;
   let stoppedBy: SimulationResult['stopped_by'] = null;
   try {
-    // Only the sessions of the policy's own runs are read, not every call of the window.
-    const sessions =
-      request.window.sessions ??
-      (await sessionsWithCallsOf(pool, request.policy_id, request.window));
+    // Only the sessions of the policy's own runs are read, not every call of the window, and of
+    // the sessions named, only the policy's own.
+    const sessions = request.window.sessions
+      ? await sessionsOfPolicy(pool, request.policy_id, request.window.sessions)
+      : await sessionsWithCallsOf(pool, request.policy_id, request.window);
     const calls =
       sessions.length === 0 ? [] : recorded({ ...request.window, sessions }, stop.signal);
     for await (const call of calls) {

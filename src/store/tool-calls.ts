@@ -160,6 +160,24 @@ export async function sessionsWithCallsOf(
   return rows.map((row) => row.session_id);
 }
 
+/**
+ * Of the sessions a simulation names, those of the policy's own runs, in the order named: no
+ * other session's history is fetched or opened, not even to be skipped.
+ */
+export async function sessionsOfPolicy(
+  db: Queryable,
+  policyId: string,
+  sessions: readonly string[],
+): Promise<string[]> {
+  const { rows } = await db.query<{ session_id: string }>(
+    `select s.session_id from unnest($2::text[]) with ordinality s(session_id, n)
+     where exists (select 1 from runs r where r.policy_id = $1 and r.session_id = s.session_id)
+     order by s.n`,
+    [policyId, sessions],
+  );
+  return rows.map((row) => row.session_id);
+}
+
 export async function findToolCall(
   db: Queryable,
   sessionId: SessionId,
