@@ -118,6 +118,10 @@ const environmentSchema = z.object({
   GATE_OIDC_ISSUER: z.url({ protocol: /^https?$/ }).optional(),
   GATE_OIDC_CLIENT_ID: z.string().min(1).optional(),
   GATE_OIDC_CLIENT_SECRET: z.string().min(1).optional(),
+  GATE_OIDC_EXTERNAL_ID_CLAIM: z
+    .string()
+    .regex(/^[A-Za-z0-9_:.-]{1,64}$/, 'a claim name: letters, digits, _ : . -, at most 64')
+    .optional(),
   GATE_TOKEN_SIGNIN: z.enum(['on', 'off']).default('on'),
   GATE_WEB_SESSION_IDLE_S: seconds(10, 86_400).default(1800),
   GATE_WEB_SESSION_MAX_S: seconds(60, 30 * 86_400).default(8 * 3600),
@@ -246,6 +250,8 @@ export interface OidcClientConfig {
   issuer: string;
   clientId: string;
   clientSecret: string;
+  /** The ID token's claim a provisioned User's `externalId` is compared with (unset: `sub`). */
+  externalIdClaim?: string;
 }
 
 export interface WebSignIn {
@@ -393,7 +399,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GateConfig {
 function oidcClientConfig(e: Environment): OidcClientConfig | undefined {
   const { GATE_OIDC_ISSUER: issuer, GATE_OIDC_CLIENT_ID: clientId } = e;
   const clientSecret = e.GATE_OIDC_CLIENT_SECRET;
-  if (issuer && clientId && clientSecret) return { issuer, clientId, clientSecret };
+  const externalIdClaim = e.GATE_OIDC_EXTERNAL_ID_CLAIM;
+  if (issuer && clientId && clientSecret) {
+    return { issuer, clientId, clientSecret, ...(externalIdClaim && { externalIdClaim }) };
+  }
+  if (e.GATE_OIDC_EXTERNAL_ID_CLAIM !== undefined && !issuer) {
+    throw refusal('GATE_OIDC_EXTERNAL_ID_CLAIM: only with GATE_OIDC_ISSUER');
+  }
   if (issuer || clientId || clientSecret) {
     throw refusal(
       'GATE_OIDC_ISSUER, GATE_OIDC_CLIENT_ID, GATE_OIDC_CLIENT_SECRET: must be set together',

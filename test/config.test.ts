@@ -92,6 +92,27 @@ describe('configuration from the environment', () => {
     );
   });
 
+  test('the claim a provisioned User is linked by is named with the provider, and is a claim name', () => {
+    const oidc = {
+      GATE_OIDC_ISSUER: 'https://login.acme.test',
+      GATE_OIDC_CLIENT_ID: 'gate',
+      GATE_OIDC_CLIENT_SECRET: 's3cret',
+    };
+    assert.equal(
+      loadConfig({ ...required, ...oidc, GATE_OIDC_EXTERNAL_ID_CLAIM: 'oid' }).web.oidc
+        ?.externalIdClaim,
+      'oid',
+    );
+    assert.throws(
+      () => loadConfig({ ...required, GATE_OIDC_EXTERNAL_ID_CLAIM: 'oid' }),
+      /GATE_OIDC_EXTERNAL_ID_CLAIM: only with GATE_OIDC_ISSUER/,
+    );
+    assert.throws(
+      () => loadConfig({ ...required, ...oidc, GATE_OIDC_EXTERNAL_ID_CLAIM: 'o id' }),
+      /GATE_OIDC_EXTERNAL_ID_CLAIM/,
+    );
+  });
+
   test('every variable is read, numbers as numbers', () => {
     const config = loadConfig({
       ...required,

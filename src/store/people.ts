@@ -13,23 +13,32 @@ import { listWorkspaceIdentities } from './workspace-identity.js';
 export interface SignedInPerson {
   issuer: string;
   subject: string;
+  /**
+   * What a provisioned User's `externalId` names this person by: the claim the deployment names
+   * (`GATE_OIDC_EXTERNAL_ID_CLAIM`), the subject when unset.
+   */
+  externalId?: string;
   name: string | undefined;
   email: string | undefined;
   /** Every claim of the ID token, for each workspace's groups claim. */
   claims: Record<string, unknown>;
 }
 
-/** The person's email, unless the provider says it is unverified: only that is ever matched. */
+/**
+ * The person's email when the provider says it verified it (`email_verified: true`): only that is
+ * ever kept or matched. A provider that leaves the claim out (Entra ID) links people by the claim
+ * the deployment names for `externalId` alone: an email nobody checked names nobody.
+ */
 const verifiedEmail = (person: SignedInPerson): string | null =>
-  person.claims.email_verified === false ? null : (person.email ?? null);
+  person.claims.email_verified === true ? (person.email ?? null) : null;
 
 const memberColumns = 'id, workspace_id, name, role, status, provisioned, suspended_by_operator';
 
 /**
  * The person's membership in a workspace, locked: the one made at an earlier sign-in, or else
  * one the identity provider provisioned for them and nobody has signed in as yet (its
- * `externalId` is their subject, or its `userName` or an email is their email, unless the
- * provider says that email is unverified), which is theirs from now on.
+ * `externalId` is their external id, or its `userName` or an email is their email as the
+ * provider verified it), which is theirs from now on.
  */
 async function membershipOf(
   db: pg.PoolClient,
@@ -55,7 +64,7 @@ async function membershipOf(
        order by (r.attributes ->> 'externalId' = $3) desc nulls last, r.created_at
        limit 1 for update of u)
      returning ${memberColumns.replace(/(\w+)/g, 'm.$1')}`,
-    [workspaceId, personId, person.subject, email],
+    [workspaceId, personId, person.externalId ?? person.subject, email],
   );
   return provisioned.rows[0];
 }
@@ -71,12 +80,19 @@ export async function recordSignIn(pool: Pool, person: SignedInPerson): Promise<
   const shownName = person.name ?? person.email ?? person.subject;
   return withTransaction(pool, async (db) => {
     const { rows } = await db.query<{ id: string }>(
-      `insert into people (issuer, subject, name, email) values ($1, $2, $3, $4)
+      `insert into people (issuer, subject, name, email, external_id) values ($1, $2, $3, $4, $5)
        on conflict (issuer, subject) do update
-         set name = excluded.name, email = excluded.email, signed_in_at = now()
+         set name = excluded.name, email = excluded.email, external_id = excluded.external_id,
+             signed_in_at = now()
        returning id`,
       // An unverified email is not kept: a User is adopted by the member whose email matches.
-      [person.issuer, person.subject, person.name ?? null, verifiedEmail(person)],
+      [
+        person.issuer,
+        person.subject,
+        person.name ?? null,
+        verifiedEmail(person),
+        person.externalId ?? person.subject,
+      ],
     );
     const personId = one(rows).id;
     const active: Member[] = [];

@@ -46,6 +46,35 @@ async function scim(
   };
 }
 
+/** A new group that the seeded workspace maps to the approver role, named from `prefix`. */
+async function approverGroup(prefix: string): Promise<string> {
+  const group = `${prefix}-${randomUUID()}`;
+  await expectStatus(
+    h.api.call('PUT', `/v1/workspaces/${h.seed.workspace}/identity`, {
+      token: h.api.operatorKey,
+      body: { roles: { [group]: 'approver' } },
+    }),
+    200,
+  );
+  return group;
+}
+
+/** A User provisioned with these attributes: its resource's id, and the member made for it. */
+async function provisionUser(token: string, attributes: Record<string, unknown>) {
+  const created = await scim(
+    token,
+    'POST',
+    '/Users',
+    JSON.stringify({ schemas: ['urn:ietf:params:scim:schemas:core:2.0:User'], ...attributes }),
+  );
+  assert.equal(created.status, 201, JSON.stringify(created.body));
+  const { rows } = await h.db.query<{ member_id: string }>(
+    'select member_id from scim_resources where id = $1',
+    [created.body.id],
+  );
+  return { id: created.body.id as string, memberId: rows[0]?.member_id };
+}
+
 describe('the SCIM endpoint', () => {
   test('Users are found by userName, externalId and displayName, a page at a time', async () => {
     const token = await mint();
@@ -171,14 +200,7 @@ describe('the SCIM endpoint', () => {
 
   test('a User is never linked to a member who signed in with the same email unverified', async () => {
     const token = await mint();
-    const group = `unverified-${randomUUID()}`;
-    await expectStatus(
-      h.api.call('PUT', `/v1/workspaces/${h.seed.workspace}/identity`, {
-        token: h.api.operatorKey,
-        body: { roles: { [group]: 'approver' } },
-      }),
-      200,
-    );
+    const group = await approverGroup('unverified');
     const email = `victim-${randomUUID()}@acme.test`;
     const subject = `squatter-${randomUUID()}`;
     const [signedIn] = await recordSignIn(h.db, {
@@ -212,16 +234,78 @@ describe('the SCIM endpoint', () => {
     assert.equal(people[0]?.email, null, 'an unverified email is not kept');
   });
 
+  test('a User is linked by email only when the provider says it verified it: a token that leaves `email_verified` out claims nobody', async () => {
+    const token = await mint();
+    const group = await approverGroup('unsaid');
+    const email = `alice-${randomUUID()}@acme.test`;
+    const created = await provisionUser(token, { userName: email });
+    const linkedTo = async () => {
+      const { rows } = await h.db.query<{ subject: string | null }>(
+        `select p.subject from scim_resources r join members m on m.id = r.member_id
+           left join people p on p.id = m.person_id where r.id = $1`,
+        [created.id],
+      );
+      return rows[0]?.subject ?? null;
+    };
+    const signIn = (subject: string, claims: Record<string, unknown>) =>
+      recordSignIn(h.db, {
+        issuer: 'https://idp.acme.test',
+        subject,
+        name: subject,
+        email,
+        claims: { sub: subject, email, groups: [group], ...claims },
+      });
+
+    const mallory = `mallory-${randomUUID()}`;
+    await signIn(mallory, {});
+    assert.equal(
+      await linkedTo(),
+      null,
+      "an email the provider did not vouch for claims nobody's User",
+    );
+    const alice = `alice-${randomUUID()}`;
+    await signIn(alice, { email_verified: true });
+    assert.equal(await linkedTo(), alice, 'a verified email links its User');
+  });
+
+  test("a User is linked by the claim the deployment names (Entra's `oid`), whatever the token's subject and email say, before or after the person first signs in", async () => {
+    const token = await mint();
+    const group = await approverGroup('by-oid');
+    const person = (objectId: string) => {
+      const subject = `pairwise-${randomUUID()}`;
+      return {
+        issuer: 'https://idp.acme.test',
+        subject,
+        externalId: objectId,
+        name: 'Olga',
+        email: `olga-${randomUUID()}@acme.test`,
+        claims: { sub: subject, oid: objectId, groups: [group] },
+      };
+    };
+    const provision = async (objectId: string) =>
+      (await provisionUser(token, { userName: `olga-${objectId}@corp.test`, externalId: objectId }))
+        .memberId;
+
+    // Provisioned first, then signed in: the member made for the User is theirs.
+    const first = `obj-${randomUUID()}`;
+    const provisioned = await provision(first);
+    await recordSignIn(h.db, person(first));
+    const { rows: linked } = await h.db.query<{ external_id: string }>(
+      'select p.external_id from members m join people p on p.id = m.person_id where m.id = $1',
+      [provisioned],
+    );
+    assert.equal(linked[0]?.external_id, first, 'the User is linked by the named claim');
+
+    // Signed in first, then provisioned: the User adopts the member the sign-in made.
+    const second = `obj-${randomUUID()}`;
+    const [member] = await recordSignIn(h.db, person(second));
+    assert.ok(member, 'the sign-in made a member');
+    assert.equal(await provision(second), member.id, 'the User adopts the member');
+  });
+
   test('a provider writing ids in capitals, or leaving `active` out, takes away what it means to: a removed member loses the role, a deactivated User stays deactivated', async () => {
     const token = await mint();
-    const group = `capitals-${randomUUID()}`;
-    await expectStatus(
-      h.api.call('PUT', `/v1/workspaces/${h.seed.workspace}/identity`, {
-        token: h.api.operatorKey,
-        body: { roles: { [group]: 'approver' } },
-      }),
-      200,
-    );
+    const group = await approverGroup('capitals');
     const user = async (name: string) => {
       const created = await scim(
         token,
@@ -309,14 +393,7 @@ describe('the SCIM endpoint', () => {
 
   test("a run acts on its invoker's standing: refused while a group change leaves them without a role and back with it; ended for good when the provider deactivates them", async () => {
     const token = await mint();
-    const group = `standing-${randomUUID()}`;
-    await expectStatus(
-      h.api.call('PUT', `/v1/workspaces/${h.seed.workspace}/identity`, {
-        token: h.api.operatorKey,
-        body: { roles: { [group]: 'approver' } },
-      }),
-      200,
-    );
+    const group = await approverGroup('standing');
     const user = await scim(
       token,
       'POST',

@@ -71,6 +71,7 @@ class TinyProvider {
         iss: mode === 'other-issuer' ? 'http://127.0.0.1:1' : this.issuer,
         aud: mode === 'other-audience' ? 'another-client' : clientId,
         sub: subject,
+        oid: `object-${subject}`,
         nonce,
         iat: mode === 'expired' ? now - 7200 : now,
         exp: mode === 'expired' ? now - 3600 : now + 300,
@@ -180,7 +181,8 @@ describe('the ID token is checked before anyone is signed in', () => {
   beforeAll(async () => {
     gate = await startOidcGate(async (redirectUri) => {
       provider = await new TinyProvider(redirectUri).start();
-      return { issuer: provider.issuer, clientId, clientSecret };
+      // As for Entra ID: a provisioned User's externalId is the token's `oid`.
+      return { issuer: provider.issuer, clientId, clientSecret, externalIdClaim: 'oid' };
     });
     const seed = await seedWorkspace(gate.api);
     await expectStatus(
@@ -202,6 +204,11 @@ describe('the ID token is checked before anyone is signed in', () => {
     assert.equal(answer.status, 200);
     assert.ok(answer.headers.getSetCookie().some((c) => c.startsWith('fg_session=')));
     assert.deepEqual(await traceOf(grace), { people: 1, members: 1, sessions: 1 });
+    const { rows } = await gate.db.query<{ external_id: string }>(
+      'select external_id from people where subject = $1',
+      [grace],
+    );
+    assert.equal(rows[0]?.external_id, `object-${grace}`, 'kept from the claim the gate names');
   });
 
   for (const [mode, reason] of [

@@ -130,6 +130,8 @@ export class OidcRelyingParty {
     return {
       issuer: claims.iss,
       subject: claims.sub,
+      // A token without the named claim is matched by its subject, as before the claim was named.
+      externalId: text(claims[this.settings.externalIdClaim ?? 'sub']) ?? claims.sub,
       name: text(claims.name) ?? text(claims.preferred_username),
       email: text(claims.email),
       claims,
