@@ -1,7 +1,7 @@
 import type { SessionToolset } from '../domain/tools/session-toolset.js';
 import type { DecidedAnswer, PendingAnswer } from '../domain/gate/vocabulary.js';
 import { GateError } from '../domain/errors.js';
-import { errors, request } from 'undici';
+import { request } from 'undici';
 
 export class GateClientError extends GateError {
   override name = 'GateClientError';
@@ -197,17 +197,31 @@ const sendAgain = (answer: Answer) =>
 
 const statusOf = (answer: Answer) => (answer.status === 'unreachable' ? undefined : answer.status);
 
+/** Failures of the way to the gate, not of what was asked: these alone are sent again. */
+const outageCodes = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EPIPE',
+  'ETIMEDOUT',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'UND_ERR_SOCKET',
+  'UND_ERR_CONNECT_TIMEOUT',
+  'UND_ERR_HEADERS_TIMEOUT',
+  'UND_ERR_BODY_TIMEOUT',
+]);
+
 /**
  * Whether an exchange failed for want of the gate (a connection refused, reset or closed, a DNS
- * answer not yet there, the bound reached), not for what was asked: a request undici refuses to
- * send (`InvalidArgumentError`, such as a token holding a line break) is no outage.
+ * answer not there yet, the bound reached). Anything else (an address that is no URL, a name
+ * that does not resolve, a certificate that does not hold, a request undici refuses to send) is
+ * no outage, and denies at once.
  */
 function reachFailed(err: unknown): boolean {
+  if (err instanceof Error && err.name === 'TimeoutError') return true;
   const code = (err as { code?: unknown } | null)?.code;
-  return (
-    !(err instanceof errors.InvalidArgumentError || err instanceof errors.NotSupportedError) &&
-    (typeof code === 'string' || (err instanceof Error && err.name === 'TimeoutError'))
-  );
+  return typeof code === 'string' && outageCodes.has(code);
 }
 
 const causeOf = (err: unknown) => (err instanceof Error ? err.message : String(err));

@@ -188,7 +188,11 @@ describe('a gate out of reach, busy or answering oddly: the same call again, or 
     const probe = createServer();
     await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
     const { port } = probe.address() as AddressInfo;
-    await new Promise<void>((resolve) => probe.close(() => { resolve(); }));
+    await new Promise<void>((resolve) =>
+      probe.close(() => {
+        resolve();
+      }),
+    );
     const unreachable = new GateClient({
       baseUrl: `http://127.0.0.1:${port}`,
       sessionId: 'sess-1',
@@ -201,6 +205,23 @@ describe('a gate out of reach, busy or answering oddly: the same call again, or 
       /could not be reached: .*ECONNREFUSED/,
     );
     assert.ok(Date.now() - started >= 900, `gave up after ${Date.now() - started} ms`);
+  });
+
+  test('a gate address that is no URL denies at once', async () => {
+    for (const baseUrl of ['127.0.0.1:8080', 'gate.example:443']) {
+      const wrong = new GateClient({
+        baseUrl,
+        sessionId: 's',
+        sessionToken: 't',
+        unavailableS: 60,
+      });
+      const started = Date.now();
+      await assert.rejects(wrong.decide('toolu_1', call));
+      assert.ok(
+        Date.now() - started < 10_000,
+        `${baseUrl}: denied after ${Date.now() - started} ms`,
+      );
+    }
   });
 
   test('a 429 while waiting on a person is waited out, as a 503 is', async () => {
