@@ -42,6 +42,22 @@ const filePath = z
   });
 const flag = z.enum(['true', 'false'], { error: 'must be true or false' });
 
+/**
+ * ID token claims a person or the provider's administrators may change: none names a person for
+ * good, so none may be what a provisioned User's `externalId` is matched against.
+ */
+const mutableClaims = new Set([
+  'email',
+  'preferred_username',
+  'upn',
+  'unique_name',
+  'name',
+  'nickname',
+  'given_name',
+  'family_name',
+  'phone_number',
+]);
+
 /** A Temporal cluster, named as Temporal's own clients name it in the environment. */
 const temporalSchema = {
   TEMPORAL_ADDRESS: z
@@ -121,6 +137,9 @@ const environmentSchema = z.object({
   GATE_OIDC_EXTERNAL_ID_CLAIM: z
     .string()
     .regex(/^[A-Za-z0-9_:.-]{1,64}$/, 'a claim name: letters, digits, _ : . -, at most 64')
+    .refine((claim) => !mutableClaims.has(claim.toLowerCase()), {
+      error: 'a claim a person or an administrator may change names nobody: use an id (oid, sub)',
+    })
     .optional(),
   GATE_TOKEN_SIGNIN: z.enum(['on', 'off']).default('on'),
   GATE_WEB_SESSION_IDLE_S: seconds(10, 86_400).default(1800),

@@ -111,6 +111,12 @@ describe('configuration from the environment', () => {
       () => loadConfig({ ...required, ...oidc, GATE_OIDC_EXTERNAL_ID_CLAIM: 'o id' }),
       /GATE_OIDC_EXTERNAL_ID_CLAIM/,
     );
+    for (const mutable of ['email', 'preferred_username', 'UPN']) {
+      assert.throws(
+        () => loadConfig({ ...required, ...oidc, GATE_OIDC_EXTERNAL_ID_CLAIM: mutable }),
+        /GATE_OIDC_EXTERNAL_ID_CLAIM.*may change names nobody/,
+      );
+    }
   });
 
   test('every variable is read, numbers as numbers', () => {

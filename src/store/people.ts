@@ -17,7 +17,12 @@ export interface SignedInPerson {
    * What a provisioned User's `externalId` names this person by: the claim the deployment names
    * (`GATE_OIDC_EXTERNAL_ID_CLAIM`), the subject when unset.
    */
-  externalId?: string;
+  externalId?: string | null;
+  /**
+   * Whether an email counts only when the token says `email_verified: true`: so once the
+   * deployment names a claim for `externalId`. Else it counts unless the token says it is false.
+   */
+  verifiedEmailOnly?: boolean;
   name: string | undefined;
   email: string | undefined;
   /** Every claim of the ID token, for each workspace's groups claim. */
@@ -25,20 +30,27 @@ export interface SignedInPerson {
 }
 
 /**
- * The person's email when the provider says it verified it (`email_verified: true`): only that is
- * ever kept or matched. A provider that leaves the claim out (Entra ID) links people by the claim
- * the deployment names for `externalId` alone: an email nobody checked names nobody.
+ * The person's email as it may be kept and matched: only a verified one where the deployment
+ * links people by a claim of its own (`verifiedEmailOnly`); else any the provider does not call
+ * unverified. (Entra ID sends no `email_verified`: its people are linked by their `oid`.)
  */
-const verifiedEmail = (person: SignedInPerson): string | null =>
-  person.claims.email_verified === true ? (person.email ?? null) : null;
+const verifiedEmail = (person: SignedInPerson): string | null => {
+  const verified = person.claims.email_verified;
+  const counts = person.verifiedEmailOnly ? verified === true : verified !== false;
+  return counts ? (person.email ?? null) : null;
+};
+
+/** What a provisioned User's `externalId` is compared with: null matches none. */
+const externalIdOf = (person: SignedInPerson): string | null =>
+  person.externalId === undefined ? person.subject : person.externalId;
 
 const memberColumns = 'id, workspace_id, name, role, status, provisioned, suspended_by_operator';
 
 /**
  * The person's membership in a workspace, locked: the one made at an earlier sign-in, or else
  * one the identity provider provisioned for them and nobody has signed in as yet (its
- * `externalId` is their external id, or its `userName` or an email is their email as the
- * provider verified it), which is theirs from now on.
+ * `externalId` is their external id, or its `userName` or an email is their email, as
+ * `verifiedEmail` counts it), which is theirs from now on.
  */
 async function membershipOf(
   db: pg.PoolClient,
@@ -64,7 +76,7 @@ async function membershipOf(
        order by (r.attributes ->> 'externalId' = $3) desc nulls last, r.created_at
        limit 1 for update of u)
      returning ${memberColumns.replace(/(\w+)/g, 'm.$1')}`,
-    [workspaceId, personId, person.externalId ?? person.subject, email],
+    [workspaceId, personId, externalIdOf(person), email],
   );
   return provisioned.rows[0];
 }
@@ -91,7 +103,7 @@ export async function recordSignIn(pool: Pool, person: SignedInPerson): Promise<
         person.subject,
         person.name ?? null,
         verifiedEmail(person),
-        person.externalId ?? person.subject,
+        externalIdOf(person),
       ],
     );
     const personId = one(rows).id;

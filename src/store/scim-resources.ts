@@ -126,9 +126,9 @@ export async function userIdsAmong(
 
 /**
  * A member the person behind a new User already has in the workspace, no User of its own, locked
- * and marked provisioned: matched by their external id (the User's `externalId`; the subject,
- * or the claim the deployment names) first, else by their email (the `userName` or an email of
- * the User).
+ * and marked provisioned: matched by their external id (the User's `externalId`: their subject,
+ * or the claim the deployment names) first, else by their email as kept (the `userName` or an
+ * email of the User).
  */
 export async function adoptMember(
   tx: pg.PoolClient,
@@ -140,8 +140,8 @@ export async function adoptMember(
        select m.id from members m join people p on p.id = m.person_id
        where m.workspace_id = $1
          and not exists (select 1 from scim_resources r where r.member_id = m.id)
-         and (coalesce(p.external_id, p.subject) = $2 or lower(p.email) = any($3::text[]))
-       order by (coalesce(p.external_id, p.subject) = $2) desc nulls last, m.created_at
+         and (p.external_id = $2 or lower(p.email) = any($3::text[]))
+       order by (p.external_id = $2) desc nulls last, m.created_at
        limit 1 for update of m)
      returning id`,
     [workspaceId, match.externalId, match.emails.map((e) => e.toLowerCase())],

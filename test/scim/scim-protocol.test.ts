@@ -234,7 +234,7 @@ describe('the SCIM endpoint', () => {
     assert.equal(people[0]?.email, null, 'an unverified email is not kept');
   });
 
-  test('a User is linked by email only when the provider says it verified it: a token that leaves `email_verified` out claims nobody', async () => {
+  test('where the deployment names a claim for externalId, a User is linked by email only when the provider says it verified it: a token that leaves `email_verified` out claims nobody', async () => {
     const token = await mint();
     const group = await approverGroup('unsaid');
     const email = `alice-${randomUUID()}@acme.test`;
@@ -253,6 +253,8 @@ describe('the SCIM endpoint', () => {
         subject,
         name: subject,
         email,
+        externalId: null,
+        verifiedEmailOnly: true,
         claims: { sub: subject, email, groups: [group], ...claims },
       });
 
@@ -277,6 +279,7 @@ describe('the SCIM endpoint', () => {
         issuer: 'https://idp.acme.test',
         subject,
         externalId: objectId,
+        verifiedEmailOnly: true,
         name: 'Olga',
         email: `olga-${randomUUID()}@acme.test`,
         claims: { sub: subject, oid: objectId, groups: [group] },
@@ -301,6 +304,22 @@ describe('the SCIM endpoint', () => {
     const [member] = await recordSignIn(h.db, person(second));
     assert.ok(member, 'the sign-in made a member');
     assert.equal(await provision(second), member.id, 'the User adopts the member');
+
+    // A token without the claim matches no externalId: not by its subject, which here is the
+    // id of another person's User in the claim's own terms.
+    const third = `obj-${randomUUID()}`;
+    const someoneElses = await provision(third);
+    await recordSignIn(h.db, {
+      ...person(third),
+      subject: third,
+      externalId: null,
+      claims: { sub: third, groups: [group] },
+    });
+    const { rows: unclaimed } = await h.db.query<{ person_id: string | null }>(
+      'select person_id from members where id = $1',
+      [someoneElses],
+    );
+    assert.equal(unclaimed[0]?.person_id, null, "a token without the claim claims nobody's User");
   });
 
   test('a provider writing ids in capitals, or leaving `active` out, takes away what it means to: a removed member loses the role, a deactivated User stays deactivated', async () => {

@@ -71,7 +71,8 @@ class TinyProvider {
         iss: mode === 'other-issuer' ? 'http://127.0.0.1:1' : this.issuer,
         aud: mode === 'other-audience' ? 'another-client' : clientId,
         sub: subject,
-        oid: `object-${subject}`,
+        // A subject named so is one whose token lacks the claim the gate links people by.
+        ...(!subject.startsWith('no-oid-') && { oid: `object-${subject}` }),
         nonce,
         iat: mode === 'expired' ? now - 7200 : now,
         exp: mode === 'expired' ? now - 3600 : now + 300,
@@ -209,6 +210,15 @@ describe('the ID token is checked before anyone is signed in', () => {
       [grace],
     );
     assert.equal(rows[0]?.external_id, `object-${grace}`, 'kept from the claim the gate names');
+
+    // Without the claim, no external id at all: never the subject in its place.
+    const hopper = `no-oid-hopper-${tag}`;
+    assert.equal((await signIn(hopper, 'good')).status, 200);
+    const { rows: without } = await gate.db.query<{ external_id: string | null }>(
+      'select external_id from people where subject = $1',
+      [hopper],
+    );
+    assert.deepEqual(without, [{ external_id: null }]);
   });
 
   for (const [mode, reason] of [

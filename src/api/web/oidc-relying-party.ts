@@ -34,6 +34,10 @@ function loopback(issuer: URL): boolean {
 
 const text = (value: unknown) => (typeof value === 'string' && value !== '' ? value : undefined);
 
+/** An id claim as text: a non-empty string, or a whole number; anything else is none. */
+const idOf = (value: unknown): string | null =>
+  text(value) ?? (Number.isSafeInteger(value) ? String(value) : null);
+
 /**
  * The gate as an OpenID Connect relying party (`openid-client`): the authorization code flow
  * with PKCE (S256), state and nonce; the ID token's issuer, audience, expiry and signature
@@ -130,8 +134,11 @@ export class OidcRelyingParty {
     return {
       issuer: claims.iss,
       subject: claims.sub,
-      // A token without the named claim is matched by its subject, as before the claim was named.
-      externalId: text(claims[this.settings.externalIdClaim ?? 'sub']) ?? claims.sub,
+      // With a claim named, that claim alone: a token without it is matched by no externalId
+      // (never by its subject, which may be another person's id in the claim's own terms).
+      ...(this.settings.externalIdClaim === undefined
+        ? { externalId: claims.sub }
+        : { externalId: idOf(claims[this.settings.externalIdClaim]), verifiedEmailOnly: true }),
       name: text(claims.name) ?? text(claims.preferred_username),
       email: text(claims.email),
       claims,
