@@ -422,7 +422,7 @@ function oidcClientConfig(e: Environment): OidcClientConfig | undefined {
   if (issuer && clientId && clientSecret) {
     return { issuer, clientId, clientSecret, ...(externalIdClaim && { externalIdClaim }) };
   }
-  if (e.GATE_OIDC_EXTERNAL_ID_CLAIM !== undefined && !issuer) {
+  if (externalIdClaim !== undefined && !issuer) {
     throw refusal('GATE_OIDC_EXTERNAL_ID_CLAIM: only with GATE_OIDC_ISSUER');
   }
   if (issuer || clientId || clientSecret) {

@@ -136,9 +136,11 @@ export class OidcRelyingParty {
       subject: claims.sub,
       // With a claim named, that claim alone: a token without it is matched by no externalId
       // (never by its subject, which may be another person's id in the claim's own terms).
-      ...(this.settings.externalIdClaim === undefined
-        ? { externalId: claims.sub }
-        : { externalId: idOf(claims[this.settings.externalIdClaim]), verifiedEmailOnly: true }),
+      // Unnamed, the subject stands for it (`externalIdOf`).
+      ...(this.settings.externalIdClaim !== undefined && {
+        externalId: idOf(claims[this.settings.externalIdClaim]),
+        verifiedEmailOnly: true,
+      }),
       name: text(claims.name) ?? text(claims.preferred_username),
       email: text(claims.email),
       claims,
